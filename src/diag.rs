@@ -1,0 +1,146 @@
+//! Diagnostics: severity, message, span, notes, and their text rendering.
+
+use crate::source::{Sources, Span};
+use std::fmt::Write as _;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Severity {
+    Warning,
+    Error,
+}
+
+/// One problem found in the input, with where it is.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Diagnostic {
+    pub severity: Severity,
+    pub message: String,
+    pub span: Option<Span>,
+    pub notes: Vec<String>,
+}
+
+impl Diagnostic {
+    pub fn error(message: impl Into<String>, span: Option<Span>) -> Diagnostic {
+        Diagnostic {
+            severity: Severity::Error,
+            message: message.into(),
+            span,
+            notes: Vec::new(),
+        }
+    }
+
+    pub fn warning(message: impl Into<String>, span: Option<Span>) -> Diagnostic {
+        Diagnostic {
+            severity: Severity::Warning,
+            message: message.into(),
+            span,
+            notes: Vec::new(),
+        }
+    }
+
+    pub fn with_note(mut self, note: impl Into<String>) -> Diagnostic {
+        self.notes.push(note.into());
+        self
+    }
+
+    /// `file:line:col: severity: message` only, for one-line output.
+    pub fn headline(&self, sources: &Sources) -> String {
+        let sev = match self.severity {
+            Severity::Warning => "warning",
+            Severity::Error => "error",
+        };
+        match self.span {
+            Some(span) => {
+                let file = sources.get(span.file);
+                let (line, col) = file.line_col(span.start as usize);
+                format!("{}:{line}:{col}: {sev}: {}", file.name, self.message)
+            }
+            None => format!("{sev}: {}", self.message),
+        }
+    }
+
+    /// The full rendering: headline, the source line with a caret under the
+    /// span, and the notes.
+    pub fn render(&self, sources: &Sources) -> String {
+        let mut out = self.headline(sources);
+        out.push('\n');
+        if let Some(span) = self.span {
+            let file = sources.get(span.file);
+            let (line, col) = file.line_col(span.start as usize);
+            let text = file.line_text(line);
+            let (end_line, end_col) = file.line_col(span.end as usize);
+            let width = if end_line == line && end_col > col {
+                end_col - col
+            } else {
+                1
+            };
+            let gutter = line.to_string().len();
+            let shown: String = text
+                .chars()
+                .map(|c| if c == '\t' { ' ' } else { c })
+                .collect();
+            let _ = writeln!(out, "{:gutter$} |", "");
+            let _ = writeln!(out, "{line} | {shown}");
+            let _ = writeln!(
+                out,
+                "{:gutter$} | {:pad$}{}",
+                "",
+                "",
+                "^".repeat(width),
+                pad = col - 1
+            );
+        }
+        for note in &self.notes {
+            let _ = writeln!(out, "  = note: {note}");
+        }
+        out
+    }
+}
+
+/// Warnings and errors collected during one stage.
+#[derive(Debug, Default)]
+pub struct Diagnostics {
+    pub list: Vec<Diagnostic>,
+}
+
+impl Diagnostics {
+    pub fn push(&mut self, d: Diagnostic) {
+        self.list.push(d);
+    }
+
+    pub fn error(&mut self, message: impl Into<String>, span: Option<Span>) {
+        self.push(Diagnostic::error(message, span));
+    }
+
+    pub fn warning(&mut self, message: impl Into<String>, span: Option<Span>) {
+        self.push(Diagnostic::warning(message, span));
+    }
+
+    pub fn has_errors(&self) -> bool {
+        self.list.iter().any(|d| d.severity == Severity::Error)
+    }
+
+    pub fn errors(&self) -> impl Iterator<Item = &Diagnostic> {
+        self.list.iter().filter(|d| d.severity == Severity::Error)
+    }
+
+    pub fn warnings(&self) -> impl Iterator<Item = &Diagnostic> {
+        self.list.iter().filter(|d| d.severity == Severity::Warning)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn renders_line_and_caret_under_span() {
+        let mut s = Sources::new();
+        let id = s.add("t.x3d", "<a>\n  <B x='1 z'/>\n</a>".to_string());
+        let d = Diagnostic::error("bad number", Some(Span::new(id, 15..16)))
+            .with_note("SFVec3f wants 3 numbers");
+        assert_eq!(
+            d.render(&s),
+            "t.x3d:2:12: error: bad number\n  |\n2 |   <B x='1 z'/>\n  |            ^\n  = note: SFVec3f wants 3 numbers\n"
+        );
+    }
+}

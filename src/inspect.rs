@@ -1,0 +1,108 @@
+//! `x3dbake inspect`: a plain-text account of what a scene animates.
+
+use crate::scene::{NodeClass, NodeId, Scene};
+use std::fmt::Write as _;
+
+/// Node types that produce a fraction or a value over time.
+fn is_clock(type_name: &str) -> bool {
+    matches!(type_name, "TimeSensor" | "Timer")
+}
+
+/// Node types that map a fraction to a value.
+pub fn is_interpolator(type_name: &str) -> bool {
+    type_name.ends_with("Interpolator")
+        || type_name.ends_with("Interpolator2D")
+        || matches!(
+            type_name,
+            "EaseInEaseOut" | "BooleanSequencer" | "IntegerSequencer"
+        )
+}
+
+/// The report, one section a kind of thing.
+pub fn report(scene: &Scene) -> String {
+    let mut out = String::new();
+    let label = |id: NodeId| scene.display_name(id);
+    let known = |id: NodeId| matches!(scene.node(id).class, NodeClass::Known(_));
+
+    let clocks: Vec<NodeId> = ids(scene)
+        .filter(|&id| known(id) && is_clock(&scene.node(id).type_name))
+        .collect();
+    let _ = writeln!(out, "clocks: {}", clocks.len());
+    for id in clocks {
+        let n = scene.node(id);
+        let num = |f: &str| scene.value(id, f).map(|v| v.as_f64()).unwrap_or(0.0);
+        if n.type_name == "Timer" {
+            let _ = writeln!(
+                out,
+                "  Timer {} period {} shift {}",
+                label(id),
+                num("period"),
+                num("shift")
+            );
+        } else {
+            let looping = scene.value(id, "loop").is_some_and(|v| v.as_bool());
+            let _ = writeln!(
+                out,
+                "  TimeSensor {} cycleInterval {}s loop {looping}",
+                label(id),
+                num("cycleInterval")
+            );
+        }
+    }
+
+    let interps: Vec<NodeId> = ids(scene)
+        .filter(|&id| known(id) && is_interpolator(&scene.node(id).type_name))
+        .collect();
+    let _ = writeln!(out, "interpolators: {}", interps.len());
+    for id in interps {
+        let keys = scene.value(id, "key").map(|v| v.len()).unwrap_or(0);
+        let _ = writeln!(
+            out,
+            "  {} {} keys {keys}",
+            scene.node(id).type_name,
+            label(id)
+        );
+    }
+
+    let _ = writeln!(out, "routes: {}", scene.routes.len());
+    for r in &scene.routes {
+        let ty = r.ty.map(|t| format!(" ({t})")).unwrap_or_default();
+        let _ = writeln!(
+            out,
+            "  {}.{} -> {}.{}{ty}",
+            label(r.from),
+            r.from_field,
+            label(r.to),
+            r.to_field
+        );
+    }
+
+    let mut targets: Vec<(String, String)> = Vec::new();
+    for r in &scene.routes {
+        if is_interpolator(&scene.node(r.from).type_name)
+            && !is_interpolator(&scene.node(r.to).type_name)
+        {
+            targets.push((label(r.to), r.to_field.clone()));
+        }
+    }
+    for id in ids(scene).filter(|&id| scene.node(id).type_name == "Link" && known(id)) {
+        let s = |f: &str| {
+            scene
+                .value(id, f)
+                .and_then(|v| v.strings().first().cloned())
+                .unwrap_or_default()
+        };
+        targets.push((s("TO_NODE"), s("TO_FIELD")));
+    }
+    targets.sort();
+    targets.dedup();
+    let _ = writeln!(out, "animated targets: {}", targets.len());
+    for (node, field) in targets {
+        let _ = writeln!(out, "  {node}.{field}");
+    }
+    out
+}
+
+fn ids(scene: &Scene) -> impl Iterator<Item = NodeId> + '_ {
+    (0..scene.nodes.len() as u32).map(NodeId)
+}

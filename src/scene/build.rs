@@ -1,0 +1,521 @@
+//! Building a [`Scene`] from what a reader finds, with the checks that do not
+//! depend on the encoding: node types, field names and values, DEF/USE,
+//! containerField, ROUTE ends and types.
+
+use super::value::{Data, Encoding, Scalar, parse_value};
+use super::{
+    Access, Dir, FieldDef, IsConnection, Node, NodeClass, NodeId, Proto, RawField, Route, Scene,
+    SetField, Value, catalogue,
+};
+use crate::diag::{Diagnostic, Diagnostics};
+use crate::source::Span;
+use std::collections::HashMap;
+
+/// A ROUTE as written, resolved when its DEF namespace is complete.
+struct RouteText {
+    /// fromNode, fromField, toNode, toField: each with where it is written.
+    parts: [(String, Span); 4],
+    span: Span,
+}
+
+/// One DEF namespace: the scene's, or a prototype body's.
+#[derive(Default)]
+struct Scope {
+    defs: HashMap<String, NodeId>,
+    order: Vec<(String, NodeId)>,
+    routes: Vec<RouteText>,
+}
+
+/// Where the text of a value sits in the source: its exact start when the
+/// text is the source verbatim, else only the span of the whole field.
+#[derive(Clone, Copy, Debug)]
+pub enum TextPos {
+    Verbatim(Span),
+    Field(Span),
+}
+
+impl TextPos {
+    pub fn span(self) -> Span {
+        match self {
+            TextPos::Verbatim(s) | TextPos::Field(s) => s,
+        }
+    }
+    /// The span of `range` inside the text.
+    fn sub(self, range: std::ops::Range<usize>) -> Span {
+        match self {
+            TextPos::Verbatim(s) => Span {
+                file: s.file,
+                start: s.start + range.start as u32,
+                end: s.start + range.end as u32,
+            },
+            TextPos::Field(s) => s,
+        }
+    }
+}
+
+pub struct Builder<'d> {
+    scene: Scene,
+    diags: &'d mut Diagnostics,
+    scopes: Vec<Scope>,
+    encoding: Encoding,
+}
+
+impl<'d> Builder<'d> {
+    pub fn new(diags: &'d mut Diagnostics, encoding: Encoding) -> Builder<'d> {
+        Builder {
+            scene: Scene::default(),
+            diags,
+            scopes: vec![Scope::default()],
+            encoding,
+        }
+    }
+
+    pub fn scene(&self) -> &Scene {
+        &self.scene
+    }
+
+    pub fn header_mut(&mut self) -> &mut super::Header {
+        &mut self.scene.header
+    }
+
+    pub fn diags(&mut self) -> &mut Diagnostics {
+        self.diags
+    }
+
+    /// Creates a node of a type; an unknown type is a warning.
+    pub fn new_node(&mut self, type_name: &str, span: Span) -> NodeId {
+        let class = if let Some(def) = catalogue::node_def(type_name) {
+            NodeClass::Known(def)
+        } else if let Some(p) = self.scene.protos.iter().rposition(|p| p.name == type_name) {
+            NodeClass::Proto(p)
+        } else {
+            self.diags.warning(
+                format!("unknown node type `{type_name}`: kept, but not baked"),
+                Some(span),
+            );
+            NodeClass::Unknown
+        };
+        self.push_node(type_name, class, span)
+    }
+
+    /// Creates an instance of a declared prototype; an undeclared one is a
+    /// warning, and the node is kept as an unknown type.
+    pub fn new_proto_instance(&mut self, proto_name: &str, span: Span) -> NodeId {
+        let class = match self.scene.protos.iter().rposition(|p| p.name == proto_name) {
+            Some(p) => NodeClass::Proto(p),
+            None => {
+                self.diags.warning(
+                    format!("ProtoInstance of `{proto_name}`, which is not declared: kept, but not baked"),
+                    Some(span),
+                );
+                NodeClass::Unknown
+            }
+        };
+        self.push_node(proto_name, class, span)
+    }
+
+    fn push_node(&mut self, type_name: &str, class: NodeClass, span: Span) -> NodeId {
+        let id = NodeId(self.scene.nodes.len() as u32);
+        self.scene.nodes.push(Node {
+            type_name: type_name.to_string(),
+            class,
+            def: None,
+            span,
+            user_fields: Vec::new(),
+            values: Vec::new(),
+            raw_fields: Vec::new(),
+        });
+        id
+    }
+
+    fn node_mut(&mut self, id: NodeId) -> &mut Node {
+        &mut self.scene.nodes[id.0 as usize]
+    }
+
+    fn scope(&mut self) -> &mut Scope {
+        // There is always the scene's scope at the bottom of the stack.
+        self.scopes.last_mut().expect("scene scope")
+    }
+
+    /// Names a node with DEF in the current namespace.
+    pub fn define(&mut self, id: NodeId, name: &str, span: Span) {
+        if self.scope().defs.contains_key(name) {
+            self.diags.warning(
+                format!("DEF `{name}` is defined again; later USE and ROUTE refer to this one"),
+                Some(span),
+            );
+        }
+        self.node_mut(id).def = Some(name.to_string());
+        let scope = self.scope();
+        scope.defs.insert(name.to_string(), id);
+        scope.order.push((name.to_string(), id));
+    }
+
+    /// The node a USE refers to; an unknown name is an error.
+    pub fn lookup_use(&mut self, name: &str, span: Span) -> Option<NodeId> {
+        let found = self.scope().defs.get(name).copied();
+        if found.is_none() {
+            self.diags.error(
+                format!("USE `{name}` refers to no DEF before it"),
+                Some(span),
+            );
+        }
+        found
+    }
+
+    /// Declares a field on a node that declares its own (Script).
+    pub fn declare_field(&mut self, id: NodeId, def: FieldDef) {
+        self.node_mut(id).user_fields.push(def);
+    }
+
+    /// Sets a field from its text in the file.
+    pub fn set_field_text(&mut self, id: NodeId, name: &str, text: &str, pos: TextPos) {
+        let found = self
+            .scene
+            .field_defs(id)
+            .find(|f| f.name == name)
+            .map(|f| (f.ty, f.access));
+        let (ty, access) = match found {
+            Some(found) => found,
+            None => {
+                let node = self.scene.node(id);
+                if !matches!(node.class, NodeClass::Unknown) {
+                    self.diags.warning(
+                        format!("`{}` has no field `{name}`: ignored", node.type_name),
+                        Some(pos.span()),
+                    );
+                }
+                self.node_mut(id).raw_fields.push(RawField {
+                    name: name.to_string(),
+                    text: text.to_string(),
+                    span: pos.span(),
+                });
+                return;
+            }
+        };
+        if matches!(access, Access::InputOnly | Access::OutputOnly) {
+            let node = &self.scene.node(id).type_name;
+            self.diags.warning(
+                format!(
+                    "`{node}.{name}` is {} and cannot be given a value in the file: ignored",
+                    access.name()
+                ),
+                Some(pos.span()),
+            );
+            return;
+        }
+        if ty.scalar() == Scalar::Node {
+            if !text.trim().is_empty() && text.trim() != "NULL" {
+                self.diags.warning(
+                    format!(
+                        "`{name}` is {ty}: give its nodes as child elements; the text is ignored"
+                    ),
+                    Some(pos.span()),
+                );
+            }
+            return;
+        }
+        match parse_value(ty, text, self.encoding) {
+            Ok(value) => self.set_value(id, name, value, pos.span()),
+            Err(e) => {
+                let node = &self.scene.node(id).type_name;
+                self.diags.push(Diagnostic::error(
+                    format!("bad value for `{node}.{name}` ({ty}): {}", e.message),
+                    Some(pos.sub(e.at)),
+                ));
+            }
+        }
+    }
+
+    /// Sets a field to a value already parsed.
+    pub fn set_value(&mut self, id: NodeId, name: &str, value: Value, span: Span) {
+        let node = self.node_mut(id);
+        node.values.retain(|f| f.name != name);
+        node.values.push(SetField {
+            name: name.to_string(),
+            value,
+            span,
+        });
+    }
+
+    /// Adds `child` to the SFNode or MFNode field `field` of `parent`.
+    pub fn add_child(&mut self, parent: NodeId, field: &str, child: NodeId, span: Span) {
+        let ty = self
+            .scene
+            .field_defs(parent)
+            .find(|f| f.name == field)
+            .map(|f| f.ty);
+        let ty = match ty {
+            Some(t) if t.scalar() == Scalar::Node => t,
+            Some(t) => {
+                let p = &self.scene.node(parent).type_name;
+                self.diags.warning(
+                    format!("`{p}.{field}` is {t}, not a node field: the child node is ignored"),
+                    Some(span),
+                );
+                return;
+            }
+            None => {
+                let node = self.scene.node(parent);
+                let unknown_child = matches!(self.scene.node(child).class, NodeClass::Unknown);
+                // An unknown child type was warned about already; its
+                // containerField is not known, so it is kept where it stands.
+                if !matches!(node.class, NodeClass::Unknown) && !unknown_child {
+                    let (p, c) = (&node.type_name, &self.scene.node(child).type_name);
+                    self.diags.warning(
+                        format!("`{p}` has no field `{field}` to hold a `{c}`: ignored"),
+                        Some(span),
+                    );
+                    return;
+                }
+                super::FieldType::MFNode
+            }
+        };
+        let node = self.node_mut(parent);
+        match node.values.iter_mut().find(|f| f.name == field) {
+            Some(set) if ty.is_mf() => {
+                if let Data::Nodes(list) = &mut set.value.data {
+                    list.push(child);
+                }
+            }
+            Some(set) => {
+                set.value.data = Data::Nodes(vec![child]);
+                let p = node.type_name.clone();
+                self.diags.warning(
+                    format!("`{p}.{field}` holds one node: this one replaces the one before"),
+                    Some(span),
+                );
+            }
+            None => node.values.push(SetField {
+                name: field.to_string(),
+                value: Value {
+                    ty,
+                    data: Data::Nodes(vec![child]),
+                },
+                span,
+            }),
+        }
+    }
+
+    pub fn add_root(&mut self, id: NodeId) {
+        self.scene.roots.push(id);
+    }
+
+    /// Records a ROUTE, checked when its namespace is complete.
+    /// `parts` are fromNode, fromField, toNode and toField, each with its span.
+    pub fn add_route(&mut self, parts: [(String, Span); 4], span: Span) {
+        self.scope().routes.push(RouteText { parts, span });
+    }
+
+    /// Declares a prototype; its body is read between [`Builder::begin_proto_body`]
+    /// and [`Builder::end_proto_body`].
+    pub fn declare_proto(
+        &mut self,
+        name: &str,
+        extern_url: Option<Vec<String>>,
+        span: Span,
+    ) -> usize {
+        self.scene.protos.push(Proto {
+            name: name.to_string(),
+            interface: Vec::new(),
+            body: Vec::new(),
+            routes: Vec::new(),
+            connections: Vec::new(),
+            extern_url,
+            span,
+        });
+        self.scene.protos.len() - 1
+    }
+
+    pub fn add_proto_field(&mut self, proto: usize, def: FieldDef) {
+        self.scene.protos[proto].interface.push(def);
+    }
+
+    /// A node given as the default value of a prototype's node field.
+    pub fn add_proto_field_node(&mut self, proto: usize, field: usize, id: NodeId) {
+        let def = &mut self.scene.protos[proto].interface[field];
+        if let Data::Nodes(list) = &mut def.default.data {
+            if !def.ty.is_mf() {
+                list.clear();
+            }
+            list.push(id);
+        }
+    }
+
+    pub fn add_proto_body_root(&mut self, proto: usize, id: NodeId) {
+        self.scene.protos[proto].body.push(id);
+    }
+
+    pub fn begin_proto_body(&mut self) {
+        self.scopes.push(Scope::default());
+    }
+
+    pub fn end_proto_body(&mut self, proto: usize) {
+        // begin_proto_body pushed this scope.
+        let scope = self.scopes.pop().expect("proto scope");
+        let routes = self.resolve_routes(&scope);
+        self.scene.protos[proto].routes = routes;
+    }
+
+    /// An `IS` connection of a node field inside a prototype body to a field
+    /// of the prototype's interface.
+    pub fn connect(
+        &mut self,
+        proto: usize,
+        node: NodeId,
+        node_field: &str,
+        proto_field: &str,
+        span: Span,
+    ) {
+        let p = &self.scene.protos[proto];
+        let pf = p
+            .interface
+            .iter()
+            .find(|f| f.name == proto_field)
+            .map(|f| f.ty);
+        let nf = self
+            .scene
+            .field_defs(node)
+            .find(|f| f.name == node_field)
+            .map(|f| f.ty);
+        let known = !matches!(self.scene.node(node).class, NodeClass::Unknown);
+        match (pf, nf) {
+            (None, _) => self.diags.error(
+                format!(
+                    "IS names `{proto_field}`, which is not a field of prototype `{}`",
+                    p.name
+                ),
+                Some(span),
+            ),
+            (_, None) if known => self.diags.error(
+                format!(
+                    "IS connects `{node_field}`, which is not a field of `{}`",
+                    self.scene.node(node).type_name
+                ),
+                Some(span),
+            ),
+            (Some(a), Some(b)) if a != b => self.diags.error(
+                format!(
+                    "IS connects `{node_field}` ({b}) to `{proto_field}` ({a}): the types differ"
+                ),
+                Some(span),
+            ),
+            _ => self.scene.protos[proto].connections.push(IsConnection {
+                node,
+                node_field: node_field.to_string(),
+                proto_field: proto_field.to_string(),
+                span,
+            }),
+        }
+    }
+
+    fn resolve_routes(&mut self, scope: &Scope) -> Vec<Route> {
+        let mut out = Vec::new();
+        for r in &scope.routes {
+            let [
+                (from_node, fn_span),
+                (from_field, ff_span),
+                (to_node, tn_span),
+                (to_field, tf_span),
+            ] = &r.parts;
+            let from = scope.defs.get(from_node).copied();
+            let to = scope.defs.get(to_node).copied();
+            for (name, found, span) in [(from_node, from, fn_span), (to_node, to, tn_span)] {
+                if found.is_none() {
+                    self.diags.error(
+                        format!("ROUTE names node `{name}`, which has no DEF"),
+                        Some(*span),
+                    );
+                }
+            }
+            let (Some(from), Some(to)) = (from, to) else {
+                continue;
+            };
+            let out_ty = self.route_end(from, from_field, Dir::Out, *ff_span);
+            let in_ty = self.route_end(to, to_field, Dir::In, *tf_span);
+            let (Some((from_field_name, out_ty)), Some((to_field_name, in_ty))) = (out_ty, in_ty)
+            else {
+                continue;
+            };
+            if let (Some(a), Some(b)) = (out_ty, in_ty)
+                && a != b
+            {
+                self.diags.error(
+                    format!(
+                        "ROUTE from `{from_node}.{from_field}` ({a}) to `{to_node}.{to_field}` ({b}): the types differ"
+                    ),
+                    Some(r.span),
+                );
+                continue;
+            }
+            out.push(Route {
+                from,
+                from_field: from_field_name,
+                to,
+                to_field: to_field_name,
+                ty: out_ty.or(in_ty),
+                span: r.span,
+            });
+        }
+        out
+    }
+
+    /// Checks one end of a route: the field exists and can be read (source)
+    /// or written (destination). Returns its catalogue name and type (no type
+    /// for nodes of unknown type, whose fields cannot be checked).
+    #[allow(clippy::type_complexity)]
+    fn route_end(
+        &mut self,
+        id: NodeId,
+        field: &str,
+        dir: Dir,
+        span: Span,
+    ) -> Option<(String, Option<super::FieldType>)> {
+        let node = self.scene.node(id);
+        let unknown_type = matches!(node.class, NodeClass::Unknown);
+        let name = self.scene.display_name(id);
+        let Some(def) = self.scene.find_field(id, field, dir) else {
+            if unknown_type {
+                // The fields of an unknown node type cannot be checked.
+                return Some((field.to_string(), None));
+            }
+            self.diags.error(
+                format!(
+                    "ROUTE names `{name}.{field}`, but `{}` has no such field",
+                    node.type_name
+                ),
+                Some(span),
+            );
+            return None;
+        };
+        let ok = match dir {
+            Dir::Out => def.access.readable(),
+            Dir::In => def.access.writable(),
+        };
+        if !ok {
+            let verb = if dir == Dir::Out { "from" } else { "to" };
+            self.diags.error(
+                format!(
+                    "ROUTE {verb} `{name}.{field}`, which is {}",
+                    def.access.name()
+                ),
+                Some(span),
+            );
+            return None;
+        }
+        Some((def.name.clone(), Some(def.ty)))
+    }
+
+    /// Ends the build: resolves the scene's routes and returns the scene.
+    pub fn finish(mut self) -> Scene {
+        while self.scopes.len() > 1 {
+            // A reader that stopped inside a prototype body (after an error).
+            self.scopes.pop();
+        }
+        let scope = self.scopes.pop().expect("scene scope");
+        let routes = self.resolve_routes(&scope);
+        self.scene.routes = routes;
+        self.scene.defs = scope.order;
+        self.scene
+    }
+}

@@ -1,0 +1,204 @@
+//! The resolved scene: a node arena with typed field values, DEF names,
+//! checked ROUTEs and prototype declarations. Every reader builds it through
+//! [`Builder`]; every later stage reads it.
+
+pub mod build;
+pub mod catalogue;
+pub mod value;
+
+pub use build::Builder;
+pub use catalogue::{FieldDef, NodeDef, node_def};
+pub use value::{Access, FieldType, NodeId, Value};
+
+use crate::source::Span;
+use std::borrow::Cow;
+
+/// What kind of node a node is.
+#[derive(Clone, Copy, Debug)]
+pub enum NodeClass {
+    /// A node type in the catalogue.
+    Known(&'static NodeDef),
+    /// An instance of a prototype declared in the scene (index into
+    /// [`Scene::protos`]).
+    Proto(usize),
+    /// A node type x3dbake does not know: its fields are kept as text.
+    Unknown,
+}
+
+/// A field given a value in the file.
+#[derive(Clone, Debug)]
+pub struct SetField {
+    pub name: String,
+    pub value: Value,
+    pub span: Span,
+}
+
+/// A field x3dbake could not type: on an unknown node type, or not a field
+/// of a known one. Kept as written.
+#[derive(Clone, Debug)]
+pub struct RawField {
+    pub name: String,
+    pub text: String,
+    pub span: Span,
+}
+
+#[derive(Debug)]
+pub struct Node {
+    /// The node type as written (`Transform`, a prototype name, ...).
+    pub type_name: String,
+    pub class: NodeClass,
+    pub def: Option<String>,
+    /// Where the node starts (its element or type name).
+    pub span: Span,
+    /// Fields declared by the node itself (Script fields).
+    pub user_fields: Vec<FieldDef>,
+    /// Fields given a value in the file, in file order.
+    pub values: Vec<SetField>,
+    pub raw_fields: Vec<RawField>,
+}
+
+/// Which way a field is used by a route.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Dir {
+    /// Read from (a route's source).
+    Out,
+    /// Written to (a route's destination).
+    In,
+}
+
+/// A ROUTE whose ends were found and checked.
+#[derive(Clone, Debug)]
+pub struct Route {
+    pub from: NodeId,
+    /// The field's catalogue name (`translation` for `translation_changed`).
+    pub from_field: String,
+    pub to: NodeId,
+    pub to_field: String,
+    /// The type of the routed value, when both ends are typed.
+    pub ty: Option<FieldType>,
+    pub span: Span,
+}
+
+/// An `IS` connection inside a prototype body.
+#[derive(Clone, Debug)]
+pub struct IsConnection {
+    pub node: NodeId,
+    pub node_field: String,
+    pub proto_field: String,
+    pub span: Span,
+}
+
+/// A PROTO or EXTERNPROTO declaration.
+#[derive(Debug)]
+pub struct Proto {
+    pub name: String,
+    pub interface: Vec<FieldDef>,
+    /// Root nodes of the body (empty for an EXTERNPROTO).
+    pub body: Vec<NodeId>,
+    pub routes: Vec<Route>,
+    pub connections: Vec<IsConnection>,
+    /// For an EXTERNPROTO, its url list.
+    pub extern_url: Option<Vec<String>>,
+    pub span: Span,
+}
+
+/// The X3D header: profile, components, units, meta.
+#[derive(Debug, Default)]
+pub struct Header {
+    pub profile: Option<String>,
+    pub version: Option<String>,
+    pub components: Vec<(String, i32)>,
+    pub units: Vec<(String, String, f64)>,
+    pub meta: Vec<(String, String)>,
+}
+
+#[derive(Debug, Default)]
+pub struct Scene {
+    pub header: Header,
+    pub nodes: Vec<Node>,
+    pub roots: Vec<NodeId>,
+    /// DEF names of the scene's own namespace, in file order.
+    pub defs: Vec<(String, NodeId)>,
+    pub routes: Vec<Route>,
+    pub protos: Vec<Proto>,
+}
+
+impl Scene {
+    pub fn node(&self, id: NodeId) -> &Node {
+        &self.nodes[id.0 as usize]
+    }
+
+    /// The node of a DEF name in the scene's namespace.
+    pub fn def(&self, name: &str) -> Option<NodeId> {
+        self.defs
+            .iter()
+            .rev()
+            .find(|(n, _)| n == name)
+            .map(|&(_, id)| id)
+    }
+
+    /// A name for messages: `DEF` name if any, else the type.
+    pub fn display_name(&self, id: NodeId) -> String {
+        let n = self.node(id);
+        match &n.def {
+            Some(d) => d.clone(),
+            None => format!("<{}>", n.type_name),
+        }
+    }
+
+    /// The declared fields of a node, catalogue and node-declared alike.
+    pub fn field_defs(&self, id: NodeId) -> impl Iterator<Item = &FieldDef> {
+        let node = self.node(id);
+        let declared: &[FieldDef] = match node.class {
+            NodeClass::Known(def) => &def.fields,
+            NodeClass::Proto(p) => &self.protos[p].interface,
+            NodeClass::Unknown => &[],
+        };
+        declared.iter().chain(node.user_fields.iter())
+    }
+
+    /// The field a name refers to, for reading or writing: `set_foo` and
+    /// `foo_changed` name the inputOutput field `foo`.
+    pub fn find_field(&self, id: NodeId, name: &str, dir: Dir) -> Option<&FieldDef> {
+        let exact = self.field_defs(id).find(|f| f.name == name);
+        if exact.is_some() {
+            return exact;
+        }
+        let base = match dir {
+            Dir::Out => name.strip_suffix("_changed"),
+            Dir::In => name.strip_prefix("set_"),
+        }?;
+        self.field_defs(id)
+            .find(|f| f.name == base && f.access == Access::InputOutput)
+    }
+
+    /// The value of a field: as set in the file, else its default. `None`
+    /// for a name that is not a field of the node.
+    pub fn value(&self, id: NodeId, name: &str) -> Option<Cow<'_, Value>> {
+        let node = self.node(id);
+        if let Some(set) = node.values.iter().rev().find(|f| f.name == name) {
+            return Some(Cow::Borrowed(&set.value));
+        }
+        self.field_defs(id)
+            .find(|f| f.name == name)
+            .map(|f| Cow::Borrowed(&f.default))
+    }
+
+    /// Where a field was set in the file, if it was.
+    pub fn value_span(&self, id: NodeId, name: &str) -> Option<Span> {
+        let node = self.node(id);
+        node.values
+            .iter()
+            .rev()
+            .find(|f| f.name == name)
+            .map(|f| f.span)
+    }
+
+    /// The node type's catalogue entry, if it is a known type.
+    pub fn known(&self, id: NodeId) -> Option<&'static NodeDef> {
+        match self.node(id).class {
+            NodeClass::Known(def) => Some(def),
+            _ => None,
+        }
+    }
+}

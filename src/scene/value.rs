@@ -1,0 +1,554 @@
+//! X3D field types and values, and the XML-encoding lexical forms of values.
+
+use std::fmt;
+
+/// How a field may be accessed (X3D access types).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Access {
+    InitializeOnly,
+    InputOnly,
+    OutputOnly,
+    InputOutput,
+}
+
+impl Access {
+    pub fn readable(self) -> bool {
+        matches!(self, Access::OutputOnly | Access::InputOutput)
+    }
+    pub fn writable(self) -> bool {
+        matches!(self, Access::InputOnly | Access::InputOutput)
+    }
+    pub fn name(self) -> &'static str {
+        match self {
+            Access::InitializeOnly => "initializeOnly",
+            Access::InputOnly => "inputOnly",
+            Access::OutputOnly => "outputOnly",
+            Access::InputOutput => "inputOutput",
+        }
+    }
+    /// Reads the X3D (and VRML97) spellings of an access type.
+    pub fn from_name(s: &str) -> Option<Access> {
+        Some(match s {
+            "initializeOnly" | "field" => Access::InitializeOnly,
+            "inputOnly" | "eventIn" => Access::InputOnly,
+            "outputOnly" | "eventOut" => Access::OutputOnly,
+            "inputOutput" | "exposedField" => Access::InputOutput,
+            _ => return None,
+        })
+    }
+}
+
+/// The kind of scalar a field's value is made of.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Scalar {
+    Bool,
+    Int,
+    Float,
+    Double,
+    String,
+    Node,
+}
+
+macro_rules! field_types {
+    ($( $sf:ident / $mf:ident : $scalar:ident * $n:expr ),* $(,)?) => {
+        /// An X3D field type.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        pub enum FieldType { $( $sf, $mf, )* }
+
+        impl FieldType {
+            pub const ALL: &'static [FieldType] = &[$( FieldType::$sf, FieldType::$mf, )*];
+
+            /// The X3D name, e.g. `MFVec3f`.
+            pub fn name(self) -> &'static str {
+                match self { $( FieldType::$sf => stringify!($sf), FieldType::$mf => stringify!($mf), )* }
+            }
+            /// The scalar each component is made of.
+            pub fn scalar(self) -> Scalar {
+                match self { $( FieldType::$sf | FieldType::$mf => Scalar::$scalar, )* }
+            }
+            /// Scalars per element: 3 for SFVec3f and MFVec3f, 1 for SFFloat.
+            pub fn components(self) -> usize {
+                match self { $( FieldType::$sf | FieldType::$mf => $n, )* }
+            }
+            pub fn is_mf(self) -> bool {
+                match self { $( FieldType::$sf => false, FieldType::$mf => true, )* }
+            }
+            /// The single-value type of an MF type (itself for SF types).
+            pub fn single(self) -> FieldType {
+                match self { $( FieldType::$sf | FieldType::$mf => FieldType::$sf, )* }
+            }
+            /// The multiple-value type of an SF type (itself for MF types).
+            pub fn multiple(self) -> FieldType {
+                match self { $( FieldType::$sf | FieldType::$mf => FieldType::$mf, )* }
+            }
+        }
+    };
+}
+
+field_types! {
+    SFBool / MFBool: Bool * 1,
+    SFInt32 / MFInt32: Int * 1,
+    SFFloat / MFFloat: Float * 1,
+    SFDouble / MFDouble: Double * 1,
+    SFTime / MFTime: Double * 1,
+    SFVec2f / MFVec2f: Float * 2,
+    SFVec3f / MFVec3f: Float * 3,
+    SFVec4f / MFVec4f: Float * 4,
+    SFVec2d / MFVec2d: Double * 2,
+    SFVec3d / MFVec3d: Double * 3,
+    SFVec4d / MFVec4d: Double * 4,
+    SFColor / MFColor: Float * 3,
+    SFColorRGBA / MFColorRGBA: Float * 4,
+    SFRotation / MFRotation: Float * 4,
+    SFMatrix3f / MFMatrix3f: Float * 9,
+    SFMatrix4f / MFMatrix4f: Float * 16,
+    SFString / MFString: String * 1,
+    SFNode / MFNode: Node * 1,
+    SFImage / MFImage: Int * 1,
+}
+
+impl FieldType {
+    pub fn from_name(s: &str) -> Option<FieldType> {
+        FieldType::ALL.iter().copied().find(|t| t.name() == s)
+    }
+}
+
+impl fmt::Display for FieldType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Index of a node in the scene arena.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct NodeId(pub u32);
+
+/// The scalars of a value, flat: an MFVec3f of k points is 3k floats.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Data {
+    Bools(Vec<bool>),
+    Ints(Vec<i32>),
+    Floats(Vec<f32>),
+    Doubles(Vec<f64>),
+    Strings(Vec<String>),
+    Nodes(Vec<NodeId>),
+}
+
+/// A typed field value. SF values hold exactly `components()` scalars
+/// (SFNode holds zero for NULL or one node); MF values a multiple of it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Value {
+    pub ty: FieldType,
+    pub data: Data,
+}
+
+impl Value {
+    /// The empty (MF) or initial (SF) value of a type, as X3D defines it.
+    pub fn initial(ty: FieldType) -> Value {
+        let n = if ty.is_mf() || ty.scalar() == Scalar::Node {
+            0
+        } else {
+            ty.components()
+        };
+        let data = match ty.scalar() {
+            Scalar::Bool => Data::Bools(vec![false; n]),
+            Scalar::Int => Data::Ints(vec![0; n]),
+            Scalar::Float => Data::Floats(vec![0.0; n]),
+            Scalar::Double => Data::Doubles(vec![0.0; n]),
+            Scalar::String => Data::Strings(vec![String::new(); n]),
+            Scalar::Node => Data::Nodes(Vec::new()),
+        };
+        let mut v = Value { ty, data };
+        if ty == FieldType::SFRotation {
+            v.data = Data::Floats(vec![0.0, 0.0, 1.0, 0.0]);
+        }
+        v
+    }
+
+    /// Number of scalars.
+    pub fn scalar_len(&self) -> usize {
+        match &self.data {
+            Data::Bools(v) => v.len(),
+            Data::Ints(v) => v.len(),
+            Data::Floats(v) => v.len(),
+            Data::Doubles(v) => v.len(),
+            Data::Strings(v) => v.len(),
+            Data::Nodes(v) => v.len(),
+        }
+    }
+
+    /// Number of elements (points for MFVec3f, 1 for an SF value).
+    pub fn len(&self) -> usize {
+        self.scalar_len() / self.ty.components()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.scalar_len() == 0
+    }
+
+    pub fn floats(&self) -> &[f32] {
+        match &self.data {
+            Data::Floats(v) => v,
+            _ => &[],
+        }
+    }
+    pub fn doubles(&self) -> &[f64] {
+        match &self.data {
+            Data::Doubles(v) => v,
+            _ => &[],
+        }
+    }
+    pub fn ints(&self) -> &[i32] {
+        match &self.data {
+            Data::Ints(v) => v,
+            _ => &[],
+        }
+    }
+    pub fn bools(&self) -> &[bool] {
+        match &self.data {
+            Data::Bools(v) => v,
+            _ => &[],
+        }
+    }
+    pub fn strings(&self) -> &[String] {
+        match &self.data {
+            Data::Strings(v) => v,
+            _ => &[],
+        }
+    }
+    pub fn nodes(&self) -> &[NodeId] {
+        match &self.data {
+            Data::Nodes(v) => v,
+            _ => &[],
+        }
+    }
+
+    /// A number of an SF numeric value as f64 (0 for other types).
+    pub fn as_f64(&self) -> f64 {
+        match &self.data {
+            Data::Floats(v) => v.first().map(|&x| x as f64).unwrap_or(0.0),
+            Data::Doubles(v) => v.first().copied().unwrap_or(0.0),
+            Data::Ints(v) => v.first().map(|&x| x as f64).unwrap_or(0.0),
+            _ => 0.0,
+        }
+    }
+    pub fn as_bool(&self) -> bool {
+        self.bools().first().copied().unwrap_or(false)
+    }
+}
+
+/// A value that could not be read, with the byte range (inside the text that
+/// was parsed) of the offending token.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ValueError {
+    pub message: String,
+    pub at: std::ops::Range<usize>,
+}
+
+/// Lexical conventions that differ between encodings.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Encoding {
+    /// XML attribute text: SFString is the text itself, MFString is quoted.
+    Xml,
+    /// ClassicVRML / VRML97: strings are always quoted.
+    Vrml,
+}
+
+/// Parses the text of a value of type `ty`.
+pub fn parse_value(ty: FieldType, text: &str, enc: Encoding) -> Result<Value, ValueError> {
+    let data = match ty.scalar() {
+        Scalar::Node => Data::Nodes(Vec::new()),
+        Scalar::String => Data::Strings(parse_strings(ty, text, enc)?),
+        Scalar::Bool => Data::Bools(parse_tokens(text, |t| match t {
+            "true" | "TRUE" => Ok(true),
+            "false" | "FALSE" => Ok(false),
+            _ => Err(format!("`{t}` is not a boolean (true or false)")),
+        })?),
+        Scalar::Int => Data::Ints(parse_tokens(text, parse_int)?),
+        Scalar::Float => Data::Floats(parse_tokens(text, |t| parse_f64(t).map(|x| x as f32))?),
+        Scalar::Double => Data::Doubles(parse_tokens(text, parse_f64)?),
+    };
+    let value = Value { ty, data };
+    check_count(&value, text)?;
+    Ok(value)
+}
+
+fn check_count(value: &Value, text: &str) -> Result<(), ValueError> {
+    let ty = value.ty;
+    let n = value.scalar_len();
+    let c = ty.components();
+    let ok = match (ty.scalar(), ty.is_mf()) {
+        (Scalar::Node, _) | (Scalar::String, true) => true,
+        // SFImage is "width height components pixels...": at least 3 numbers.
+        (_, _) if ty.single() == FieldType::SFImage => ty.is_mf() || n >= 3 || n == 0,
+        (_, false) => n == c,
+        (_, true) => n.is_multiple_of(c),
+    };
+    if ok {
+        return Ok(());
+    }
+    let what = if c == 1 {
+        "1 value".to_string()
+    } else {
+        format!("{c} numbers")
+    };
+    let message = if ty.is_mf() {
+        format!("{ty} wants a multiple of {what}, found {n}")
+    } else {
+        format!("{ty} wants {what}, found {n}")
+    };
+    Err(ValueError {
+        message,
+        at: 0..text.len(),
+    })
+}
+
+/// Splits on white space and commas, parsing each token.
+fn parse_tokens<T>(
+    text: &str,
+    mut parse: impl FnMut(&str) -> Result<T, String>,
+) -> Result<Vec<T>, ValueError> {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len() / 6);
+    let mut i = 0;
+    while i < bytes.len() {
+        while i < bytes.len() && is_separator(bytes[i]) {
+            i += 1;
+        }
+        let start = i;
+        while i < bytes.len() && !is_separator(bytes[i]) {
+            i += 1;
+        }
+        if start == i {
+            break;
+        }
+        let token = &text[start..i];
+        match parse(token) {
+            Ok(v) => out.push(v),
+            Err(message) => {
+                return Err(ValueError {
+                    message,
+                    at: start..i,
+                });
+            }
+        }
+    }
+    Ok(out)
+}
+
+fn is_separator(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\n' | b'\r' | b',')
+}
+
+/// A finite floating-point number in X3D syntax. NaN and infinity are
+/// refused: no X3D field type allows them.
+pub fn parse_f64(t: &str) -> Result<f64, String> {
+    let b = t.as_bytes();
+    // Rust also accepts "inf", "NaN" and "infinity": only digits, signs, the
+    // point and exponent letters are X3D number syntax.
+    let plain = b
+        .iter()
+        .all(|&c| c.is_ascii_digit() || matches!(c, b'+' | b'-' | b'.' | b'e' | b'E'));
+    match t.parse::<f64>() {
+        Ok(x) if plain && x.is_finite() => Ok(x),
+        Ok(_) if plain => Err(format!("`{t}` is out of range")),
+        _ => Err(format!("`{t}` is not a number")),
+    }
+}
+
+/// An SFInt32 in decimal or hexadecimal (`0x1F`) notation.
+pub fn parse_int(t: &str) -> Result<i32, String> {
+    let (neg, digits) = match t.as_bytes().first() {
+        Some(b'-') => (true, &t[1..]),
+        Some(b'+') => (false, &t[1..]),
+        _ => (false, t),
+    };
+    let parsed = if let Some(hex) = digits
+        .strip_prefix("0x")
+        .or_else(|| digits.strip_prefix("0X"))
+    {
+        i64::from_str_radix(hex, 16)
+    } else {
+        digits.parse::<i64>()
+    };
+    let v = parsed.map_err(|_| format!("`{t}` is not an integer"))?;
+    let v = if neg { -v } else { v };
+    // Hexadecimal values up to 0xFFFFFFFF are bit patterns (SFImage pixels).
+    if (i32::MIN as i64..=u32::MAX as i64).contains(&v) {
+        Ok(v as u32 as i32)
+    } else {
+        Err(format!("`{t}` is out of the SFInt32 range"))
+    }
+}
+
+/// Strings: quoted with `"` and backslash escapes, or (XML SFString, or an
+/// XML MFString written without quotes) the whole text.
+fn parse_strings(ty: FieldType, text: &str, enc: Encoding) -> Result<Vec<String>, ValueError> {
+    let trimmed = text.trim_start();
+    if enc == Encoding::Xml && (!ty.is_mf() || !trimmed.starts_with('"')) {
+        if ty.is_mf() && trimmed.is_empty() {
+            return Ok(Vec::new());
+        }
+        return Ok(vec![text.to_string()]);
+    }
+    let bytes = text.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    loop {
+        while i < bytes.len() && is_separator(bytes[i]) {
+            i += 1;
+        }
+        if i == bytes.len() {
+            break;
+        }
+        if bytes[i] != b'"' {
+            let end = text[i..].find(is_sep_char).map_or(text.len(), |e| i + e);
+            return Err(ValueError {
+                message: format!("expected a quoted string, found `{}`", &text[i..end]),
+                at: i..end,
+            });
+        }
+        let open = i;
+        i += 1;
+        let mut s = String::new();
+        let mut closed = false;
+        let mut chars = text[i..].char_indices();
+        while let Some((k, c)) = chars.next() {
+            match c {
+                '"' => {
+                    i += k + 1;
+                    closed = true;
+                    break;
+                }
+                '\\' => {
+                    if let Some((_, e)) = chars.next() {
+                        s.push(e);
+                    }
+                }
+                _ => s.push(c),
+            }
+        }
+        if !closed {
+            return Err(ValueError {
+                message: "string has no closing quote".to_string(),
+                at: open..open + 1,
+            });
+        }
+        out.push(s);
+    }
+    if !ty.is_mf() && out.len() != 1 {
+        return Err(ValueError {
+            message: format!("SFString wants one string, found {}", out.len()),
+            at: 0..text.len(),
+        });
+    }
+    Ok(out)
+}
+
+fn is_sep_char(c: char) -> bool {
+    c.is_ascii() && is_separator(c as u8)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use FieldType::*;
+
+    fn xml(ty: FieldType, s: &str) -> Value {
+        parse_value(ty, s, Encoding::Xml).unwrap()
+    }
+    fn err(ty: FieldType, s: &str) -> ValueError {
+        parse_value(ty, s, Encoding::Xml).unwrap_err()
+    }
+
+    #[test]
+    fn golden_values_of_every_type() {
+        assert_eq!(xml(SFBool, "true").bools(), &[true]);
+        assert_eq!(xml(SFBool, " FALSE ").bools(), &[false]);
+        assert_eq!(
+            xml(MFBool, "true false, TRUE").bools(),
+            &[true, false, true]
+        );
+        assert_eq!(xml(SFInt32, "-12").ints(), &[-12]);
+        assert_eq!(xml(MFInt32, "0 1 2 -1, 0x10").ints(), &[0, 1, 2, -1, 16]);
+        assert_eq!(xml(SFFloat, "1.5e2").floats(), &[150.0]);
+        assert_eq!(
+            xml(MFFloat, "0, .25,0.5 1.").floats(),
+            &[0.0, 0.25, 0.5, 1.0]
+        );
+        assert_eq!(xml(SFDouble, "0.1").doubles(), &[0.1]);
+        assert_eq!(xml(SFTime, "-1").doubles(), &[-1.0]);
+        assert_eq!(xml(MFTime, "1 2").doubles(), &[1.0, 2.0]);
+        assert_eq!(xml(SFVec2f, "1 2").floats(), &[1.0, 2.0]);
+        assert_eq!(xml(MFVec2f, "1 2, 3 4").len(), 2);
+        assert_eq!(xml(SFVec3f, "1 2 3").floats(), &[1.0, 2.0, 3.0]);
+        assert_eq!(xml(MFVec3f, "1 2 3, 4 5 6,").len(), 2);
+        assert_eq!(xml(SFColor, "1 0 0.5").floats(), &[1.0, 0.0, 0.5]);
+        assert_eq!(xml(MFColor, "1 0 0 0 1 0").len(), 2);
+        assert_eq!(xml(SFColorRGBA, "1 0 0 1").len(), 1);
+        assert_eq!(xml(MFColorRGBA, "1 0 0 1 0 0 0 0").len(), 2);
+        assert_eq!(xml(SFRotation, "0 1 0 2.5").floats()[3], 2.5);
+        assert_eq!(xml(MFRotation, "0 1 0 0, 1 0 0 1").len(), 2);
+        assert_eq!(xml(SFString, "a \"b\"").strings(), &["a \"b\"".to_string()]);
+        assert_eq!(
+            xml(MFString, r#""a b" "c\"d" "e\\f""#).strings(),
+            &["a b".to_string(), "c\"d".to_string(), "e\\f".to_string()]
+        );
+        assert_eq!(
+            xml(MFString, "plain.png").strings(),
+            &["plain.png".to_string()]
+        );
+        assert!(xml(MFString, "  ").is_empty());
+        assert!(xml(MFFloat, "").is_empty());
+    }
+
+    #[test]
+    fn wrong_counts_and_bad_tokens_are_errors_with_positions() {
+        let e = err(SFVec3f, "1 2");
+        assert_eq!(e.message, "SFVec3f wants 3 numbers, found 2");
+        let e = err(MFVec3f, "1 2 3 4");
+        assert_eq!(e.message, "MFVec3f wants a multiple of 3 numbers, found 4");
+        let e = err(MFFloat, "0 0.5 x1 1");
+        assert_eq!(e.message, "`x1` is not a number");
+        assert_eq!(e.at, 6..8);
+        assert_eq!(err(SFFloat, "NaN").message, "`NaN` is not a number");
+        assert_eq!(err(SFFloat, "inf").message, "`inf` is not a number");
+        assert_eq!(err(SFDouble, "1e999").message, "`1e999` is out of range");
+        assert_eq!(
+            err(SFBool, "yes").message,
+            "`yes` is not a boolean (true or false)"
+        );
+        assert_eq!(err(SFInt32, "1.5").message, "`1.5` is not an integer");
+        assert_eq!(
+            err(SFInt32, "99999999999").message,
+            "`99999999999` is out of the SFInt32 range"
+        );
+        assert_eq!(
+            err(MFString, r#""a" b"#).message,
+            "expected a quoted string, found `b`"
+        );
+        assert_eq!(
+            err(MFString, r#""a"#).message,
+            "string has no closing quote"
+        );
+        assert_eq!(
+            err(SFFloat, "1 2").message,
+            "SFFloat wants 1 value, found 2"
+        );
+    }
+
+    #[test]
+    fn vrml_strings_are_quoted() {
+        let v = parse_value(SFString, "\"hi\"", Encoding::Vrml).unwrap();
+        assert_eq!(v.strings(), &["hi".to_string()]);
+    }
+
+    #[test]
+    fn initial_values() {
+        assert_eq!(Value::initial(SFRotation).floats(), &[0.0, 0.0, 1.0, 0.0]);
+        assert_eq!(Value::initial(SFVec3f).floats(), &[0.0; 3]);
+        assert!(Value::initial(MFVec3f).is_empty());
+        assert_eq!(FieldType::from_name("MFVec3f"), Some(MFVec3f));
+        assert_eq!(MFColor.single(), SFColor);
+    }
+}

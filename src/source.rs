@@ -1,0 +1,138 @@
+//! Source texts and byte spans.
+//!
+//! Spans are byte ranges kept beside the data; a line and column are worked
+//! out only when a diagnostic is printed (as naga does).
+
+use std::ops::Range;
+
+/// Which source file a span belongs to (an index into [`Sources`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct FileId(pub u32);
+
+/// A byte range in one source file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Span {
+    pub file: FileId,
+    pub start: u32,
+    pub end: u32,
+}
+
+impl Span {
+    pub fn new(file: FileId, range: Range<usize>) -> Span {
+        // Files are limited to u32::MAX bytes when they are added, so offsets fit.
+        Span {
+            file,
+            start: range.start as u32,
+            end: range.end.max(range.start) as u32,
+        }
+    }
+
+    pub fn range(&self) -> Range<usize> {
+        self.start as usize..self.end as usize
+    }
+}
+
+/// One loaded source file.
+#[derive(Debug)]
+pub struct SourceFile {
+    /// The name as given by the user (used in messages).
+    pub name: String,
+    pub text: String,
+    line_starts: Vec<u32>,
+}
+
+impl SourceFile {
+    fn new(name: String, text: String) -> SourceFile {
+        let mut line_starts = vec![0u32];
+        line_starts.extend(memchr_iter_newlines(text.as_bytes()).map(|i| i as u32 + 1));
+        SourceFile {
+            name,
+            text,
+            line_starts,
+        }
+    }
+
+    /// 1-based line and column (column counted in characters) of a byte offset.
+    pub fn line_col(&self, offset: usize) -> (usize, usize) {
+        let offset = offset.min(self.text.len());
+        let line = match self.line_starts.binary_search(&(offset as u32)) {
+            Ok(i) => i,
+            Err(i) => i - 1, // line_starts[0] == 0, so i >= 1 here
+        };
+        let start = self.line_starts[line] as usize;
+        let col = char_count(&self.text, start, offset) + 1;
+        (line + 1, col)
+    }
+
+    /// The text of a 1-based line, without its line ending.
+    pub fn line_text(&self, line: usize) -> &str {
+        let start = self.line_starts[line - 1] as usize;
+        let end = self
+            .line_starts
+            .get(line)
+            .map(|&e| e as usize)
+            .unwrap_or(self.text.len());
+        self.text[start..end].trim_end_matches(['\n', '\r'])
+    }
+}
+
+/// Counts characters between two byte offsets, tolerating offsets that fall
+/// inside a multi-byte character.
+fn char_count(text: &str, start: usize, end: usize) -> usize {
+    text.as_bytes()[start..end]
+        .iter()
+        .filter(|&&b| (b & 0xC0) != 0x80)
+        .count()
+}
+
+fn memchr_iter_newlines(bytes: &[u8]) -> impl Iterator<Item = usize> + '_ {
+    bytes
+        .iter()
+        .enumerate()
+        .filter(|&(_, &b)| b == b'\n')
+        .map(|(i, _)| i)
+}
+
+/// All source files of one run; spans refer to them by [`FileId`].
+#[derive(Debug, Default)]
+pub struct Sources {
+    files: Vec<SourceFile>,
+}
+
+/// The largest source file accepted: spans are 32-bit offsets.
+pub const MAX_FILE_BYTES: usize = u32::MAX as usize;
+
+impl Sources {
+    pub fn new() -> Sources {
+        Sources::default()
+    }
+
+    /// Adds a file. The caller checks the size against [`MAX_FILE_BYTES`].
+    pub fn add(&mut self, name: impl Into<String>, text: String) -> FileId {
+        let id = FileId(self.files.len() as u32);
+        self.files.push(SourceFile::new(name.into(), text));
+        id
+    }
+
+    pub fn get(&self, id: FileId) -> &SourceFile {
+        &self.files[id.0 as usize]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn line_col_counts_from_one_and_in_characters() {
+        let mut s = Sources::new();
+        let id = s.add("a.x3d", "ab\nçd\r\nef".to_string());
+        let f = s.get(id);
+        assert_eq!(f.line_col(0), (1, 1));
+        assert_eq!(f.line_col(3), (2, 1));
+        assert_eq!(f.line_col(5), (2, 2)); // after the two-byte ç
+        assert_eq!(f.line_col(8), (3, 1));
+        assert_eq!(f.line_text(2), "çd");
+        assert_eq!(f.line_col(100), (3, 3));
+    }
+}

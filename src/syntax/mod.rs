@@ -1,0 +1,4 @@
+//! Readers, one per encoding. Each streams its input into a
+//! [`crate::scene::Builder`].
+
+pub mod xml;

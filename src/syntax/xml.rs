@@ -1,0 +1,521 @@
+//! The X3D XML encoding, read with quick-xml as a stream of events: no DOM
+//! is built; each element goes straight into the scene builder.
+
+use crate::diag::Diagnostics;
+use crate::scene::build::TextPos;
+use crate::scene::value::{Encoding, parse_value};
+use crate::scene::{Access, Builder, FieldDef, FieldType, NodeClass, NodeId, Scene, Value};
+use crate::source::{FileId, SourceFile, Span};
+use quick_xml::XmlVersion;
+use quick_xml::events::{BytesStart, Event};
+use std::borrow::Cow;
+
+/// What an open element is, for the elements inside it.
+#[derive(Debug)]
+enum Frame {
+    X3d,
+    Head,
+    Scene,
+    /// Content is skipped (meta, Script source text, unknown envelope parts).
+    Ignore,
+    Node(NodeId),
+    /// A node element with USE: its content is ignored.
+    Use,
+    /// Node children go into a field of a node (`fieldValue`, Script `field`).
+    FieldOf(NodeId, String),
+    ProtoDeclare(usize),
+    ProtoInterface(usize),
+    ProtoBody(usize),
+    /// A `field` of a prototype interface: node children are its default.
+    ProtoField(usize, usize),
+    ExternProto(usize),
+    Is(NodeId),
+}
+
+struct Attr<'a> {
+    key: &'a str,
+    value: Cow<'a, str>,
+    pos: TextPos,
+}
+
+struct Reader<'s, 'd> {
+    file: FileId,
+    source: &'s SourceFile,
+    text: &'s str,
+    b: Builder<'d>,
+    frames: Vec<(Frame, String, Span)>,
+    /// Prototypes whose bodies are open, innermost last.
+    protos: Vec<usize>,
+    /// The envelope element X3D was seen.
+    saw_x3d: bool,
+}
+
+/// Reads an X3D XML file into a scene. Problems go to `diags`; the scene is
+/// only meaningful when no error was reported.
+pub fn read(source: &SourceFile, file: FileId, diags: &mut Diagnostics) -> Scene {
+    let mut r = Reader {
+        file,
+        source,
+        text: &source.text,
+        b: Builder::new(diags, Encoding::Xml),
+        frames: Vec::new(),
+        protos: Vec::new(),
+        saw_x3d: false,
+    };
+    r.run();
+    r.b.finish()
+}
+
+impl<'s, 'd> Reader<'s, 'd> {
+    fn span(&self, range: std::ops::Range<usize>) -> Span {
+        Span::new(self.file, range)
+    }
+
+    /// Byte offset of a slice borrowed from the source text.
+    fn offset_of(&self, s: &str) -> Option<usize> {
+        let base = self.text.as_ptr() as usize;
+        let p = s.as_ptr() as usize;
+        (p >= base && p + s.len() <= base + self.text.len()).then(|| p - base)
+    }
+
+    fn span_of(&self, s: &str, fallback: usize) -> Span {
+        match self.offset_of(s) {
+            Some(o) => self.span(o..o + s.len()),
+            None => self.span(fallback..fallback + 1),
+        }
+    }
+
+    fn run(&mut self) {
+        // A byte order mark is not part of the document.
+        let body = self.text.strip_prefix('\u{feff}').unwrap_or(self.text);
+        let mut reader = quick_xml::Reader::from_str(body);
+        let bom = self.text.len() - body.len();
+        loop {
+            let event = match reader.read_event() {
+                Ok(e) => e,
+                Err(e) => {
+                    let at = bom + reader.error_position() as usize;
+                    let span = self.span(at..at + 1);
+                    self.b
+                        .diags()
+                        .error(format!("malformed XML: {e}"), Some(span));
+                    return;
+                }
+            };
+            match event {
+                Event::Start(e) => self.start(&e, false),
+                Event::Empty(e) => self.start(&e, true),
+                Event::End(_) => self.end(),
+                Event::Text(t) => self.text_content(&t),
+                Event::CData(_) | Event::Comment(_) | Event::Decl(_) | Event::PI(_) => {}
+                Event::GeneralRef(_) => {}
+                Event::DocType(d) => {
+                    if d.contains("<!ENTITY") {
+                        let span = self.span_of(&d, 0);
+                        self.b.diags().warning(
+                            "entities declared in the DOCTYPE are not expanded",
+                            Some(span),
+                        );
+                    }
+                }
+                Event::Eof => break,
+            }
+        }
+        if let Some((_, name, span)) = self.frames.last() {
+            let (name, span) = (name.clone(), *span);
+            let end = self.text.len();
+            let d = crate::diag::Diagnostic::error(
+                format!("the file ends inside <{name}>, which is not closed"),
+                Some(self.span(end..end)),
+            )
+            .with_note(format!("<{name}> opens at {}", self.where_(span)));
+            self.b.diags().push(d);
+        } else if !self.saw_x3d {
+            let span = self.span(0..0);
+            self.b
+                .diags()
+                .warning("the file has no <X3D> element", Some(span));
+        }
+    }
+
+    fn where_(&self, span: Span) -> String {
+        let (line, col) = self.source.line_col(span.start as usize);
+        format!("line {line}, column {col}")
+    }
+
+    fn text_content(&mut self, t: &quick_xml::events::BytesText<'_>) {
+        if t.trim().is_empty() {
+            return;
+        }
+        if let Some((Frame::Node(id), _, _)) = self.frames.last() {
+            let ty = &self.b.scene().node(*id).type_name;
+            if ty != "Script" && ty != "ShaderPart" && ty != "ShaderProgram" {
+                let span = self.span_of(t, 0);
+                let msg = format!("text inside <{ty}> is ignored");
+                self.b.diags().warning(msg, Some(span));
+            }
+        }
+    }
+
+    fn end(&mut self) {
+        if let Some((Frame::ProtoBody(p), _, _)) = self.frames.pop() {
+            self.protos.pop();
+            self.b.end_proto_body(p);
+        }
+    }
+
+    fn attrs<'e>(&mut self, e: &'e BytesStart<'s>) -> Vec<Attr<'e>> {
+        let mut out = Vec::new();
+        for a in e.attributes() {
+            let a = match a {
+                Ok(a) => a,
+                Err(err) => {
+                    let at = self.offset_of(e).unwrap_or(0);
+                    let span = self.span(at..at + 1);
+                    self.b
+                        .diags()
+                        .error(format!("malformed attribute: {err}"), Some(span));
+                    continue;
+                }
+            };
+            let key = a.key.0;
+            let key_span = self.span_of(key, 0);
+            let (value, pos) = if a.value.contains('&') {
+                match a.normalized_value(XmlVersion::Implicit1_0) {
+                    Ok(v) => (Cow::Owned(v.into_owned()), TextPos::Field(key_span)),
+                    Err(err) => {
+                        self.b
+                            .diags()
+                            .error(format!("bad entity in `{key}`: {err}"), Some(key_span));
+                        continue;
+                    }
+                }
+            } else {
+                let pos = match self.offset_of(&a.value) {
+                    Some(o) => TextPos::Verbatim(self.span(o..o + a.value.len())),
+                    None => TextPos::Field(key_span),
+                };
+                (a.value, pos)
+            };
+            out.push(Attr { key, value, pos });
+        }
+        out
+    }
+
+    fn start(&mut self, e: &BytesStart<'s>, empty: bool) {
+        let name = e.name().0;
+        let name_span = self.span_of(name, 0);
+        let attrs = self.attrs(e);
+        let frame = self.element(name, name_span, &attrs);
+        if !empty {
+            self.frames.push((frame, name.to_string(), name_span));
+        } else if let Frame::ProtoBody(p) = frame {
+            self.protos.pop();
+            self.b.end_proto_body(p);
+        }
+    }
+
+    fn parent(&self) -> Option<&Frame> {
+        self.frames.last().map(|(f, _, _)| f)
+    }
+
+    fn get<'a>(attrs: &'a [Attr<'_>], key: &str) -> Option<&'a Attr<'a>> {
+        attrs.iter().find(|a| a.key == key)
+    }
+
+    /// Handles one element and returns the frame for its content.
+    fn element(&mut self, name: &str, span: Span, attrs: &[Attr<'_>]) -> Frame {
+        match (name, self.parent()) {
+            ("X3D", None) => {
+                self.saw_x3d = true;
+                let h = self.b.header_mut();
+                h.profile = Self::get(attrs, "profile").map(|a| a.value.to_string());
+                h.version = Self::get(attrs, "version").map(|a| a.value.to_string());
+                Frame::X3d
+            }
+            ("head", Some(Frame::X3d)) => Frame::Head,
+            ("Scene", Some(Frame::X3d)) => Frame::Scene,
+            ("component", Some(Frame::Head)) => {
+                let n = Self::get(attrs, "name")
+                    .map(|a| a.value.to_string())
+                    .unwrap_or_default();
+                let level = Self::get(attrs, "level").and_then(|a| a.value.trim().parse().ok());
+                self.b.header_mut().components.push((n, level.unwrap_or(1)));
+                Frame::Ignore
+            }
+            ("unit", Some(Frame::Head)) => {
+                let get = |k| {
+                    Self::get(attrs, k)
+                        .map(|a| a.value.to_string())
+                        .unwrap_or_default()
+                };
+                let factor = get("conversionFactor").trim().parse().unwrap_or(1.0);
+                let unit = (get("category"), get("name"), factor);
+                self.b.header_mut().units.push(unit);
+                Frame::Ignore
+            }
+            ("meta", Some(Frame::Head)) => {
+                let get = |k| {
+                    Self::get(attrs, k)
+                        .map(|a| a.value.to_string())
+                        .unwrap_or_default()
+                };
+                let meta = (get("name"), get("content"));
+                self.b.header_mut().meta.push(meta);
+                Frame::Ignore
+            }
+            (_, Some(Frame::Ignore | Frame::Use)) => Frame::Ignore,
+            (_, Some(Frame::Head)) => {
+                self.b
+                    .diags()
+                    .warning(format!("<{name}> in <head> is ignored"), Some(span));
+                Frame::Ignore
+            }
+            ("ROUTE", _) => {
+                self.route(attrs, span);
+                Frame::Ignore
+            }
+            ("ProtoDeclare", _) => {
+                let n = self.required(attrs, "name", name, span);
+                let p = self.b.declare_proto(&n, None, span);
+                Frame::ProtoDeclare(p)
+            }
+            ("ProtoInterface", Some(&Frame::ProtoDeclare(p))) => Frame::ProtoInterface(p),
+            ("ProtoBody", Some(&Frame::ProtoDeclare(p))) => {
+                self.protos.push(p);
+                self.b.begin_proto_body();
+                Frame::ProtoBody(p)
+            }
+            ("ExternProtoDeclare", _) => {
+                let n = self.required(attrs, "name", name, span);
+                let url = match Self::get(attrs, "url") {
+                    Some(a) => parse_value(FieldType::MFString, &a.value, Encoding::Xml)
+                        .map(|v| v.strings().to_vec())
+                        .unwrap_or_default(),
+                    None => Vec::new(),
+                };
+                Frame::ExternProto(self.b.declare_proto(&n, Some(url), span))
+            }
+            ("field", Some(&(Frame::ProtoInterface(p) | Frame::ExternProto(p)))) => {
+                match self.field_decl(attrs, span) {
+                    Some(def) => {
+                        self.b.add_proto_field(p, def);
+                        let i = self.b.scene().protos[p].interface.len() - 1;
+                        Frame::ProtoField(p, i)
+                    }
+                    None => Frame::Ignore,
+                }
+            }
+            ("field", Some(&Frame::Node(id))) => match self.field_decl(attrs, span) {
+                Some(def) => {
+                    let fname = def.name.clone();
+                    self.b.declare_field(id, def);
+                    Frame::FieldOf(id, fname)
+                }
+                None => Frame::Ignore,
+            },
+            ("fieldValue", Some(&Frame::Node(id))) => {
+                let fname = self.required(attrs, "name", name, span);
+                if let Some(v) = Self::get(attrs, "value") {
+                    self.b.set_field_text(id, &fname, &v.value, v.pos);
+                }
+                Frame::FieldOf(id, fname)
+            }
+            ("IS", Some(&Frame::Node(id))) => {
+                if self.protos.is_empty() {
+                    self.b
+                        .diags()
+                        .error("<IS> outside a prototype body", Some(span));
+                    return Frame::Ignore;
+                }
+                Frame::Is(id)
+            }
+            ("connect", Some(&Frame::Is(id))) => {
+                let nf = self.required(attrs, "nodeField", name, span);
+                let pf = self.required(attrs, "protoField", name, span);
+                // IS frames are only opened inside a prototype body.
+                let p = *self.protos.last().expect("inside a ProtoBody");
+                self.b.connect(p, id, &nf, &pf, span);
+                Frame::Ignore
+            }
+            ("IMPORT", _) => {
+                // Inline files are read later (issue: every encoding, Inline);
+                // until then an imported name is a node of unknown type, so
+                // routes to it are kept unchecked.
+                let local = Self::get(attrs, "AS")
+                    .or_else(|| Self::get(attrs, "importedDEF"))
+                    .map(|a| a.value.to_string());
+                if let Some(local) = local {
+                    self.b.diags().warning(
+                        format!("IMPORT `{local}`: Inline files are not read yet"),
+                        Some(span),
+                    );
+                    let id = self.b.new_proto_instance("IMPORT", span);
+                    self.b.define(id, &local, span);
+                }
+                Frame::Ignore
+            }
+            ("EXPORT", _) => Frame::Ignore,
+            _ => self.node_element(name, span, attrs),
+        }
+    }
+
+    fn required(&mut self, attrs: &[Attr<'_>], key: &str, elem: &str, span: Span) -> String {
+        match Self::get(attrs, key) {
+            Some(a) => a.value.to_string(),
+            None => {
+                self.b
+                    .diags()
+                    .error(format!("<{elem}> has no `{key}` attribute"), Some(span));
+                String::new()
+            }
+        }
+    }
+
+    fn route(&mut self, attrs: &[Attr<'_>], span: Span) {
+        let parts = ["fromNode", "fromField", "toNode", "toField"].map(|key| {
+            let at = Self::get(attrs, key).map_or(span, |a| a.pos_span());
+            (self.required(attrs, key, "ROUTE", span), at)
+        });
+        if parts.iter().all(|(p, _)| !p.is_empty()) {
+            self.b.add_route(parts, span);
+        }
+    }
+
+    /// A `<field>` declaration (prototype interface or Script).
+    fn field_decl(&mut self, attrs: &[Attr<'_>], span: Span) -> Option<FieldDef> {
+        let name = self.required(attrs, "name", "field", span);
+        let ty_text = self.required(attrs, "type", "field", span);
+        let ty = FieldType::from_name(&ty_text);
+        if ty.is_none() && !ty_text.is_empty() {
+            self.b
+                .diags()
+                .error(format!("`{ty_text}` is not an X3D field type"), Some(span));
+        }
+        let access = match Self::get(attrs, "accessType") {
+            Some(a) => Access::from_name(&a.value).or_else(|| {
+                let msg = format!("`{}` is not an access type", a.value);
+                self.b.diags().error(msg, Some(span));
+                None
+            })?,
+            None => Access::InputOutput,
+        };
+        let ty = ty?;
+        let default = match Self::get(attrs, "value") {
+            Some(a) => match parse_value(ty, &a.value, Encoding::Xml) {
+                Ok(v) => v,
+                Err(e) => {
+                    let sp = match a.pos {
+                        TextPos::Verbatim(s) => Span {
+                            file: s.file,
+                            start: s.start + e.at.start as u32,
+                            end: s.start + e.at.end as u32,
+                        },
+                        TextPos::Field(s) => s,
+                    };
+                    let msg = format!("bad value for field `{name}` ({ty}): {}", e.message);
+                    self.b.diags().error(msg, Some(sp));
+                    Value::initial(ty)
+                }
+            },
+            None => Value::initial(ty),
+        };
+        if name.is_empty() {
+            return None;
+        }
+        Some(FieldDef {
+            name,
+            ty,
+            access,
+            default,
+            extension: false,
+        })
+    }
+
+    fn node_element(&mut self, name: &str, span: Span, attrs: &[Attr<'_>]) -> Frame {
+        let container = Self::get(attrs, "containerField").map(|a| (a.value.to_string(), a.pos));
+        if let Some(u) = Self::get(attrs, "USE") {
+            let Some(id) = self.b.lookup_use(&u.value, u.pos_span()) else {
+                return Frame::Use;
+            };
+            let used = &self.b.scene().node(id).type_name;
+            if name != "ProtoInstance" && used != name {
+                let msg = format!("USE `{}` is a `{used}`, not a `{name}`", u.value);
+                self.b.diags().warning(msg, Some(span));
+            }
+            for a in attrs {
+                if !matches!(
+                    a.key,
+                    "USE" | "containerField" | "class" | "id" | "style" | "name"
+                ) {
+                    let msg = format!("`{}` on a USE is ignored", a.key);
+                    self.b.diags().warning(msg, Some(a.pos_span()));
+                }
+            }
+            self.attach(id, container, span);
+            return Frame::Use;
+        }
+        let id = if name == "ProtoInstance" {
+            let proto = self.required(attrs, "name", name, span);
+            self.b.new_proto_instance(&proto, span)
+        } else {
+            self.b.new_node(name, span)
+        };
+        for a in attrs {
+            match a.key {
+                "DEF" => self.b.define(id, &a.value, a.pos_span()),
+                "containerField" | "class" | "id" | "style" => {}
+                "name" if name == "ProtoInstance" => {}
+                k if k.starts_with("xmlns") || k.contains(':') => {}
+                k => self.b.set_field_text(id, k, &a.value, a.pos),
+            }
+        }
+        self.attach(id, container, span);
+        Frame::Node(id)
+    }
+
+    /// Puts a node where its element stands.
+    fn attach(&mut self, id: NodeId, container: Option<(String, TextPos)>, span: Span) {
+        let default_container = || match self.b.scene().node(id).class {
+            NodeClass::Known(def) => def.container_field.clone(),
+            _ => "children".to_string(),
+        };
+        match self.parent() {
+            Some(Frame::Scene) => self.b.add_root(id),
+            Some(&Frame::Node(p)) => {
+                let (field, at) = match container {
+                    Some((f, pos)) => (f, pos.span()),
+                    None => (default_container(), span),
+                };
+                self.b.add_child(p, &field, id, at);
+            }
+            Some(Frame::FieldOf(p, f)) => {
+                let (p, f) = (*p, f.clone());
+                self.b.add_child(p, &f, id, span);
+            }
+            Some(&Frame::ProtoBody(p)) => self.b.add_proto_body_root(p, id),
+            Some(&Frame::ProtoField(p, i)) => self.b.add_proto_field_node(p, i, id),
+            None => {
+                self.b.diags().warning(
+                    "the document root is a node, not <X3D>: read as the scene",
+                    Some(span),
+                );
+                self.saw_x3d = true;
+                self.b.add_root(id);
+            }
+            Some(_) => {
+                let ty = self.b.scene().node(id).type_name.clone();
+                self.b.diags().warning(
+                    format!("a `{ty}` node is not allowed here: ignored"),
+                    Some(span),
+                );
+            }
+        }
+    }
+}
+
+impl Attr<'_> {
+    fn pos_span(&self) -> Span {
+        self.pos.span()
+    }
+}

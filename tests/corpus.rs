@@ -1,0 +1,45 @@
+//! The real scenes in ../shared/corpus (not part of this repository: their
+//! licences differ). Skipped, with a note, when the folder is not there.
+
+mod util;
+
+use std::path::{Path, PathBuf};
+
+fn corpus_files(ext: &str) -> Option<Vec<PathBuf>> {
+    let dir = util::root().join("../shared/corpus");
+    if !dir.is_dir() {
+        eprintln!("note: ../shared/corpus not found; corpus test skipped");
+        return None;
+    }
+    let mut out = Vec::new();
+    walk(&dir, ext, &mut out);
+    out.sort();
+    Some(out)
+}
+
+fn walk(dir: &Path, ext: &str, out: &mut Vec<PathBuf>) {
+    for e in std::fs::read_dir(dir).expect("readable corpus folder") {
+        let p = e.expect("readable entry").path();
+        if p.is_dir() {
+            walk(&p, ext, out);
+        } else if p.extension().is_some_and(|e| e == ext) {
+            out.push(p);
+        }
+    }
+}
+
+#[test]
+fn inspect_reads_every_xml_file_in_the_corpus() {
+    let Some(files) = corpus_files("x3d") else {
+        return;
+    };
+    assert!(files.len() >= 20, "expected the corpus's .x3d files");
+    let mut failed = Vec::new();
+    for f in &files {
+        let out = util::run(&["inspect", "--quiet", &f.to_string_lossy()]);
+        if out.status.code() != Some(0) {
+            failed.push(format!("{}: {}", f.display(), util::stderr(&out)));
+        }
+    }
+    assert!(failed.is_empty(), "{} of {} failed:\n{}", failed.len(), files.len(), failed.join("\n"));
+}

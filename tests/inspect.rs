@@ -1,0 +1,73 @@
+//! `x3dbake inspect` on the fixtures: golden reports, and rendered errors
+//! for each class of bad input.
+
+mod util;
+
+#[test]
+fn bad_inputs_exit_1_with_rendered_errors() {
+    let files = util::fixtures("errors", "x3d");
+    assert!(files.len() >= 10);
+    for path in files {
+        let rel = format!(
+            "fixtures/errors/{}",
+            path.file_name().unwrap().to_string_lossy()
+        );
+        let out = util::run(&["inspect", &rel]);
+        assert_eq!(out.status.code(), Some(1), "{rel} should exit 1");
+        assert!(out.stdout.is_empty(), "{rel}: nothing on stdout");
+        let err = util::stderr(&out);
+        assert!(
+            err.starts_with(&format!("{rel}:")),
+            "{rel}: starts with file:line:col"
+        );
+        util::check_golden(&path.with_extension("expected"), &err);
+    }
+}
+
+#[test]
+fn scene_reports_are_golden() {
+    for path in util::fixtures("scenes", "x3d") {
+        let rel = format!(
+            "fixtures/scenes/{}",
+            path.file_name().unwrap().to_string_lossy()
+        );
+        let out = util::run(&["inspect", &rel]);
+        assert_eq!(out.status.code(), Some(0), "{rel}: {}", util::stderr(&out));
+        util::check_golden(&path.with_extension("inspect"), &util::stdout(&out));
+    }
+}
+
+#[test]
+fn missing_file_is_an_io_error() {
+    let out = util::run(&["inspect", "fixtures/no/such.x3d"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(util::stderr(&out).contains("cannot read fixtures/no/such.x3d"));
+}
+
+#[test]
+fn warnings_have_locations_and_quiet_hides_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("w.x3d");
+    std::fs::write(
+        &p,
+        "<X3D>\n<Scene>\n<Transform foo='1'/>\n<Gizmo a='b'/>\n</Scene>\n</X3D>\n",
+    )
+    .unwrap();
+    let path = p.to_string_lossy().into_owned();
+    let out = util::run(&["inspect", &path]);
+    assert_eq!(out.status.code(), Some(0));
+    let err = util::stderr(&out);
+    assert!(
+        err.contains(&format!(
+            "{path}:3:17: warning: `Transform` has no field `foo`: ignored"
+        )),
+        "{err}"
+    );
+    assert!(
+        err.contains(&format!("{path}:4:2: warning: unknown node type `Gizmo`")),
+        "{err}"
+    );
+    assert!(util::stdout(&out).ends_with("warnings: 2\n"));
+    let quiet = util::run(&["inspect", "--quiet", &path]);
+    assert!(quiet.stderr.is_empty());
+}

@@ -1,0 +1,207 @@
+//! The resolved scene from the XML reader: field values of every type,
+//! DEF/USE, containerField, ROUTE resolution and prototypes.
+
+use x3dbake::diag::Diagnostics;
+use x3dbake::scene::{FieldType, NodeId, Scene};
+use x3dbake::source::Sources;
+
+fn load(text: &str) -> (Scene, Diagnostics) {
+    let mut sources = Sources::new();
+    let mut diags = Diagnostics::default();
+    let file = x3dbake::add_file(&mut sources, "t.x3d", text.as_bytes().to_vec(), &mut diags);
+    let scene = x3dbake::load(&sources, file, &mut diags);
+    (scene, diags)
+}
+
+fn load_fixture(name: &str) -> Scene {
+    let text = std::fs::read_to_string(format!(
+        "{}/fixtures/scenes/{name}",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .unwrap();
+    let (scene, diags) = load(&text);
+    assert!(diags.list.is_empty(), "{:?}", diags.list);
+    scene
+}
+
+#[test]
+fn every_field_type_reads_back() {
+    let s = load_fixture("every_field_type.x3d");
+    let id = s.def("Types").unwrap();
+    let v = |n: &str| s.value(id, n).unwrap().into_owned();
+    assert_eq!(v("b").bools(), &[true]);
+    assert_eq!(v("mb").bools(), &[true, false, true]);
+    assert_eq!(v("i").ints(), &[-7]);
+    assert_eq!(v("mi").ints(), &[1, 2, 31]);
+    assert_eq!(v("f").floats(), &[0.25]);
+    assert_eq!(v("mf").floats(), &[0.0, 0.5, 1.0]);
+    assert_eq!(v("d").doubles(), &[0.1]);
+    assert_eq!(v("t").doubles(), &[-1.0]);
+    assert_eq!(v("v2").floats(), &[1.0, 2.0]);
+    assert_eq!((v("mv2").ty, v("mv2").len()), (FieldType::MFVec2f, 2));
+    assert_eq!(v("v3").floats(), &[1.0, 2.0, 3.0]);
+    assert_eq!(v("mv3").len(), 2);
+    assert_eq!(v("c").floats(), &[1.0, 0.5, 0.0]);
+    assert_eq!(v("mc").len(), 3);
+    assert_eq!(v("ca").floats(), &[1.0, 0.0, 0.0, 0.5]);
+    assert_eq!(v("mca").len(), 2);
+    assert_eq!(v("r").floats(), &[0.0, 1.0, 0.0, 1.25]);
+    assert_eq!(v("mr").len(), 2);
+    assert_eq!(v("s").strings(), &["say \"hi\" & go".to_string()]);
+    assert_eq!(
+        v("ms").strings(),
+        &["a b", "c\"d", "e\\f"].map(String::from)
+    );
+    assert_eq!(s.header.profile.as_deref(), Some("Full"));
+}
+
+#[test]
+fn use_refers_to_the_same_node_and_container_fields_place_children() {
+    let s = load_fixture("def_use_routes.x3d");
+    let arm = s.def("Arm").unwrap();
+    let copy = s.def("Copy").unwrap();
+    let part = s.def("Part").unwrap();
+    let children = |id: NodeId| s.value(id, "children").unwrap().nodes().to_vec();
+    assert_eq!(children(arm), vec![part]);
+    assert_eq!(children(copy), vec![part, arm]);
+    assert_eq!(s.value(arm, "center").unwrap().floats(), &[0.0, 1.0, 0.0]);
+    // The Sphere went into Shape.geometry, its default containerField.
+    let geo = s.value(part, "geometry").unwrap().nodes()[0];
+    assert_eq!(s.node(geo).type_name, "Sphere");
+    assert_eq!(s.value(geo, "radius").unwrap().floats(), &[0.5]);
+    assert_eq!(s.roots.len(), 4);
+    assert_eq!(s.nodes.len(), 8);
+}
+
+#[test]
+fn routes_resolve_to_catalogue_fields_with_types() {
+    let s = load_fixture("def_use_routes.x3d");
+    let r: Vec<_> = s
+        .routes
+        .iter()
+        .map(|r| {
+            (
+                s.display_name(r.from),
+                r.from_field.as_str(),
+                s.display_name(r.to),
+                r.to_field.as_str(),
+                r.ty,
+            )
+        })
+        .collect();
+    use FieldType::*;
+    assert_eq!(
+        r,
+        vec![
+            (
+                "T".into(),
+                "fraction_changed",
+                "Ease".into(),
+                "set_fraction",
+                Some(SFFloat)
+            ),
+            (
+                "Ease".into(),
+                "modifiedFraction_changed",
+                "Path".into(),
+                "set_fraction",
+                Some(SFFloat)
+            ),
+            (
+                "Path".into(),
+                "value_changed",
+                "Arm".into(),
+                "translation",
+                Some(SFVec3f)
+            ),
+            (
+                "Path".into(),
+                "value_changed",
+                "Copy".into(),
+                "translation",
+                Some(SFVec3f)
+            ),
+        ]
+    );
+}
+
+#[test]
+fn routes_may_come_before_the_def_and_inside_groups() {
+    let (s, d) = load(
+        "<X3D><Scene><Group><ROUTE fromNode='C' fromField='fraction_changed' toNode='S' toField='set_fraction'/></Group>\
+         <TimeSensor DEF='C'/><ScalarInterpolator DEF='S'/></Scene></X3D>",
+    );
+    assert!(d.list.is_empty(), "{:?}", d.list);
+    assert_eq!(s.routes.len(), 1);
+}
+
+#[test]
+fn envelope_comments_cdata_doctype_bom_and_entities() {
+    let (s, d) = load(
+        "\u{feff}<?xml version='1.0'?>\n<!DOCTYPE X3D PUBLIC 'x' 'y'>\n<!-- c -->\n<X3D profile='Immersive' version='4.0'>\
+         <head><component name='Interpolation' level='4'/><meta name='a' content='b &amp; c'/><unit category='length' name='cm' conversionFactor='0.01'/></head>\
+         <Scene><Script DEF='S'><![CDATA[ecmascript: function f() { return 1 < 2; }]]></Script>\
+         <WorldInfo title='&lt;tag&gt; &#x41;'/></Scene></X3D>",
+    );
+    assert!(d.list.is_empty(), "{:?}", d.list);
+    assert_eq!(s.header.components, vec![("Interpolation".to_string(), 4)]);
+    assert_eq!(s.header.meta, vec![("a".to_string(), "b & c".to_string())]);
+    assert_eq!(s.header.units[0].2, 0.01);
+    let w = s.roots[1];
+    assert_eq!(
+        s.value(w, "title").unwrap().strings(),
+        &["<tag> A".to_string()]
+    );
+}
+
+#[test]
+fn unknown_nodes_and_fields_are_kept_with_warnings() {
+    let (s, d) = load("<X3D><Scene><Gizmo DEF='G' size='3'/><Transform wobble='1'/></Scene></X3D>");
+    assert!(!d.has_errors());
+    assert_eq!(d.warnings().count(), 2);
+    let g = s.def("G").unwrap();
+    assert_eq!(s.node(g).raw_fields[0].text, "3");
+    assert_eq!(s.node(s.roots[1]).raw_fields[0].name, "wobble");
+}
+
+#[test]
+fn prototypes_declare_fields_and_instances_get_them() {
+    let (s, d) = load(
+        "<X3D><Scene><ProtoDeclare name='Spinner'><ProtoInterface>\
+         <field name='speed' type='SFTime' accessType='inputOutput' value='2'/>\
+         <field name='rot' type='SFRotation' accessType='outputOnly'/></ProtoInterface>\
+         <ProtoBody><Group><TimeSensor DEF='TS'><IS><connect nodeField='cycleInterval' protoField='speed'/></IS></TimeSensor>\
+         <OrientationInterpolator DEF='OI' key='0 1' keyValue='0 1 0 0 0 1 0 3'><IS><connect nodeField='value_changed' protoField='rot'/></IS></OrientationInterpolator></Group>\
+         <ROUTE fromNode='TS' fromField='fraction_changed' toNode='OI' toField='set_fraction'/></ProtoBody></ProtoDeclare>\
+         <ProtoInstance DEF='P' name='Spinner'><fieldValue name='speed' value='5'/></ProtoInstance>\
+         <Transform DEF='T'/><ROUTE fromNode='P' fromField='rot' toNode='T' toField='rotation'/></Scene></X3D>",
+    );
+    assert!(d.list.is_empty(), "{:?}", d.list);
+    let p = &s.protos[0];
+    assert_eq!(
+        (
+            p.interface.len(),
+            p.routes.len(),
+            p.connections.len(),
+            p.body.len()
+        ),
+        (2, 1, 2, 1)
+    );
+    let inst = s.def("P").unwrap();
+    assert_eq!(s.value(inst, "speed").unwrap().doubles(), &[5.0]);
+    assert_eq!(s.routes[0].ty, Some(FieldType::SFRotation));
+    // Body DEFs live in the prototype's namespace, not the scene's.
+    assert!(s.def("TS").is_none());
+}
+
+#[test]
+fn use_of_a_def_inside_a_proto_body_from_outside_is_an_error() {
+    let (_, d) = load(
+        "<X3D><Scene><ProtoDeclare name='P'><ProtoBody><Group DEF='In'/></ProtoBody></ProtoDeclare>\
+         <Group USE='In'/></Scene></X3D>",
+    );
+    assert_eq!(
+        d.errors().next().unwrap().message,
+        "USE `In` refers to no DEF before it"
+    );
+}

@@ -1,0 +1,50 @@
+//! Shared helpers for the integration tests: run the real binary.
+
+#![allow(dead_code)] // each test file uses a part of this module
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// The crate root, where fixtures/ is.
+pub fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Runs x3dbake with arguments from the crate root.
+pub fn run(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_x3dbake"))
+        .args(args)
+        .current_dir(root())
+        .output()
+        .expect("the x3dbake binary runs")
+}
+
+pub fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+pub fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// Compares text with a golden file; `X3DBAKE_BLESS=1` rewrites the file.
+pub fn check_golden(path: &Path, actual: &str) {
+    if std::env::var_os("X3DBAKE_BLESS").is_some() {
+        std::fs::write(path, actual).expect("golden file is writable");
+        return;
+    }
+    let expected = std::fs::read_to_string(path)
+        .unwrap_or_else(|_| panic!("{} is missing: run with X3DBAKE_BLESS=1", path.display()));
+    assert_eq!(actual, expected, "output differs from {}", path.display());
+}
+
+/// The files in a fixtures folder with an extension, sorted.
+pub fn fixtures(dir: &str, ext: &str) -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(root().join("fixtures").join(dir))
+        .expect("fixtures folder exists")
+        .map(|e| e.expect("readable entry").path())
+        .filter(|p| p.extension().is_some_and(|e| e == ext))
+        .collect();
+    v.sort();
+    v
+}
