@@ -41,5 +41,11 @@ fn inspect_reads_every_xml_file_in_the_corpus() {
             failed.push(format!("{}: {}", f.display(), util::stderr(&out)));
         }
     }
-    assert!(failed.is_empty(), "{} of {} failed:\n{}", failed.len(), files.len(), failed.join("\n"));
+    assert!(
+        failed.is_empty(),
+        "{} of {} failed:\n{}",
+        failed.len(),
+        files.len(),
+        failed.join("\n")
+    );
 }
