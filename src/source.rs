@@ -4,6 +4,7 @@
 //! out only when a diagnostic is printed (as naga does).
 
 use std::ops::Range;
+use std::sync::OnceLock;
 
 /// Which source file a span belongs to (an index into [`Sources`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -38,37 +39,47 @@ pub struct SourceFile {
     /// The name as given by the user (used in messages).
     pub name: String,
     pub text: String,
-    line_starts: Vec<u32>,
+    /// Byte offsets where lines start: worked out on the first diagnostic,
+    /// so that reading a file costs no extra pass over it.
+    line_starts: OnceLock<Vec<u32>>,
 }
 
 impl SourceFile {
     fn new(name: String, text: String) -> SourceFile {
-        let mut line_starts = vec![0u32];
-        line_starts.extend(memchr_iter_newlines(text.as_bytes()).map(|i| i as u32 + 1));
         SourceFile {
             name,
             text,
-            line_starts,
+            line_starts: OnceLock::new(),
         }
+    }
+
+    fn line_starts(&self) -> &[u32] {
+        self.line_starts.get_or_init(|| {
+            let mut starts = vec![0u32];
+            let newlines = self.text.bytes().enumerate().filter(|&(_, b)| b == b'\n');
+            starts.extend(newlines.map(|(i, _)| i as u32 + 1));
+            starts
+        })
     }
 
     /// 1-based line and column (column counted in characters) of a byte offset.
     pub fn line_col(&self, offset: usize) -> (usize, usize) {
         let offset = offset.min(self.text.len());
-        let line = match self.line_starts.binary_search(&(offset as u32)) {
+        let starts = self.line_starts();
+        let line = match starts.binary_search(&(offset as u32)) {
             Ok(i) => i,
-            Err(i) => i - 1, // line_starts[0] == 0, so i >= 1 here
+            Err(i) => i - 1, // starts[0] == 0, so i >= 1 here
         };
-        let start = self.line_starts[line] as usize;
+        let start = starts[line] as usize;
         let col = char_count(&self.text, start, offset) + 1;
         (line + 1, col)
     }
 
     /// The text of a 1-based line, without its line ending.
     pub fn line_text(&self, line: usize) -> &str {
-        let start = self.line_starts[line - 1] as usize;
-        let end = self
-            .line_starts
+        let starts = self.line_starts();
+        let start = starts[line - 1] as usize;
+        let end = starts
             .get(line)
             .map(|&e| e as usize)
             .unwrap_or(self.text.len());
@@ -83,14 +94,6 @@ fn char_count(text: &str, start: usize, end: usize) -> usize {
         .iter()
         .filter(|&&b| (b & 0xC0) != 0x80)
         .count()
-}
-
-fn memchr_iter_newlines(bytes: &[u8]) -> impl Iterator<Item = usize> + '_ {
-    bytes
-        .iter()
-        .enumerate()
-        .filter(|&(_, &b)| b == b'\n')
-        .map(|(i, _)| i)
 }
 
 /// All source files of one run; spans refer to them by [`FileId`].

@@ -265,8 +265,8 @@ pub fn parse_value(ty: FieldType, text: &str, enc: Encoding) -> Result<Value, Va
             _ => Err(format!("`{t}` is not a boolean (true or false)")),
         })?),
         Scalar::Int => Data::Ints(parse_tokens(text, parse_int)?),
-        Scalar::Float => Data::Floats(parse_tokens(text, |t| parse_f64(t).map(|x| x as f32))?),
-        Scalar::Double => Data::Doubles(parse_tokens(text, parse_f64)?),
+        Scalar::Float => Data::Floats(parse_tokens(text, parse_number::<f32>)?),
+        Scalar::Double => Data::Doubles(parse_tokens(text, parse_number::<f64>)?),
     };
     let value = Value { ty, data };
     check_count(&value, text)?;
@@ -340,19 +340,37 @@ fn is_separator(b: u8) -> bool {
     matches!(b, b' ' | b'\t' | b'\n' | b'\r' | b',')
 }
 
-/// A finite floating-point number in X3D syntax. NaN and infinity are
-/// refused: no X3D field type allows them.
-pub fn parse_f64(t: &str) -> Result<f64, String> {
-    let b = t.as_bytes();
-    // Rust also accepts "inf", "NaN" and "infinity": only digits, signs, the
-    // point and exponent letters are X3D number syntax.
-    let plain = b
-        .iter()
-        .all(|&c| c.is_ascii_digit() || matches!(c, b'+' | b'-' | b'.' | b'e' | b'E'));
-    match t.parse::<f64>() {
-        Ok(x) if plain && x.is_finite() => Ok(x),
-        Ok(_) if plain => Err(format!("`{t}` is out of range")),
+/// A finite floating-point number in X3D syntax, rounded once to the target
+/// precision (SFFloat values are parsed as f32 directly, not through f64).
+/// NaN and infinity are refused: no X3D field type allows them.
+pub fn parse_number<T: std::str::FromStr + Finite>(t: &str) -> Result<T, String> {
+    match t.parse::<T>() {
+        // Rust also reads "inf", "NaN" and "infinity"; those start with a
+        // letter, and X3D numbers never do.
+        Ok(x) if x.finite() => Ok(x),
+        Ok(_)
+            if !t
+                .trim_start_matches(['+', '-'])
+                .starts_with(['i', 'I', 'n', 'N']) =>
+        {
+            Err(format!("`{t}` is out of range"))
+        }
         _ => Err(format!("`{t}` is not a number")),
+    }
+}
+
+/// Floating-point types that can say whether they are finite.
+pub trait Finite {
+    fn finite(&self) -> bool;
+}
+impl Finite for f32 {
+    fn finite(&self) -> bool {
+        self.is_finite()
+    }
+}
+impl Finite for f64 {
+    fn finite(&self) -> bool {
+        self.is_finite()
     }
 }
 
