@@ -6,6 +6,7 @@
 
 pub mod diag;
 pub mod inspect;
+pub mod interp;
 pub mod scene;
 pub mod source;
 pub mod syntax;

@@ -1,0 +1,134 @@
+//! Key lookup: which segment a fraction falls in, kept apart from how the
+//! values of the segment are blended (as bevy's curve cores do).
+
+/// Where a fraction falls among the keys.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Seg {
+    /// The value of one key: before the first key, after the last, exactly on
+    /// a key, or the only key.
+    At(usize),
+    /// Between key `i` and key `i + 1`, at local parameter `s` in (0, 1).
+    Between(usize, f64),
+}
+
+/// Finds the segment of fraction `f`.
+///
+/// Before the first key the first value applies, after the last the last.
+/// At a repeated key (a jump) the last of the repeated values applies from
+/// the key on; just before it, the segment runs to the first of them.
+/// Keys that decrease give what an upper-bound search gives (as X_ITE).
+/// `keys` must not be empty.
+pub fn lookup(keys: &[f64], f: f64) -> Seg {
+    let n = keys.len();
+    if n == 1 || f < keys[0] {
+        return Seg::At(0);
+    }
+    // First index whose key is greater than f.
+    let upper = keys.partition_point(|&k| k <= f);
+    if upper == n {
+        return Seg::At(n - 1);
+    }
+    let i = upper - 1; // upper >= 1 because keys[0] <= f
+    let (a, b) = (keys[i], keys[upper]);
+    let s = if b > a { (f - a) / (b - a) } else { 0.0 };
+    if s <= 0.0 {
+        Seg::At(i)
+    } else {
+        Seg::Between(i, s.min(1.0))
+    }
+}
+
+/// Problems with key and keyValue lists, found when an interpolator is built.
+#[derive(Clone, Debug, PartialEq)]
+pub enum KeyWarning {
+    /// keyValue has fewer values than key has keys: padded with its last.
+    ShortKeyValue { keys: usize, values: usize },
+    /// keyValue has more values than key has keys: the extra are unused.
+    LongKeyValue { keys: usize, values: usize },
+    /// An MF interpolator whose keyValue count is not a multiple of the keys.
+    NotAMultiple { keys: usize, values: usize },
+    /// Key i is smaller than key i - 1.
+    Decreasing { index: usize },
+    /// keyVelocity has a size other than N or 2: ignored.
+    VelocityIgnored { size: usize, keys: usize },
+    /// closed was asked for but cannot apply (why).
+    ClosedIgnored(&'static str),
+    /// Two consecutive normals are opposite: the arc between them is not
+    /// unique.
+    OppositeNormals { key: usize },
+    /// smooth on an interpolator that cannot be smooth (orientation).
+    SmoothIgnored,
+}
+
+impl std::fmt::Display for KeyWarning {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            KeyWarning::ShortKeyValue { keys, values } => write!(
+                f,
+                "keyValue has {values} values for {keys} keys: padded with its last value"
+            ),
+            KeyWarning::LongKeyValue { keys, values } => write!(
+                f,
+                "keyValue has {values} values for {keys} keys: the extra values are not used"
+            ),
+            KeyWarning::NotAMultiple { keys, values } => write!(
+                f,
+                "keyValue has {values} values, not a multiple of the {keys} keys: {} per key are used",
+                values / keys
+            ),
+            KeyWarning::Decreasing { index } => write!(
+                f,
+                "key {index} is smaller than the key before it: keys must not decrease"
+            ),
+            KeyWarning::VelocityIgnored { size, keys } => write!(
+                f,
+                "keyVelocity has {size} values; it must have {keys} (one per key) or 2 (first and last): ignored"
+            ),
+            KeyWarning::ClosedIgnored(why) => write!(f, "closed is ignored: {why}"),
+            KeyWarning::OppositeNormals { key } => write!(
+                f,
+                "normals at keys {key} and {} are opposite: the path between them is chosen arbitrarily",
+                key + 1
+            ),
+            KeyWarning::SmoothIgnored => {
+                write!(
+                    f,
+                    "smooth is ignored on orientation interpolators: slerp is used"
+                )
+            }
+        }
+    }
+}
+
+/// Warns about decreasing keys.
+pub fn check_keys(keys: &[f64], warnings: &mut Vec<KeyWarning>) {
+    if let Some(i) = keys.windows(2).position(|w| w[1] < w[0]) {
+        warnings.push(KeyWarning::Decreasing { index: i + 1 });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn segments_ends_and_jumps() {
+        let k = [0.0, 0.5, 0.5, 1.0];
+        assert_eq!(lookup(&k, -1.0), Seg::At(0));
+        assert_eq!(lookup(&k, 0.0), Seg::At(0));
+        assert_eq!(lookup(&k, 0.25), Seg::Between(0, 0.5));
+        // At the repeated key, the last of the repeated values.
+        assert_eq!(lookup(&k, 0.5), Seg::At(2));
+        assert_eq!(lookup(&k, 0.75), Seg::Between(2, 0.5));
+        assert_eq!(lookup(&k, 1.0), Seg::At(3));
+        assert_eq!(lookup(&k, 2.0), Seg::At(3));
+        assert_eq!(lookup(&[0.3], 0.9), Seg::At(0));
+    }
+
+    #[test]
+    fn decreasing_keys_warn() {
+        let mut w = Vec::new();
+        check_keys(&[0.0, 0.6, 0.4, 1.0], &mut w);
+        assert_eq!(w, vec![KeyWarning::Decreasing { index: 2 }]);
+    }
+}

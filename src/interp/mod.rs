@@ -1,0 +1,428 @@
+//! Interpolation maths: pure functions of a fraction, knowing nothing of
+//! X3D files. Every node of the X3D Interpolation component, the two
+//! sequencers, and the project three `smooth` flag.
+//!
+//! Values are `f64`, flat, `width` numbers per key. Rotations are unit
+//! quaternions `[x, y, z, w]` (see [`rotation::to_axis_angle`] for X3D's
+//! axis-angle form).
+
+pub mod color;
+pub mod ease;
+pub mod keys;
+pub mod rotation;
+pub mod spline;
+
+pub use ease::Ease;
+pub use keys::{KeyWarning, Seg, lookup};
+pub use spline::TangentRule;
+
+use glam::{DQuat, DVec3};
+
+/// How values are blended between keys.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// Component-wise linear: Scalar, Position(2D), Coordinate(2D).
+    Linear,
+    /// ColorInterpolator: HSV, shorter hue path.
+    Color,
+    /// NormalInterpolator: slerp of each normal on the unit sphere.
+    Normal,
+    /// OrientationInterpolator: quaternion slerp on the shorter arc.
+    Orientation,
+    /// The Spline* interpolators, and `smooth` Scalar/Position.
+    Spline,
+    /// SquadOrientationInterpolator.
+    Squad,
+    /// Boolean/IntegerSequencer: the value of the last key at or before f.
+    Step,
+}
+
+impl Kind {
+    /// The kind and element size (numbers per element in keyValue) of an
+    /// X3D node type, and whether it produces an MF value.
+    pub fn of_node(type_name: &str) -> Option<(Kind, usize, bool)> {
+        Some(match type_name {
+            "ScalarInterpolator" => (Kind::Linear, 1, false),
+            "PositionInterpolator" => (Kind::Linear, 3, false),
+            "PositionInterpolator2D" => (Kind::Linear, 2, false),
+            "CoordinateInterpolator" => (Kind::Linear, 3, true),
+            "CoordinateInterpolator2D" => (Kind::Linear, 2, true),
+            "ColorInterpolator" => (Kind::Color, 3, false),
+            "NormalInterpolator" => (Kind::Normal, 3, true),
+            "OrientationInterpolator" => (Kind::Orientation, 4, false),
+            "SplineScalarInterpolator" => (Kind::Spline, 1, false),
+            "SplinePositionInterpolator" => (Kind::Spline, 3, false),
+            "SplinePositionInterpolator2D" => (Kind::Spline, 2, false),
+            "SquadOrientationInterpolator" => (Kind::Squad, 4, false),
+            "BooleanSequencer" | "IntegerSequencer" => (Kind::Step, 1, false),
+            _ => return None,
+        })
+    }
+}
+
+/// What an interpolator is built from (its fields, as numbers).
+pub struct Spec<'a> {
+    pub kind: Kind,
+    pub keys: &'a [f64],
+    /// keyValue, flat: `elem` numbers per element (4 for axis-angle).
+    pub key_value: &'a [f64],
+    pub elem: usize,
+    /// MF output (Coordinate, Normal): several elements per key.
+    pub multiple: bool,
+    pub key_velocity: &'a [f64],
+    pub closed: bool,
+    pub normalize_velocity: bool,
+    pub rule: TangentRule,
+}
+
+/// An interpolator ready to evaluate.
+#[derive(Clone, Debug)]
+pub struct Interpolator {
+    kind: Kind,
+    keys: Vec<f64>,
+    /// `width` numbers per key (rotations as quaternions).
+    values: Vec<f64>,
+    width: usize,
+    /// Spline: outgoing tangents; Squad: inner control points.
+    aux_out: Vec<f64>,
+    /// Spline: incoming tangents.
+    aux_in: Vec<f64>,
+}
+
+/// An exact description of an interpolator's curve, for writers that can
+/// store it without sampling.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Exact {
+    /// Linear between keys. Repeated keys are jumps.
+    Linear { keys: Vec<f64>, values: Vec<f64> },
+    /// Quaternions, slerp between keys; consecutive keys are in one
+    /// hemisphere, so the shorter arc and the plain arc agree.
+    Slerp { keys: Vec<f64>, values: Vec<f64> },
+    /// Hermite segments: per key its value, its incoming tangent (segment
+    /// ending there) and its outgoing tangent (segment starting there), in
+    /// value per segment.
+    Hermite {
+        keys: Vec<f64>,
+        values: Vec<f64>,
+        inc: Vec<f64>,
+        out: Vec<f64>,
+    },
+    /// Steps: each key's value holds until the next key.
+    Step { keys: Vec<f64>, values: Vec<f64> },
+}
+
+impl Interpolator {
+    /// Builds an interpolator, reporting what NOTES.md calls undefined or
+    /// suspicious (and resolving it as NOTES.md says).
+    pub fn new(spec: &Spec<'_>, warnings: &mut Vec<KeyWarning>) -> Interpolator {
+        let n = spec.keys.len();
+        keys::check_keys(spec.keys, warnings);
+        let elements = spec.key_value.len() / spec.elem;
+        let per_key = if spec.multiple && n > 0 {
+            if !elements.is_multiple_of(n) {
+                warnings.push(KeyWarning::NotAMultiple {
+                    keys: n,
+                    values: elements,
+                });
+            }
+            elements / n
+        } else {
+            1
+        };
+        if !spec.multiple && n > 0 {
+            if elements < n {
+                warnings.push(KeyWarning::ShortKeyValue {
+                    keys: n,
+                    values: elements,
+                });
+            } else if elements > n {
+                warnings.push(KeyWarning::LongKeyValue {
+                    keys: n,
+                    values: elements,
+                });
+            }
+        }
+        let frame = per_key * spec.elem;
+        // Key frames, padded with the last one (none at all: no values).
+        let mut frames: Vec<&[f64]> = spec.key_value.chunks_exact(frame.max(1)).take(n).collect();
+        if frame == 0 || frames.is_empty() {
+            frames.clear();
+        } else {
+            while frames.len() < n {
+                frames.push(frames[frames.len() - 1]);
+            }
+        }
+        let keys = if frames.is_empty() {
+            Vec::new()
+        } else {
+            spec.keys.to_vec()
+        };
+        let rotations = matches!(spec.kind, Kind::Orientation | Kind::Squad);
+        let (values, width) = if rotations {
+            (quaternions(&frames), 4)
+        } else if spec.kind == Kind::Normal {
+            (unit_normals(&frames), frame)
+        } else {
+            (frames.concat(), frame)
+        };
+        let mut it = Interpolator {
+            kind: spec.kind,
+            keys,
+            values,
+            width,
+            aux_out: Vec::new(),
+            aux_in: Vec::new(),
+        };
+        match spec.kind {
+            Kind::Spline => {
+                let t = spline::tangents(
+                    &spline::SplineInput {
+                        keys: &it.keys,
+                        values: &it.values,
+                        width,
+                        velocity: spec.key_velocity,
+                        closed: spec.closed,
+                        normalize_velocity: spec.normalize_velocity,
+                        rule: spec.rule,
+                    },
+                    warnings,
+                );
+                it.aux_out = t.out;
+                it.aux_in = t.inc;
+            }
+            Kind::Squad => it.aux_out = it.squad_points(spec.closed, warnings),
+            Kind::Normal => it.warn_opposite_normals(warnings),
+            _ => {}
+        }
+        it
+    }
+
+    pub fn kind(&self) -> Kind {
+        self.kind
+    }
+
+    /// Numbers in one output value.
+    pub fn width(&self) -> usize {
+        self.width
+    }
+
+    pub fn keys(&self) -> &[f64] {
+        &self.keys
+    }
+
+    /// False when the interpolator has no keys: it sends no events, and its
+    /// target keeps its own value.
+    pub fn produces(&self) -> bool {
+        !self.keys.is_empty()
+    }
+
+    fn value(&self, i: usize) -> &[f64] {
+        &self.values[i * self.width..(i + 1) * self.width]
+    }
+
+    fn quat(v: &[f64], i: usize) -> DQuat {
+        DQuat::from_xyzw(v[4 * i], v[4 * i + 1], v[4 * i + 2], v[4 * i + 3])
+    }
+
+    /// The value at fraction `f`, written to `out` (cleared first). Nothing is
+    /// written when the interpolator has no keys.
+    pub fn eval(&self, f: f64, out: &mut Vec<f64>) {
+        out.clear();
+        if self.keys.is_empty() {
+            return;
+        }
+        let (i, s) = match lookup(&self.keys, f) {
+            Seg::At(i) => {
+                out.extend_from_slice(self.value(i));
+                return;
+            }
+            Seg::Between(i, s) => (i, s),
+        };
+        let (a, b) = (self.value(i), self.value(i + 1));
+        match self.kind {
+            Kind::Linear => out.extend(a.iter().zip(b).map(|(x, y)| x + s * (y - x))),
+            Kind::Step => out.extend_from_slice(a),
+            Kind::Color => {
+                let c = color::lerp_hsv([a[0], a[1], a[2]], [b[0], b[1], b[2]], s);
+                out.extend_from_slice(&c);
+            }
+            Kind::Normal => {
+                for (p, q) in a.chunks_exact(3).zip(b.chunks_exact(3)) {
+                    let v = slerp_vec(DVec3::from_slice(p), DVec3::from_slice(q), s);
+                    out.extend_from_slice(&v.to_array());
+                }
+            }
+            Kind::Orientation => {
+                let q = rotation::slerp(Self::quat(a, 0), Self::quat(b, 0), s);
+                out.extend_from_slice(&q.to_array());
+            }
+            Kind::Squad => {
+                let (s0, s1) = (
+                    Self::quat(&self.aux_out, i),
+                    Self::quat(&self.aux_out, i + 1),
+                );
+                let q = rotation::squad(Self::quat(a, 0), Self::quat(b, 0), s0, s1, s);
+                out.extend_from_slice(&q.normalize().to_array());
+            }
+            Kind::Spline => {
+                let h = spline::hermite_basis(s);
+                let w = self.width;
+                let t0 = &self.aux_out[i * w..(i + 1) * w];
+                let t1 = &self.aux_in[(i + 1) * w..(i + 2) * w];
+                out.extend((0..w).map(|c| h[0] * a[c] + h[1] * b[c] + h[2] * t0[c] + h[3] * t1[c]));
+            }
+        }
+    }
+
+    /// The exact curve, where a keyframe format can hold it: linear keys,
+    /// slerp keys, Hermite segments, steps. `None` for HSV colour, normals on
+    /// the sphere and squad, which must be sampled.
+    pub fn exact(&self) -> Option<Exact> {
+        let keys = self.keys.clone();
+        match self.kind {
+            Kind::Linear => Some(Exact::Linear {
+                keys,
+                values: self.values.clone(),
+            }),
+            Kind::Orientation => {
+                let mut values = self.values.clone();
+                for i in 1..keys.len() {
+                    if Self::quat(&values, i).dot(Self::quat(&values, i - 1)) < 0.0 {
+                        values[4 * i..4 * i + 4].iter_mut().for_each(|x| *x = -*x);
+                    }
+                }
+                Some(Exact::Slerp { keys, values })
+            }
+            Kind::Spline => Some(Exact::Hermite {
+                keys,
+                values: self.values.clone(),
+                inc: self.aux_in.clone(),
+                out: self.aux_out.clone(),
+            }),
+            Kind::Step => Some(Exact::Step {
+                keys,
+                values: self.values.clone(),
+            }),
+            Kind::Color | Kind::Normal | Kind::Squad => None,
+        }
+    }
+
+    fn squad_points(&self, closed: bool, warnings: &mut Vec<KeyWarning>) -> Vec<f64> {
+        let n = self.keys.len();
+        let q = |i: usize| Self::quat(&self.values, i);
+        let closed_ok = n > 1 && rotation::same_rotation(q(0), q(n - 1), 1e-12);
+        if closed && !closed_ok {
+            warnings.push(KeyWarning::ClosedIgnored(
+                "the first and last keyValue differ",
+            ));
+        }
+        let closed = closed && closed_ok && n > 2;
+        (0..n)
+            .flat_map(|i| {
+                let s = if i > 0 && i + 1 < n {
+                    rotation::squad_inner(q(i - 1), q(i), q(i + 1))
+                } else if closed {
+                    rotation::squad_inner(q(n - 2), q(i), q(1))
+                } else {
+                    q(i)
+                };
+                s.to_array()
+            })
+            .collect()
+    }
+
+    fn warn_opposite_normals(&self, warnings: &mut Vec<KeyWarning>) {
+        for i in 1..self.keys.len() {
+            let opposite = self
+                .value(i - 1)
+                .chunks_exact(3)
+                .zip(self.value(i).chunks_exact(3))
+                .any(|(a, b)| DVec3::from_slice(a).dot(DVec3::from_slice(b)) <= -1.0 + 1e-12);
+            if opposite {
+                warnings.push(KeyWarning::OppositeNormals { key: i - 1 });
+            }
+        }
+    }
+}
+
+/// Axis-angle key frames to unit quaternions.
+fn quaternions(frames: &[&[f64]]) -> Vec<f64> {
+    frames
+        .iter()
+        .flat_map(|r| rotation::from_axis_angle(r).to_array())
+        .collect()
+}
+
+/// Normals scaled to unit length (a zero normal stays zero).
+fn unit_normals(frames: &[&[f64]]) -> Vec<f64> {
+    frames
+        .concat()
+        .chunks_exact(3)
+        .flat_map(|n| DVec3::from_slice(n).normalize_or_zero().to_array())
+        .collect()
+}
+
+/// Slerp of two unit vectors; opposite vectors turn about a fixed
+/// perpendicular so that the result stays unit length.
+fn slerp_vec(a: DVec3, b: DVec3, t: f64) -> DVec3 {
+    let cos = a.dot(b).clamp(-1.0, 1.0);
+    if cos >= 1.0 - 1e-15 || a == DVec3::ZERO || b == DVec3::ZERO {
+        return a.lerp(b, t);
+    }
+    if cos <= -1.0 + 1e-12 {
+        let axis = a.any_orthonormal_vector();
+        return DQuat::from_axis_angle(axis, t * std::f64::consts::PI) * a;
+    }
+    let omega = cos.acos();
+    let sin = omega.sin();
+    a * (((1.0 - t) * omega).sin() / sin) + b * ((t * omega).sin() / sin)
+}
+
+impl Exact {
+    /// Evaluates the exact description at fraction `f` the way a keyframe
+    /// player does (glTF LINEAR, CUBICSPLINE and STEP).
+    pub fn eval(&self, f: f64, out: &mut Vec<f64>) {
+        out.clear();
+        let (keys, values) = match self {
+            Exact::Linear { keys, values }
+            | Exact::Slerp { keys, values }
+            | Exact::Step { keys, values }
+            | Exact::Hermite { keys, values, .. } => (keys, values),
+        };
+        if keys.is_empty() {
+            return;
+        }
+        let w = values.len() / keys.len();
+        let v = |i: usize| &values[i * w..(i + 1) * w];
+        let (i, s) = match lookup(keys, f) {
+            Seg::At(i) => return out.extend_from_slice(v(i)),
+            Seg::Between(i, s) => (i, s),
+        };
+        match self {
+            Exact::Step { .. } => out.extend_from_slice(v(i)),
+            Exact::Slerp { .. } => {
+                let q = rotation::slerp(
+                    Interpolator::quat(v(i), 0),
+                    Interpolator::quat(v(i + 1), 0),
+                    s,
+                );
+                out.extend_from_slice(&q.to_array());
+            }
+            Exact::Linear { .. } => {
+                out.extend(v(i).iter().zip(v(i + 1)).map(|(a, b)| a + s * (b - a)))
+            }
+            Exact::Hermite {
+                inc, out: outgoing, ..
+            } => {
+                let h = spline::hermite_basis(s);
+                let (a, b) = (v(i), v(i + 1));
+                let t0 = &outgoing[i * w..(i + 1) * w];
+                let t1 = &inc[(i + 1) * w..(i + 2) * w];
+                out.extend((0..w).map(|c| h[0] * a[c] + h[1] * b[c] + h[2] * t0[c] + h[3] * t1[c]));
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;
