@@ -4,6 +4,7 @@
 //! [`scene::Scene`]; later stages build animation clips from it and write them.
 //! The library never prints or exits: it returns values and [`diag`]nostics.
 
+pub mod anim;
 pub mod diag;
 pub mod inspect;
 pub mod interp;

@@ -13,14 +13,15 @@ pub enum Seg {
 
 /// Finds the segment of fraction `f`.
 ///
-/// Before the first key the first value applies, after the last the last.
-/// At a repeated key (a jump) the last of the repeated values applies from
+/// At and before the first key the first value applies (the X3D text's
+/// f(t) = v_0 for t ≤ t_0), at and after the last the last. At a repeated
+/// inner key (a jump) the last of the repeated values applies from
 /// the key on; just before it, the segment runs to the first of them.
 /// Keys that decrease give what an upper-bound search gives (as X_ITE).
 /// `keys` must not be empty.
 pub fn lookup(keys: &[f64], f: f64) -> Seg {
     let n = keys.len();
-    if n == 1 || f < keys[0] {
+    if n == 1 || f <= keys[0] {
         return Seg::At(0);
     }
     // First index whose key is greater than f.

@@ -1,0 +1,84 @@
+//! From the scene to animation: the functions that interpolator nodes
+//! compute. (Routing and clips build on this.)
+
+use crate::interp::{Ease, Interpolator, KeyWarning, Kind, Spec, TangentRule};
+use crate::scene::value::Data;
+use crate::scene::{NodeId, Scene};
+
+/// What a node of the Interpolation component computes.
+#[derive(Clone, Debug)]
+pub enum NodeFn {
+    /// fraction → value (interpolators and sequencers).
+    Value(Interpolator),
+    /// fraction → fraction (EaseInEaseOut).
+    Fraction(Ease),
+}
+
+/// Options that change how interpolators are read.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct InterpOptions {
+    pub rule: TangentRule,
+    /// The clock driving a project three `smooth` interpolator is periodic
+    /// (its spline may then be closed).
+    pub periodic: bool,
+}
+
+/// The numbers of a field as f64 (booleans as 0 and 1).
+fn numbers(scene: &Scene, id: NodeId, field: &str) -> Vec<f64> {
+    let Some(v) = scene.value(id, field) else {
+        return Vec::new();
+    };
+    match &v.data {
+        Data::Floats(x) => x.iter().map(|&f| f as f64).collect(),
+        Data::Doubles(x) => x.clone(),
+        Data::Ints(x) => x.iter().map(|&i| i as f64).collect(),
+        Data::Bools(x) => x.iter().map(|&b| if b { 1.0 } else { 0.0 }).collect(),
+        Data::Strings(_) | Data::Nodes(_) => Vec::new(),
+    }
+}
+
+fn flag(scene: &Scene, id: NodeId, field: &str) -> bool {
+    scene.value(id, field).is_some_and(|v| v.as_bool())
+}
+
+/// The function of an interpolator, sequencer or EaseInEaseOut node, with
+/// warnings about its keys. `None` for other node types.
+pub fn node_function(
+    scene: &Scene,
+    id: NodeId,
+    opts: InterpOptions,
+) -> Option<(NodeFn, Vec<KeyWarning>)> {
+    let type_name = scene.known(id)?.name.as_str();
+    let keys = numbers(scene, id, "key");
+    let mut warnings = Vec::new();
+    if type_name == "EaseInEaseOut" {
+        crate::interp::keys::check_keys(&keys, &mut warnings);
+        let ease = Ease::new(keys, &numbers(scene, id, "easeInEaseOut"));
+        return Some((NodeFn::Fraction(ease), warnings));
+    }
+    let (mut kind, elem, multiple) = Kind::of_node(type_name)?;
+    let smooth = flag(scene, id, "smooth");
+    let mut closed = flag(scene, id, "closed");
+    if smooth {
+        match type_name {
+            "ScalarInterpolator" | "PositionInterpolator" => {
+                kind = Kind::Spline;
+                closed = opts.periodic;
+            }
+            _ => warnings.push(KeyWarning::SmoothIgnored),
+        }
+    }
+    let spec = Spec {
+        kind,
+        keys: &keys,
+        key_value: &numbers(scene, id, "keyValue"),
+        elem,
+        multiple,
+        key_velocity: &numbers(scene, id, "keyVelocity"),
+        closed,
+        normalize_velocity: flag(scene, id, "normalizeVelocity"),
+        rule: opts.rule,
+    };
+    let it = Interpolator::new(&spec, &mut warnings);
+    Some((NodeFn::Value(it), warnings))
+}

@@ -1,0 +1,391 @@
+//! Conformance against a real X3D browser: X_ITE, run in Node by
+//! ../shared/oracle/xite/xite-eval.mjs. Random interpolators of every node
+//! type must agree within 1e-5; each deliberate difference (NOTES.md) is
+//! asserted as a difference.
+//!
+//! Runs when X3DBAKE_XITE names the oracle folder with its node_modules
+//! installed (.ci/run sets it up); skipped with a note otherwise.
+
+use std::fmt::Write as _;
+use std::path::PathBuf;
+use x3dbake::anim::{InterpOptions, NodeFn, node_function};
+use x3dbake::diag::Diagnostics;
+use x3dbake::interp::rotation;
+use x3dbake::scene::Scene;
+use x3dbake::source::Sources;
+
+fn oracle() -> Option<PathBuf> {
+    match std::env::var_os("X3DBAKE_XITE") {
+        Some(dir) => Some(PathBuf::from(dir)),
+        None => {
+            eprintln!("note: X3DBAKE_XITE not set; X_ITE conformance test skipped");
+            None
+        }
+    }
+}
+
+/// Runs X_ITE on a scene: DEF → rows of [fraction, values...].
+fn run_xite(dir: &PathBuf, scene: &str, fractions: &[f64]) -> serde_json::Value {
+    let tmp = tempfile::tempdir().unwrap();
+    let path = tmp.path().join("scene.x3d");
+    std::fs::write(&path, scene).unwrap();
+    let fr = tmp.path().join("fractions.json");
+    std::fs::write(&fr, serde_json::to_string(fractions).unwrap()).unwrap();
+    let out = std::process::Command::new("node")
+        .arg(dir.join("xite-eval.mjs"))
+        .arg(&path)
+        .arg(&fr)
+        .current_dir(dir)
+        .output()
+        .expect("node runs");
+    assert!(
+        out.status.success(),
+        "xite-eval failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("xite-eval prints JSON")
+}
+
+fn load(text: &str) -> Scene {
+    let mut sources = Sources::new();
+    let mut diags = Diagnostics::default();
+    let file = x3dbake::add_file(
+        &mut sources,
+        "oracle.x3d",
+        text.as_bytes().to_vec(),
+        &mut diags,
+    );
+    let scene = x3dbake::load(&sources, file, &mut diags);
+    assert!(!diags.has_errors(), "{:?}", diags.list);
+    scene
+}
+
+/// x3dbake's value of a DEF'd node at f, in X_ITE's output form
+/// (rotations as quaternions for comparison).
+fn ours(scene: &Scene, def: &str, f: f64) -> Vec<f64> {
+    let id = scene.def(def).unwrap();
+    let (func, _) = node_function(scene, id, InterpOptions::default()).unwrap();
+    match func {
+        NodeFn::Value(it) => {
+            let mut out = Vec::new();
+            it.eval(f, &mut out);
+            out
+        }
+        NodeFn::Fraction(e) => vec![e.modify(f)],
+    }
+}
+
+fn theirs_row(row: &serde_json::Value) -> Vec<f64> {
+    row.as_array().unwrap()[1..]
+        .iter()
+        .map(|v| match v {
+            serde_json::Value::Bool(b) => f64::from(u8::from(*b)),
+            v => v.as_f64().unwrap(),
+        })
+        .collect()
+}
+
+fn is_rotation(ty: &str) -> bool {
+    ty.contains("Orientation")
+}
+
+/// Distance between two outputs: rotations as quaternions (q = −q),
+/// everything else relative, 1e-5 meaning "agrees".
+fn distance(ty: &str, ours: &[f64], theirs: &[f64]) -> f64 {
+    if is_rotation(ty) {
+        let q = glam::DQuat::from_slice(ours);
+        let p = rotation::from_axis_angle(theirs);
+        return (q - p).length().min((q + p).length());
+    }
+    assert_eq!(ours.len(), theirs.len(), "{ty}: value sizes");
+    ours.iter()
+        .zip(theirs)
+        .map(|(a, b)| (a - b).abs() / (1.0 + b.abs()))
+        .fold(0.0, f64::max)
+}
+
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> f64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        (self.0 >> 11) as f64 / (1u64 << 53) as f64
+    }
+    fn range(&mut self, a: f64, b: f64) -> f64 {
+        a + (b - a) * self.next()
+    }
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() * n as f64) as usize
+    }
+}
+
+fn list(v: &[f64], digits: usize) -> String {
+    v.iter()
+        .map(|x| format!("{x:.digits$}"))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Random keys: increasing, sometimes starting after 0 or ending before 1,
+/// with a repeated key (a jump) when `jumps`.
+fn keys(r: &mut Rng, n: usize, jumps: bool) -> Vec<f64> {
+    let mut k = vec![r.range(-0.1, 0.1).max(0.0)];
+    for _ in 1..n {
+        let last = k[k.len() - 1];
+        let step = if jumps && r.next() < 0.15 {
+            0.0
+        } else {
+            r.range(0.05, 0.5)
+        };
+        k.push(last + step);
+    }
+    let scale = r.range(0.9, 1.1) / k[n - 1].max(1e-9);
+    k.iter().map(|x| (x * scale * 1e4).round() / 1e4).collect()
+}
+
+/// A random scene with `per_type` interpolators of every node type on
+/// which x3dbake and X_ITE are meant to agree.
+fn random_scene(r: &mut Rng, per_type: usize) -> String {
+    let mut s = String::from("<X3D profile='Full' version='4.0'><Scene>\n");
+    for i in 0..per_type {
+        let n = 2 + r.below(6);
+        let k = |r: &mut Rng, jumps| list(&keys(r, n, jumps), 4);
+        let vals = |r: &mut Rng, count: usize| {
+            let v: Vec<f64> = (0..count).map(|_| r.range(-10.0, 10.0)).collect();
+            v
+        };
+        let m = 1 + r.below(3);
+        for (ty, elem, per_key, jumps) in [
+            ("ScalarInterpolator", 1, 1, true),
+            ("PositionInterpolator", 3, 1, true),
+            ("PositionInterpolator2D", 2, 1, true),
+            ("CoordinateInterpolator", 3, m, true),
+            ("CoordinateInterpolator2D", 2, m, true),
+        ] {
+            let kv = vals(r, n * elem * per_key);
+            let _ = writeln!(
+                s,
+                "<{ty} DEF='{ty}_{i}' key='{}' keyValue='{}'/>",
+                k(r, jumps),
+                list(&kv, 4)
+            );
+        }
+        let colors: Vec<f64> = (0..n * 3).map(|_| r.next()).collect();
+        let _ = writeln!(
+            s,
+            "<ColorInterpolator DEF='Color_{i}' key='{}' keyValue='{}'/>",
+            k(r, true),
+            list(&colors, 4)
+        );
+        // Unit normals, no two consecutive ones nearly opposite.
+        let mut normals = Vec::new();
+        let mut prev = glam::DVec3::Z;
+        while normals.len() < n * m * 3 {
+            let v = glam::DVec3::new(r.range(-1.0, 1.0), r.range(-1.0, 1.0), r.range(-1.0, 1.0));
+            if v.length() < 0.2 || v.normalize().dot(prev) < -0.9 {
+                continue;
+            }
+            prev = v.normalize();
+            normals.extend_from_slice(&prev.to_array());
+        }
+        let _ = writeln!(
+            s,
+            "<NormalInterpolator DEF='Normal_{i}' key='{}' keyValue='{}'/>",
+            k(r, true),
+            list(&normals, 8)
+        );
+        let rot = |r: &mut Rng, n: usize| -> Vec<f64> {
+            (0..n)
+                .flat_map(|_| {
+                    [
+                        r.range(-1.0, 1.0),
+                        r.range(-1.0, 1.0),
+                        r.range(-1.0, 1.0),
+                        r.range(-6.0, 6.0),
+                    ]
+                })
+                .collect()
+        };
+        let _ = writeln!(
+            s,
+            "<OrientationInterpolator DEF='Orient_{i}' key='{}' keyValue='{}'/>",
+            k(r, true),
+            list(&rot(r, n), 4)
+        );
+        // Squad: open, or closed with equal ends.
+        let mut q = rot(r, n);
+        let closed = n > 2 && r.next() < 0.5;
+        if closed {
+            let first = q[..4].to_vec();
+            q[(n - 1) * 4..].copy_from_slice(&first);
+        }
+        let _ = writeln!(
+            s,
+            "<SquadOrientationInterpolator DEF='Squad_{i}' closed='{closed}' key='{}' keyValue='{}'/>",
+            k(r, false),
+            list(&q, 4)
+        );
+        for (ty, elem) in [
+            ("SplineScalarInterpolator", 1),
+            ("SplinePositionInterpolator", 3),
+            ("SplinePositionInterpolator2D", 2),
+        ] {
+            let mut kv = vals(r, n * elem);
+            let closed = r.next() < 0.4;
+            if closed {
+                let first = kv[..elem].to_vec();
+                kv[(n - 1) * elem..].copy_from_slice(&first);
+            }
+            let vel = if !closed && r.next() < 0.4 {
+                list(&vals(r, n * elem), 4)
+            } else {
+                String::new()
+            };
+            let _ = writeln!(
+                s,
+                "<{ty} DEF='{ty}_{i}' closed='{closed}' key='{}' keyValue='{}' keyVelocity='{vel}'/>",
+                k(r, false),
+                list(&kv, 4)
+            );
+        }
+        let eio: Vec<f64> = (0..4).map(|_| r.next()).collect();
+        let _ = writeln!(
+            s,
+            "<EaseInEaseOut DEF='Ease_{i}' key='0 1' easeInEaseOut='{}'/>",
+            list(&eio, 4)
+        );
+        let bools: Vec<&str> = (0..n)
+            .map(|_| if r.next() < 0.5 { "true" } else { "false" })
+            .collect();
+        let _ = writeln!(
+            s,
+            "<BooleanSequencer DEF='Bool_{i}' key='{}' keyValue='{}'/>",
+            k(r, true),
+            bools.join(" ")
+        );
+        let ints: Vec<String> = (0..n)
+            .map(|_| (r.below(20) as i32 - 10).to_string())
+            .collect();
+        let _ = writeln!(
+            s,
+            "<IntegerSequencer DEF='Int_{i}' key='{}' keyValue='{}'/>",
+            k(r, true),
+            ints.join(" ")
+        );
+    }
+    s.push_str("</Scene></X3D>\n");
+    s
+}
+
+fn fractions(r: &mut Rng) -> Vec<f64> {
+    let mut f: Vec<f64> = (0..60)
+        .map(|_| (r.range(-0.15, 1.15) * 1e6).round() / 1e6)
+        .collect();
+    f.extend([0.0, 0.25, 0.5, 0.75, 1.0, -1.0, 2.0]);
+    f
+}
+
+#[test]
+fn agrees_with_x_ite_on_random_interpolators_of_every_type() {
+    let Some(dir) = oracle() else {
+        return;
+    };
+    let mut r = Rng(0x5eed_1234_abcd);
+    let text = random_scene(&mut r, 12);
+    let fr = fractions(&mut r);
+    let scene = load(&text);
+    let xite = run_xite(&dir, &text, &fr);
+    let mut checked = std::collections::BTreeMap::<String, usize>::new();
+    let mut worst = 0.0f64;
+    for (def, entry) in xite.as_object().unwrap() {
+        let ty = entry["type"].as_str().unwrap();
+        let no_event: Vec<f64> = entry
+            .get("noEvent")
+            .and_then(|v| v.as_array())
+            .map(|a| a.iter().filter_map(|x| x.as_f64()).collect())
+            .unwrap_or_default();
+        for row in entry["outputs"].as_array().unwrap() {
+            let f = row[0].as_f64().unwrap();
+            if no_event.contains(&f) {
+                continue; // a sequencer whose index did not change sends nothing
+            }
+            if ty == "EaseInEaseOut" && !(0.0..=1.0).contains(&f) {
+                continue; // outside the keys: a deliberate difference, tested below
+            }
+            let (a, b) = (ours(&scene, def, f), theirs_row(row));
+            let d = distance(ty, &a, &b);
+            worst = worst.max(d);
+            assert!(d <= 1e-5, "{def} ({ty}) at {f}: x3dbake {a:?}, X_ITE {b:?}");
+            *checked.entry(ty.to_string()).or_default() += 1;
+        }
+    }
+    eprintln!("X_ITE conformance: {checked:?}, worst difference {worst:.2e}");
+    assert_eq!(
+        checked.len(),
+        15,
+        "every node type was compared: {checked:?}"
+    );
+}
+
+#[test]
+fn deliberate_differences_from_x_ite_are_differences() {
+    let Some(dir) = oracle() else {
+        return;
+    };
+    let text = "<X3D profile='Full' version='4.0'><Scene>
+<EaseInEaseOut DEF='EaseOffsetKeys' key='0.2 0.6' easeInEaseOut='0 0.3 0.3 0'/>
+<SplineScalarInterpolator DEF='Velocity2' key='0 0.3 0.6 1' keyValue='0 1 4 2' keyVelocity='5 -5'/>
+<SplineScalarInterpolator DEF='ClosedUnequalEnds' closed='true' key='0 0.3 0.6 1' keyValue='0 1 4 2'/>
+<SplineScalarInterpolator DEF='NormalizeVelocity' normalizeVelocity='true' key='0 0.3 0.6 1' keyValue='0 1 4 2' keyVelocity='1 2 -1 3'/>
+<NormalInterpolator DEF='NonUnitNormals' key='0 1' keyValue='2 0 0 0 3 0'/>
+</Scene></X3D>";
+    let fr: Vec<f64> = (0..=20).map(|i| i as f64 / 20.0).collect();
+    let scene = load(text);
+    let xite = run_xite(&dir, text, &fr);
+    let rows = |def: &str| -> Vec<(f64, Vec<f64>)> {
+        xite[def]["outputs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| (r[0].as_f64().unwrap(), theirs_row(r)))
+            .collect()
+    };
+    // EaseInEaseOut: X_ITE emits the eased local fraction; x3dbake maps it
+    // back into [key_i, key_i+1] and passes fractions outside the keys.
+    for (f, t) in rows("EaseOffsetKeys") {
+        let o = ours(&scene, "EaseOffsetKeys", f)[0];
+        // The keys are SFFloat: 0.2 and 0.6 as f32.
+        if f > f64::from(0.2f32) && f < f64::from(0.6f32) {
+            assert!(
+                (o - (0.2 + 0.4 * t[0])).abs() < 1e-6,
+                "at {f}: {o} vs {t:?}"
+            );
+        } else {
+            assert!((o - f).abs() < 1e-12);
+            // X_ITE clamps to the segment's ends instead.
+            assert!(t[0] == 0.0 || t[0] == 1.0, "at {f}: {t:?}");
+        }
+    }
+    // The spline cases: X_ITE lands a 2-value keyVelocity on keys 0 and 1,
+    // wraps closed splines with unequal ends, and skips the last key when
+    // normalising. Each must differ somewhere by far more than 1e-5.
+    for def in ["Velocity2", "ClosedUnequalEnds", "NormalizeVelocity"] {
+        let max = rows(def)
+            .iter()
+            .map(|(f, t)| (ours(&scene, def, *f)[0] - t[0]).abs())
+            .fold(0.0, f64::max);
+        assert!(
+            max > 1e-2,
+            "{def}: expected a deliberate difference, max {max}"
+        );
+    }
+    // Normals: x3dbake normalises the inputs, X_ITE does not.
+    for (f, t) in rows("NonUnitNormals") {
+        let o = ours(&scene, "NonUnitNormals", f);
+        assert!((o.iter().map(|x| x * x).sum::<f64>() - 1.0).abs() < 1e-9);
+        if f == 0.0 {
+            assert!((t[0] - 2.0).abs() < 1e-6, "X_ITE keeps the length: {t:?}");
+        }
+    }
+}
