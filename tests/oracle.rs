@@ -6,8 +6,11 @@
 //! Runs when X3DBAKE_XITE names the oracle folder with its node_modules
 //! installed (.ci/run sets it up); skipped with a note otherwise.
 
+mod util;
+
 use std::fmt::Write as _;
 use std::path::PathBuf;
+use util::Rng;
 use x3dbake::anim::{InterpOptions, NodeFn, node_function};
 use x3dbake::diag::Diagnostics;
 use x3dbake::interp::rotation;
@@ -104,22 +107,6 @@ fn distance(ty: &str, ours: &[f64], theirs: &[f64]) -> f64 {
         .fold(0.0, f64::max)
 }
 
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> f64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        (self.0 >> 11) as f64 / (1u64 << 53) as f64
-    }
-    fn range(&mut self, a: f64, b: f64) -> f64 {
-        a + (b - a) * self.next()
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() * n as f64) as usize
-    }
-}
-
 fn list(v: &[f64], digits: usize) -> String {
     v.iter()
         .map(|x| format!("{x:.digits$}"))
@@ -133,7 +120,7 @@ fn keys(r: &mut Rng, n: usize, jumps: bool) -> Vec<f64> {
     let mut k = vec![r.range(-0.1, 0.1).max(0.0)];
     for _ in 1..n {
         let last = k[k.len() - 1];
-        let step = if jumps && r.next() < 0.15 {
+        let step = if jumps && r.unit() < 0.15 {
             0.0
         } else {
             r.range(0.05, 0.5)
@@ -171,7 +158,7 @@ fn random_scene(r: &mut Rng, per_type: usize) -> String {
                 list(&kv, 4)
             );
         }
-        let colors: Vec<f64> = (0..n * 3).map(|_| r.next()).collect();
+        let colors: Vec<f64> = (0..n * 3).map(|_| r.unit()).collect();
         let _ = writeln!(
             s,
             "<ColorInterpolator DEF='Color_{i}' key='{}' keyValue='{}'/>",
@@ -215,7 +202,7 @@ fn random_scene(r: &mut Rng, per_type: usize) -> String {
         );
         // Squad: open, or closed with equal ends.
         let mut q = rot(r, n);
-        let closed = n > 2 && r.next() < 0.5;
+        let closed = n > 2 && r.unit() < 0.5;
         if closed {
             let first = q[..4].to_vec();
             q[(n - 1) * 4..].copy_from_slice(&first);
@@ -232,12 +219,12 @@ fn random_scene(r: &mut Rng, per_type: usize) -> String {
             ("SplinePositionInterpolator2D", 2),
         ] {
             let mut kv = vals(r, n * elem);
-            let closed = r.next() < 0.4;
+            let closed = r.unit() < 0.4;
             if closed {
                 let first = kv[..elem].to_vec();
                 kv[(n - 1) * elem..].copy_from_slice(&first);
             }
-            let vel = if !closed && r.next() < 0.4 {
+            let vel = if !closed && r.unit() < 0.4 {
                 list(&vals(r, n * elem), 4)
             } else {
                 String::new()
@@ -249,14 +236,14 @@ fn random_scene(r: &mut Rng, per_type: usize) -> String {
                 list(&kv, 4)
             );
         }
-        let eio: Vec<f64> = (0..4).map(|_| r.next()).collect();
+        let eio: Vec<f64> = (0..4).map(|_| r.unit()).collect();
         let _ = writeln!(
             s,
             "<EaseInEaseOut DEF='Ease_{i}' key='0 1' easeInEaseOut='{}'/>",
             list(&eio, 4)
         );
         let bools: Vec<&str> = (0..n)
-            .map(|_| if r.next() < 0.5 { "true" } else { "false" })
+            .map(|_| if r.unit() < 0.5 { "true" } else { "false" })
             .collect();
         let _ = writeln!(
             s,

@@ -223,6 +223,13 @@ impl<'s, 'd> Reader<'s, 'd> {
         attrs.iter().find(|a| a.key == key)
     }
 
+    /// An optional attribute's text, empty when absent.
+    fn text(attrs: &[Attr<'_>], key: &str) -> String {
+        Self::get(attrs, key)
+            .map(|a| a.value.to_string())
+            .unwrap_or_default()
+    }
+
     /// Handles one element and returns the frame for its content.
     fn element(&mut self, name: &str, span: Span, attrs: &[Attr<'_>]) -> Frame {
         match (name, self.parent()) {
@@ -236,31 +243,26 @@ impl<'s, 'd> Reader<'s, 'd> {
             ("head", Some(Frame::X3d)) => Frame::Head,
             ("Scene", Some(Frame::X3d)) => Frame::Scene,
             ("component", Some(Frame::Head)) => {
-                let n = Self::get(attrs, "name")
-                    .map(|a| a.value.to_string())
-                    .unwrap_or_default();
+                let n = Self::text(attrs, "name");
                 let level = Self::get(attrs, "level").and_then(|a| a.value.trim().parse().ok());
                 self.b.header_mut().components.push((n, level.unwrap_or(1)));
                 Frame::Ignore
             }
             ("unit", Some(Frame::Head)) => {
-                let get = |k| {
-                    Self::get(attrs, k)
-                        .map(|a| a.value.to_string())
-                        .unwrap_or_default()
-                };
-                let factor = get("conversionFactor").trim().parse().unwrap_or(1.0);
-                let unit = (get("category"), get("name"), factor);
+                let factor = Self::text(attrs, "conversionFactor")
+                    .trim()
+                    .parse()
+                    .unwrap_or(1.0);
+                let unit = (
+                    Self::text(attrs, "category"),
+                    Self::text(attrs, "name"),
+                    factor,
+                );
                 self.b.header_mut().units.push(unit);
                 Frame::Ignore
             }
             ("meta", Some(Frame::Head)) => {
-                let get = |k| {
-                    Self::get(attrs, k)
-                        .map(|a| a.value.to_string())
-                        .unwrap_or_default()
-                };
-                let meta = (get("name"), get("content"));
+                let meta = (Self::text(attrs, "name"), Self::text(attrs, "content"));
                 self.b.header_mut().meta.push(meta);
                 Frame::Ignore
             }

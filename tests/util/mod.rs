@@ -48,3 +48,50 @@ pub fn fixtures(dir: &str, ext: &str) -> Vec<PathBuf> {
     v.sort();
     v
 }
+
+/// A small deterministic generator (xorshift), so that randomised tests run
+/// the same inputs every time.
+pub struct Rng(pub u64);
+
+impl Rng {
+    /// Uniform in [0, 1).
+    pub fn unit(&mut self) -> f64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        (self.0 >> 11) as f64 / (1u64 << 53) as f64
+    }
+    pub fn range(&mut self, a: f64, b: f64) -> f64 {
+        a + (b - a) * self.unit()
+    }
+    pub fn below(&mut self, n: usize) -> usize {
+        (self.unit() * n as f64) as usize
+    }
+    /// n keys from 0 to 1, intervals non-uniform (ratios up to 1:4).
+    pub fn keys(&mut self, n: usize) -> Vec<f64> {
+        let mut k = vec![0.0];
+        for _ in 1..n {
+            let last = k[k.len() - 1];
+            k.push(last + self.range(0.5, 2.0));
+        }
+        let total = k[n - 1];
+        k.iter_mut().for_each(|x| *x /= total);
+        k
+    }
+    pub fn values(&mut self, n: usize) -> Vec<f64> {
+        (0..n).map(|_| self.range(-5.0, 5.0)).collect()
+    }
+    /// n random axis-angle rotations (axis not normalised).
+    pub fn rotations(&mut self, n: usize) -> Vec<f64> {
+        (0..n)
+            .flat_map(|_| {
+                [
+                    self.range(-1.0, 1.0),
+                    self.range(-1.0, 1.0),
+                    self.range(-1.0, 1.0),
+                    self.range(-7.0, 7.0),
+                ]
+            })
+            .collect()
+    }
+}
