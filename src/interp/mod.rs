@@ -423,6 +423,3 @@ impl Exact {
         }
     }
 }
-
-#[cfg(test)]
-mod tests;
