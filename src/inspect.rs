@@ -1,7 +1,42 @@
 //! `x3dbake inspect`: a plain-text account of what a scene animates.
 
+use crate::anim::{InterpOptions, NodeFn, node_function};
+use crate::diag::Diagnostics;
+use crate::interp::Exact;
 use crate::scene::{NodeClass, NodeId, Scene};
 use std::fmt::Write as _;
+
+/// How an interpolator node can be written: its exact form, or sampled.
+fn form(scene: &Scene, id: NodeId) -> &'static str {
+    match node_function(scene, id, InterpOptions::default()) {
+        Some((NodeFn::Value(it), _)) if !it.produces() => "no keys: sends nothing",
+        Some((NodeFn::Value(it), _)) => match it.exact() {
+            Some(Exact::Linear { .. }) => "exact: linear",
+            Some(Exact::Slerp { .. }) => "exact: slerp",
+            Some(Exact::Hermite { .. }) => "exact: hermite",
+            Some(Exact::Step { .. }) => "exact: step",
+            None => "sampled",
+        },
+        Some((NodeFn::Fraction(_), _)) => "modifies fractions: chains through it are sampled",
+        None => "",
+    }
+}
+
+/// Warnings about interpolator keys and values (NOTES.md's undefined cases),
+/// at the node that has them.
+pub fn check_interpolators(scene: &Scene, diags: &mut Diagnostics) {
+    for id in ids(scene) {
+        if let Some((_, warnings)) = node_function(scene, id, InterpOptions::default()) {
+            let span = scene
+                .value_span(id, "keyValue")
+                .or(Some(scene.node(id).span));
+            for w in warnings {
+                let name = scene.display_name(id);
+                diags.warning(format!("{} {name}: {w}", scene.node(id).type_name), span);
+            }
+        }
+    }
+}
 
 /// Node types that produce a fraction or a value over time.
 fn is_clock(type_name: &str) -> bool {
@@ -56,11 +91,12 @@ pub fn report(scene: &Scene) -> String {
     let _ = writeln!(out, "interpolators: {}", interps.len());
     for id in interps {
         let keys = scene.value(id, "key").map(|v| v.len()).unwrap_or(0);
+        let ty = &scene.node(id).type_name;
         let _ = writeln!(
             out,
-            "  {} {} keys {keys}",
-            scene.node(id).type_name,
-            label(id)
+            "  {ty} {} keys {keys} ({})",
+            label(id),
+            form(scene, id)
         );
     }
 

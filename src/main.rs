@@ -53,6 +53,9 @@ fn inspect(path: &str, quiet: bool) -> ExitCode {
     } else {
         x3dbake::load(&sources, file, &mut diags)
     };
+    if !diags.has_errors() {
+        x3dbake::inspect::check_interpolators(&scene, &mut diags);
+    }
     for d in &diags.list {
         if d.severity == x3dbake::diag::Severity::Error || !quiet {
             eprint!("{}", d.render(&sources));

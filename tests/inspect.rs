@@ -71,3 +71,25 @@ fn warnings_have_locations_and_quiet_hides_them() {
     let quiet = util::run(&["inspect", "--quiet", &path]);
     assert!(quiet.stderr.is_empty());
 }
+
+#[test]
+fn interpolator_key_problems_are_warnings_at_the_keyvalue() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("k.x3d");
+    std::fs::write(
+        &p,
+        "<X3D><Scene>\n<ScalarInterpolator DEF='S' key='0 0.5 1' keyValue='0 1'/>\n</Scene></X3D>\n",
+    )
+    .unwrap();
+    let path = p.to_string_lossy().into_owned();
+    let out = util::run(&["inspect", &path]);
+    assert_eq!(out.status.code(), Some(0));
+    let err = util::stderr(&out);
+    assert!(
+        err.contains(&format!(
+            "{path}:2:53: warning: ScalarInterpolator S: keyValue has 2 values for 3 keys: padded with its last value"
+        )),
+        "{err}"
+    );
+    assert!(util::stdout(&out).contains("ScalarInterpolator S keys 3 (exact: linear)"));
+}
