@@ -1,5 +1,7 @@
 //! `x3dbake inspect`: a plain-text account of what a scene animates.
 
+use crate::anim::clip::Clip;
+use crate::anim::keyframes::Interpolation;
 use crate::anim::{InterpOptions, NodeFn, node_function};
 use crate::diag::Diagnostics;
 use crate::interp::Exact;
@@ -54,7 +56,7 @@ pub fn is_interpolator(type_name: &str) -> bool {
 }
 
 /// The report, one section a kind of thing.
-pub fn report(scene: &Scene) -> String {
+pub fn report(scene: &Scene, clips: &[Clip]) -> String {
     let mut out = String::new();
     let label = |id: NodeId| scene.display_name(id);
     let known = |id: NodeId| matches!(scene.node(id).class, NodeClass::Known(_));
@@ -113,30 +115,61 @@ pub fn report(scene: &Scene) -> String {
         );
     }
 
-    let mut targets: Vec<(String, String)> = Vec::new();
-    for r in &scene.routes {
-        if is_interpolator(&scene.node(r.from).type_name)
-            && !is_interpolator(&scene.node(r.to).type_name)
-        {
-            targets.push((label(r.to), r.to_field.clone()));
-        }
-    }
-    for id in ids(scene).filter(|&id| scene.node(id).type_name == "Link" && known(id)) {
-        let s = |f: &str| {
-            scene
-                .value(id, f)
-                .and_then(|v| v.strings().first().cloned())
-                .unwrap_or_default()
-        };
-        targets.push((s("TO_NODE"), s("TO_FIELD")));
-    }
+    let mut targets: Vec<(String, String)> = clips
+        .iter()
+        .flat_map(|c| &c.tracks)
+        .map(|t| (label(t.target), t.field.clone()))
+        .collect();
     targets.sort();
     targets.dedup();
     let _ = writeln!(out, "animated targets: {}", targets.len());
     for (node, field) in targets {
         let _ = writeln!(out, "  {node}.{field}");
     }
+    clips_section(&mut out, scene, clips);
     out
+}
+
+fn clips_section(out: &mut String, scene: &Scene, clips: &[Clip]) {
+    let _ = writeln!(out, "clips: {}", clips.len());
+    for clip in clips {
+        let clock = &scene.node(clip.clock_node).type_name;
+        let _ = writeln!(
+            out,
+            "  {} ({clock}) duration {}s loop {}, {} tracks",
+            clip.name,
+            clip.duration(),
+            clip.looping(),
+            clip.tracks.len()
+        );
+        for t in &clip.tracks {
+            let via: String = t
+                .modifiers
+                .iter()
+                .map(|&m| format!(" via {}", scene.display_name(m)))
+                .collect();
+            let form = match (clip.exact_keyframes(t), t.sampled_because(scene)) {
+                (Some(k), _) => {
+                    let kind = match k.interpolation {
+                        Interpolation::Linear => "linear",
+                        Interpolation::Slerp => "slerp",
+                        Interpolation::Step => "step",
+                        Interpolation::Cubic => "cubic",
+                    };
+                    format!("exact {kind}, {} keyframes", k.len())
+                }
+                (None, Some(why)) => format!("sampled ({why})"),
+                (None, None) => "sampled".to_string(),
+            };
+            let _ = writeln!(
+                out,
+                "    {}.{} <- {}{via}: {form}",
+                scene.display_name(t.target),
+                t.field,
+                scene.display_name(t.source)
+            );
+        }
+    }
 }
 
 fn ids(scene: &Scene) -> impl Iterator<Item = NodeId> + '_ {

@@ -53,8 +53,10 @@ fn inspect(path: &str, quiet: bool) -> ExitCode {
     } else {
         x3dbake::load(&sources, file, &mut diags)
     };
+    let mut clips = Vec::new();
     if !diags.has_errors() {
         x3dbake::inspect::check_interpolators(&scene, &mut diags);
+        clips = x3dbake::anim::clip::clips(&scene, Default::default(), &mut diags);
     }
     for d in &diags.list {
         if d.severity == x3dbake::diag::Severity::Error || !quiet {
@@ -64,7 +66,7 @@ fn inspect(path: &str, quiet: bool) -> ExitCode {
     if diags.has_errors() {
         return ExitCode::from(INVALID_INPUT);
     }
-    print!("{}", x3dbake::inspect::report(&scene));
+    print!("{}", x3dbake::inspect::report(&scene, &clips));
     let warnings = diags.warnings().count();
     println!("warnings: {warnings}");
     ExitCode::SUCCESS

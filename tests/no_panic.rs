@@ -14,7 +14,8 @@ fn read(bytes: Vec<u8>) {
     let file = x3dbake::add_file(&mut sources, "m.x3d", bytes, &mut diags);
     if !diags.has_errors() {
         let scene = x3dbake::load(&sources, file, &mut diags);
-        let _ = x3dbake::inspect::report(&scene);
+        let clips = x3dbake::anim::clip::clips(&scene, Default::default(), &mut diags);
+        let _ = x3dbake::inspect::report(&scene, &clips);
     }
     for d in &diags.list {
         let _ = d.render(&sources);

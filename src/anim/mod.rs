@@ -1,6 +1,10 @@
 //! From the scene to animation: the functions that interpolator nodes
 //! compute. (Routing and clips build on this.)
 
+pub mod clip;
+pub mod clock;
+pub mod keyframes;
+
 use crate::interp::{Ease, Interpolator, KeyWarning, Kind, Spec, TangentRule};
 use crate::scene::value::Data;
 use crate::scene::{NodeId, Scene};

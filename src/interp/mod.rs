@@ -379,6 +379,72 @@ fn slerp_vec(a: DVec3, b: DVec3, t: f64) -> DVec3 {
 }
 
 impl Exact {
+    /// The keys of the description.
+    pub fn keys(&self) -> &[f64] {
+        match self {
+            Exact::Linear { keys, .. }
+            | Exact::Slerp { keys, .. }
+            | Exact::Step { keys, .. }
+            | Exact::Hermite { keys, .. } => keys,
+        }
+    }
+
+    /// The values of the description, `width` numbers a key.
+    pub fn values(&self) -> &[f64] {
+        match self {
+            Exact::Linear { values, .. }
+            | Exact::Slerp { values, .. }
+            | Exact::Step { values, .. }
+            | Exact::Hermite { values, .. } => values,
+        }
+    }
+
+    /// Numbers a key.
+    pub fn width(&self) -> usize {
+        self.values().len() / self.keys().len().max(1)
+    }
+
+    /// For Hermite curves, the derivative per unit fraction at `f`, from the
+    /// left (`left` true) or from the right; zero outside the keys. Other
+    /// kinds of description give `None`.
+    pub fn derivative(&self, f: f64, left: bool) -> Option<Vec<f64>> {
+        let Exact::Hermite {
+            keys,
+            values,
+            inc,
+            out,
+        } = self
+        else {
+            return None;
+        };
+        let w = self.width();
+        let n = keys.len();
+        // The segment [k_{j-1}, k_j] that f is in, from the chosen side.
+        let j = if left {
+            keys.partition_point(|&k| k < f)
+        } else {
+            keys.partition_point(|&k| k <= f)
+        };
+        if j == 0 || j >= n || keys[j] <= keys[j - 1] {
+            return Some(vec![0.0; w]);
+        }
+        let i = j - 1;
+        let dt = keys[j] - keys[i];
+        let s = (f - keys[i]) / dt;
+        let d = spline::hermite_basis_derivative(s);
+        Some(
+            (0..w)
+                .map(|c| {
+                    (d[0] * values[i * w + c]
+                        + d[1] * values[j * w + c]
+                        + d[2] * out[i * w + c]
+                        + d[3] * inc[j * w + c])
+                        / dt
+                })
+                .collect(),
+        )
+    }
+
     /// Evaluates the exact description at fraction `f` the way a keyframe
     /// player does (glTF LINEAR, CUBICSPLINE and STEP).
     pub fn eval(&self, f: f64, out: &mut Vec<f64>) {

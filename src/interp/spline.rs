@@ -147,6 +147,17 @@ pub fn hermite_basis(s: f64) -> [f64; 4] {
     ]
 }
 
+/// The derivatives of the Hermite basis with respect to s.
+pub fn hermite_basis_derivative(s: f64) -> [f64; 4] {
+    let s2 = s * s;
+    [
+        6.0 * s2 - 6.0 * s,
+        -6.0 * s2 + 6.0 * s,
+        3.0 * s2 - 4.0 * s + 1.0,
+        3.0 * s2 - 2.0 * s,
+    ]
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -160,6 +171,18 @@ mod tests {
             closed,
             normalize_velocity: false,
             rule: TangentRule::AsWritten,
+        }
+    }
+
+    #[test]
+    fn basis_derivative_matches_differences() {
+        for i in 0..=10 {
+            let s = i as f64 / 10.0;
+            let (a, b) = (hermite_basis(s - 1e-6), hermite_basis(s + 1e-6));
+            let d = hermite_basis_derivative(s);
+            for c in 0..4 {
+                assert!(((b[c] - a[c]) / 2e-6 - d[c]).abs() < 1e-6);
+            }
         }
     }
 

@@ -1,0 +1,618 @@
+//! Clips and tracks: from a scene's ROUTEs (and project three Links) to the
+//! animated fields of each clock.
+
+use super::clock::{Clock, FractionMap};
+use super::keyframes::{Interpolation, Keyframes};
+use super::{InterpOptions, NodeFn, node_function};
+use crate::diag::{Diagnostic, Diagnostics};
+use crate::interp::{Ease, Exact, Interpolator, Kind, TangentRule};
+use crate::scene::{Dir, FieldType, NodeId, Route, Scene};
+use crate::source::Span;
+use std::collections::HashMap;
+use std::sync::Arc;
+
+/// A fraction modifier between a clock and an interpolator.
+#[derive(Clone, Debug)]
+enum Modifier {
+    Ease(Ease),
+    /// A scalar interpolator whose value is routed into set_fraction.
+    Scalar(Arc<Interpolator>),
+}
+
+/// One animated field of a clip.
+#[derive(Clone, Debug)]
+pub struct Track {
+    pub target: NodeId,
+    /// The target field's catalogue name.
+    pub field: String,
+    pub ty: Option<FieldType>,
+    /// The interpolator or sequencer whose value the field gets.
+    pub source: NodeId,
+    /// Fraction modifiers from the clock to the source, in order.
+    pub modifiers: Vec<NodeId>,
+    /// The ROUTE (or Link) that writes the field.
+    pub span: Span,
+    func: Arc<Interpolator>,
+    mods: Vec<Modifier>,
+}
+
+impl Track {
+    /// The value for a clock fraction `f`, through the modifiers.
+    pub fn eval_fraction(&self, f: f64, out: &mut Vec<f64>) {
+        let f = self.mods.iter().fold(f, |f, m| match m {
+            Modifier::Ease(e) => e.modify(f),
+            Modifier::Scalar(it) => {
+                let mut v = Vec::with_capacity(1);
+                it.eval(f, &mut v);
+                v.first().copied().unwrap_or(f)
+            }
+        });
+        self.func.eval(f, out);
+    }
+
+    /// The exact curve in fraction space, when the chain has one: no
+    /// modifiers, and an interpolator that is linear, slerp, Hermite or steps.
+    pub fn exact(&self) -> Option<Exact> {
+        if self.mods.is_empty() {
+            self.func.exact()
+        } else {
+            None
+        }
+    }
+
+    /// Why the track must be sampled, or `None` when it is exact.
+    pub fn sampled_because(&self, scene: &Scene) -> Option<String> {
+        if let Some(&m) = self.modifiers.first() {
+            return Some(format!("{} in the chain", scene.node(m).type_name));
+        }
+        match self.func.kind() {
+            Kind::Color => Some("HSV colour".into()),
+            Kind::Normal => Some("normals on the sphere".into()),
+            Kind::Squad => Some("squad".into()),
+            _ => None,
+        }
+    }
+
+    pub fn interpolator(&self) -> &Interpolator {
+        &self.func
+    }
+
+    /// How sampled keyframes of this track are interpolated.
+    pub fn sample_interpolation(&self) -> Interpolation {
+        match self.func.kind() {
+            Kind::Orientation | Kind::Squad => Interpolation::Slerp,
+            Kind::Step => Interpolation::Step,
+            _ => Interpolation::Linear,
+        }
+    }
+}
+
+/// The animation one clock drives.
+#[derive(Clone, Debug)]
+pub struct Clip {
+    /// The clock's DEF name, or a generated one (`TimeSensor_2`).
+    pub name: String,
+    pub clock_node: NodeId,
+    pub clock: Clock,
+    pub map: FractionMap,
+    /// Where the clip starts in world time (non-periodic Timers).
+    pub world_start: f64,
+    pub tracks: Vec<Track>,
+}
+
+impl Clip {
+    pub fn duration(&self) -> f64 {
+        self.map.duration()
+    }
+
+    pub fn looping(&self) -> bool {
+        self.clock.looping()
+    }
+
+    /// A track's value at clip time `t`.
+    pub fn eval(&self, track: &Track, t: f64, out: &mut Vec<f64>) {
+        track.eval_fraction(self.map.fraction(t), out);
+    }
+
+    /// A track's value at world time `t`, as the whole scene plays: false
+    /// (and nothing written) while the clock has sent no fraction yet, when
+    /// the target keeps its own value.
+    pub fn world_eval(&self, track: &Track, t: f64, out: &mut Vec<f64>) -> bool {
+        out.clear();
+        match self.clock.world_fraction(t) {
+            Some(f) => {
+                track.eval_fraction(f, out);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// The exact keyframes of a track, when it has them.
+    pub fn exact_keyframes(&self, track: &Track) -> Option<Keyframes> {
+        track.exact().map(|e| Keyframes::exact(&e, &self.map))
+    }
+
+    /// A track sampled at `rate` per second.
+    pub fn sampled_keyframes(&self, track: &Track, rate: f64) -> Keyframes {
+        let width = track.func.width();
+        Keyframes::sample(
+            &self.map,
+            rate,
+            width,
+            track.sample_interpolation(),
+            |f, out| track.eval_fraction(f, out),
+        )
+    }
+}
+
+/// Options for building clips.
+#[derive(Clone, Copy, Debug)]
+pub struct ClipOptions {
+    /// Cycles in each clip (at least 1).
+    pub cycles: u32,
+    pub rule: TangentRule,
+}
+
+impl Default for ClipOptions {
+    fn default() -> Self {
+        ClipOptions {
+            cycles: 1,
+            rule: TangentRule::AsWritten,
+        }
+    }
+}
+
+fn is_chain_node(scene: &Scene, id: NodeId) -> bool {
+    scene
+        .known(id)
+        .is_some_and(|d| d.name == "EaseInEaseOut" || Kind::of_node(&d.name).is_some())
+}
+
+fn type_of(scene: &Scene, id: NodeId) -> &str {
+    scene.known(id).map_or("", |d| d.name.as_str())
+}
+
+struct Builder<'a> {
+    scene: &'a Scene,
+    opts: ClipOptions,
+    diags: &'a mut Diagnostics,
+    funcs: HashMap<(NodeId, bool), Arc<Interpolator>>,
+    /// Routes that some track follows.
+    used: Vec<bool>,
+}
+
+impl Builder<'_> {
+    fn func(&mut self, id: NodeId, periodic: bool) -> Option<NodeFn> {
+        node_function(
+            self.scene,
+            id,
+            InterpOptions {
+                rule: self.opts.rule,
+                periodic,
+            },
+        )
+        .map(|(f, _)| f)
+    }
+
+    fn interpolator(&mut self, id: NodeId, periodic: bool) -> Option<Arc<Interpolator>> {
+        if let Some(f) = self.funcs.get(&(id, periodic)) {
+            return Some(f.clone());
+        }
+        match self.func(id, periodic)? {
+            NodeFn::Value(it) => {
+                let it = Arc::new(it);
+                self.funcs.insert((id, periodic), it.clone());
+                Some(it)
+            }
+            NodeFn::Fraction(_) => None,
+        }
+    }
+
+    fn modifier(&mut self, id: NodeId, periodic: bool) -> Option<Modifier> {
+        match self.func(id, periodic)? {
+            NodeFn::Fraction(e) => Some(Modifier::Ease(e)),
+            NodeFn::Value(_) => self.interpolator(id, periodic).map(Modifier::Scalar),
+        }
+    }
+
+    fn routes_from(&self, node: NodeId, field: &str) -> Vec<usize> {
+        (0..self.scene.routes.len())
+            .filter(|&i| {
+                let r = &self.scene.routes[i];
+                r.from == node && r.from_field == field
+            })
+            .collect()
+    }
+
+    /// Follows the fraction out of `node.field` through modifiers to
+    /// interpolators and their targets.
+    fn walk(
+        &mut self,
+        node: NodeId,
+        field: &str,
+        chain: &[NodeId],
+        path: &mut Vec<usize>,
+        tracks: &mut Vec<Track>,
+        periodic: bool,
+    ) {
+        for ri in self.routes_from(node, field) {
+            if path.contains(&ri) {
+                self.cycle(path, ri);
+                continue;
+            }
+            let r = self.scene.routes[ri].clone();
+            path.push(ri);
+            if r.to_field == "set_fraction" && is_chain_node(self.scene, r.to) {
+                self.used[ri] = true;
+                if type_of(self.scene, r.to) == "EaseInEaseOut" {
+                    let next: Vec<NodeId> = chain.iter().copied().chain([r.to]).collect();
+                    self.walk(
+                        r.to,
+                        "modifiedFraction_changed",
+                        &next,
+                        path,
+                        tracks,
+                        periodic,
+                    );
+                } else {
+                    self.interpolator_targets(r.to, chain, path, tracks, periodic);
+                }
+            } else if chain.is_empty() && r.ty == Some(FieldType::SFFloat) {
+                // A clock's fraction straight into a float field: baked as the
+                // fraction itself, and said.
+                self.used[ri] = true;
+                self.diags.warning(
+                    format!(
+                        "the fraction of `{}` is routed into `{}.{}`, which is not a fraction: baked as the raw fraction",
+                        self.scene.display_name(node),
+                        self.scene.display_name(r.to),
+                        r.to_field
+                    ),
+                    Some(r.span),
+                );
+                let identity = Arc::new(identity());
+                tracks.push(self.track(&r, node, chain, identity, periodic));
+            }
+            path.pop();
+        }
+    }
+
+    /// An interpolator reached by a fraction: its value's targets become
+    /// tracks; routes on into another set_fraction make it a modifier.
+    fn interpolator_targets(
+        &mut self,
+        interp: NodeId,
+        chain: &[NodeId],
+        path: &mut Vec<usize>,
+        tracks: &mut Vec<Track>,
+        periodic: bool,
+    ) {
+        let Some(func) = self.interpolator(interp, periodic) else {
+            return;
+        };
+        for ri in self.routes_from(interp, "value_changed") {
+            if path.contains(&ri) {
+                self.cycle(path, ri);
+                continue;
+            }
+            let r = self.scene.routes[ri].clone();
+            if r.to_field == "set_fraction" && is_chain_node(self.scene, r.to) {
+                // This interpolator modifies the fraction for the next one.
+                let next: Vec<NodeId> = chain.iter().copied().chain([interp]).collect();
+                self.used[ri] = true;
+                path.push(ri);
+                if type_of(self.scene, r.to) == "EaseInEaseOut" {
+                    let after: Vec<NodeId> = next.iter().copied().chain([r.to]).collect();
+                    self.walk(
+                        r.to,
+                        "modifiedFraction_changed",
+                        &after,
+                        path,
+                        tracks,
+                        periodic,
+                    );
+                } else {
+                    self.interpolator_targets(r.to, &next, path, tracks, periodic);
+                }
+                path.pop();
+                continue;
+            }
+            self.used[ri] = true;
+            tracks.push(self.track(&r, interp, chain, func.clone(), periodic));
+        }
+    }
+
+    fn track(
+        &mut self,
+        r: &Route,
+        source: NodeId,
+        chain: &[NodeId],
+        func: Arc<Interpolator>,
+        periodic: bool,
+    ) -> Track {
+        let mods = chain
+            .iter()
+            .filter_map(|&m| self.modifier(m, periodic))
+            .collect();
+        Track {
+            target: r.to,
+            field: r.to_field.clone(),
+            ty: r.ty,
+            source,
+            modifiers: chain.to_vec(),
+            span: r.span,
+            func,
+            mods,
+        }
+    }
+
+    fn cycle(&mut self, path: &[usize], closing: usize) {
+        let scene = self.scene;
+        let start = path.iter().position(|&p| p == closing).unwrap_or(0);
+        let mut d = Diagnostic::error(
+            "routing cycle: these ROUTEs feed each other's fractions and cannot be baked",
+            Some(scene.routes[closing].span),
+        );
+        for &ri in &path[start..] {
+            let r = &scene.routes[ri];
+            d = d.with_note(format!(
+                "ROUTE {}.{} TO {}.{}",
+                scene.display_name(r.from),
+                r.from_field,
+                scene.display_name(r.to),
+                r.to_field
+            ));
+        }
+        self.diags.push(d);
+    }
+}
+
+/// fraction → fraction, for a fraction routed straight into a float field.
+fn identity() -> Interpolator {
+    let spec = crate::interp::Spec {
+        kind: Kind::Linear,
+        keys: &[0.0, 1.0],
+        key_value: &[0.0, 1.0],
+        elem: 1,
+        multiple: false,
+        key_velocity: &[],
+        closed: false,
+        normalize_velocity: false,
+        rule: TangentRule::AsWritten,
+    };
+    Interpolator::new(&spec, &mut Vec::new())
+}
+
+fn number(scene: &Scene, id: NodeId, field: &str) -> f64 {
+    scene.value(id, field).map_or(0.0, |v| v.as_f64())
+}
+
+fn flag(scene: &Scene, id: NodeId, field: &str) -> bool {
+    scene.value(id, field).is_some_and(|v| v.as_bool())
+}
+
+/// A clock node's fields.
+pub fn clock_of(scene: &Scene, id: NodeId) -> Option<Clock> {
+    match type_of(scene, id) {
+        "TimeSensor" => Some(Clock::TimeSensor {
+            cycle_interval: number(scene, id, "cycleInterval"),
+            looping: flag(scene, id, "loop"),
+            enabled: flag(scene, id, "enabled"),
+            start_time: number(scene, id, "startTime"),
+            stop_time: number(scene, id, "stopTime"),
+            pause_time: number(scene, id, "pauseTime"),
+            resume_time: number(scene, id, "resumeTime"),
+        }),
+        "Timer" => Some(Clock::Timer {
+            period: number(scene, id, "period"),
+            shift: number(scene, id, "shift"),
+        }),
+        _ => None,
+    }
+}
+
+/// Every clip of a scene: one per clock that drives at least one field.
+/// Problems (cycles, unbakeable routes, conflicts) go to `diags`.
+pub fn clips(scene: &Scene, opts: ClipOptions, diags: &mut Diagnostics) -> Vec<Clip> {
+    let mut b = Builder {
+        scene,
+        opts,
+        diags,
+        funcs: HashMap::new(),
+        used: vec![false; scene.routes.len()],
+    };
+    let mut clips = Vec::new();
+    let mut ordinal: HashMap<&str, usize> = HashMap::new();
+    for i in 0..scene.nodes.len() {
+        let id = NodeId(i as u32);
+        let Some(clock) = clock_of(scene, id) else {
+            continue;
+        };
+        let ty = type_of(scene, id);
+        let n = ordinal.entry(ty).or_insert(0);
+        *n += 1;
+        let name = scene
+            .node(id)
+            .def
+            .clone()
+            .unwrap_or_else(|| format!("{ty}_{n}"));
+        let periodic = clock.looping();
+        let mut tracks = Vec::new();
+        if ty == "TimeSensor" {
+            b.walk(
+                id,
+                "fraction_changed",
+                &[],
+                &mut Vec::new(),
+                &mut tracks,
+                periodic,
+            );
+        } else {
+            link_tracks(&mut b, id, &mut tracks, periodic);
+        }
+        if tracks.is_empty() {
+            continue;
+        }
+        let key_range = tracks
+            .iter()
+            .filter_map(|t| Some((*t.func.keys().first()?, *t.func.keys().last()?)))
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), (a, z)| {
+                (lo.min(a), hi.max(z))
+            });
+        let Some(map) = clock.clip(opts.cycles.max(1), key_range) else {
+            let what = if ty == "Timer" {
+                "period is 0"
+            } else {
+                "cycleInterval is not positive"
+            };
+            b.diags.error(
+                format!("{ty} `{name}`: its {what}, so it drives no clip"),
+                Some(scene.node(id).span),
+            );
+            continue;
+        };
+        let world_start = clock.clip_start(key_range);
+        clips.push(Clip {
+            name,
+            clock_node: id,
+            clock,
+            map,
+            world_start,
+            tracks,
+        });
+    }
+    report_unbaked_routes(&mut b, &clips);
+    report_conflicts(b.diags, scene, &clips);
+    clips
+}
+
+/// Links of project three that name this Timer.
+fn link_tracks(b: &mut Builder<'_>, timer: NodeId, tracks: &mut Vec<Track>, periodic: bool) {
+    let scene = b.scene;
+    for i in 0..scene.nodes.len() {
+        let link = NodeId(i as u32);
+        if type_of(scene, link) != "Link" {
+            continue;
+        }
+        let text = |f: &str| {
+            scene
+                .value(link, f)
+                .and_then(|v| v.strings().first().cloned())
+                .unwrap_or_default()
+        };
+        let span = scene.node(link).span;
+        let named = |n: &str| scene.def(n);
+        if named(&text("TIMER")) != Some(timer) {
+            continue;
+        }
+        let (interp_name, node_name, field) =
+            (text("INTERPOLATOR"), text("TO_NODE"), text("TO_FIELD"));
+        let (Some(interp), Some(target)) = (named(&interp_name), named(&node_name)) else {
+            let missing = if named(&interp_name).is_none() {
+                interp_name
+            } else {
+                node_name
+            };
+            b.diags.error(
+                format!("Link names `{missing}`, which has no DEF"),
+                Some(span),
+            );
+            continue;
+        };
+        let Some(func) = b.interpolator(interp, periodic) else {
+            b.diags.error(
+                format!("Link INTERPOLATOR `{interp_name}` is not an interpolator"),
+                Some(span),
+            );
+            continue;
+        };
+        let out_ty = scene
+            .find_field(interp, "value_changed", Dir::Out)
+            .map(|f| f.ty);
+        let Some(def) = scene.find_field(target, &field, Dir::In) else {
+            b.diags.error(
+                format!("Link TO_FIELD `{node_name}.{field}` is not a field that can be set"),
+                Some(span),
+            );
+            continue;
+        };
+        if out_ty != Some(def.ty) {
+            b.diags.error(
+                format!("Link from `{interp_name}` ({}) to `{node_name}.{field}` ({}): the types differ", out_ty.map_or("?", |t| t.name()), def.ty),
+                Some(span),
+            );
+            continue;
+        }
+        let route = Route {
+            from: interp,
+            from_field: "value_changed".into(),
+            to: target,
+            to_field: def.name.clone(),
+            ty: Some(def.ty),
+            span,
+        };
+        tracks.push(b.track(&route, interp, &[], func, periodic));
+    }
+}
+
+/// Routes into clocks, chain nodes or animated fields that no track
+/// follows: events from sensors and scripts, which are not simulated.
+fn report_unbaked_routes(b: &mut Builder<'_>, clips: &[Clip]) {
+    let scene = b.scene;
+    let mut involved: Vec<NodeId> = clips.iter().map(|c| c.clock_node).collect();
+    for t in clips.iter().flat_map(|c| &c.tracks) {
+        involved.push(t.source);
+        involved.extend(&t.modifiers);
+    }
+    let animated: Vec<(NodeId, &str)> = clips
+        .iter()
+        .flat_map(|c| &c.tracks)
+        .map(|t| (t.target, t.field.as_str()))
+        .collect();
+    for (ri, r) in scene.routes.iter().enumerate() {
+        if b.used[ri] {
+            continue;
+        }
+        let into_animation =
+            involved.contains(&r.to) || animated.contains(&(r.to, r.to_field.as_str()));
+        if !into_animation {
+            continue;
+        }
+        b.diags.warning(
+            format!(
+                "ROUTE from `{}.{}` ({}) to `{}.{}` is not baked: events from {} are not simulated; the clip bakes without them",
+                scene.display_name(r.from),
+                r.from_field,
+                scene.node(r.from).type_name,
+                scene.display_name(r.to),
+                r.to_field,
+                scene.node(r.from).type_name,
+            ),
+            Some(r.span),
+        );
+    }
+}
+
+/// A field animated by two clips: they fight when both play.
+fn report_conflicts(diags: &mut Diagnostics, scene: &Scene, clips: &[Clip]) {
+    let mut seen: HashMap<(NodeId, &str), &str> = HashMap::new();
+    for clip in clips {
+        for t in &clip.tracks {
+            match seen.get(&(t.target, t.field.as_str())) {
+                Some(&other) if other != clip.name => diags.warning(
+                    format!(
+                        "`{}.{}` is animated by clip `{other}` and by clip `{}`: when both play, the last event wins",
+                        scene.display_name(t.target),
+                        t.field,
+                        clip.name
+                    ),
+                    Some(t.span),
+                ),
+                _ => {
+                    seen.insert((t.target, t.field.as_str()), &clip.name);
+                }
+            }
+        }
+    }
+}

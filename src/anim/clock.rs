@@ -1,0 +1,288 @@
+//! Clocks: how a TimeSensor or a project three Timer turns time into a
+//! fraction, over a baked clip and over world time.
+
+/// A clock's fields.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Clock {
+    TimeSensor {
+        cycle_interval: f64,
+        looping: bool,
+        enabled: bool,
+        start_time: f64,
+        stop_time: f64,
+        pause_time: f64,
+        resume_time: f64,
+    },
+    /// Project three: u = fract((t − shift)/period) for period > 0, or
+    /// (t − shift)/(−period) for period < 0.
+    Timer { period: f64, shift: f64 },
+}
+
+/// A stretch of clip time in which the fraction is linear in time:
+/// from (t0, f0) to (t1, f1), with f1 > f0.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Piece {
+    pub t0: f64,
+    pub t1: f64,
+    pub f0: f64,
+    pub f1: f64,
+}
+
+impl Piece {
+    pub fn fraction(&self, t: f64) -> f64 {
+        self.f0 + (t - self.t0) / (self.t1 - self.t0) * (self.f1 - self.f0)
+    }
+    pub fn time(&self, f: f64) -> f64 {
+        self.t0 + (f - self.f0) / (self.f1 - self.f0) * (self.t1 - self.t0)
+    }
+    /// Fraction per second.
+    pub fn rate(&self) -> f64 {
+        (self.f1 - self.f0) / (self.t1 - self.t0)
+    }
+}
+
+/// The fraction over a clip's time, as linear pieces from 0 to the clip's
+/// duration. Between pieces the fraction may jump (the end of a cycle).
+#[derive(Clone, Debug, PartialEq)]
+pub struct FractionMap {
+    pub pieces: Vec<Piece>,
+}
+
+impl FractionMap {
+    pub fn duration(&self) -> f64 {
+        self.pieces.last().map_or(0.0, |p| p.t1)
+    }
+
+    /// The fraction at clip time `t`: right-continuous at a jump between
+    /// pieces, and the end of the last piece at the clip's end (a baked
+    /// cycle ends on fraction 1, as the X3D text says).
+    pub fn fraction(&self, t: f64) -> f64 {
+        let i = self
+            .pieces
+            .partition_point(|p| p.t1 <= t)
+            .min(self.pieces.len() - 1);
+        self.pieces[i].fraction(t.clamp(self.pieces[i].t0, self.pieces[i].t1))
+    }
+}
+
+impl Clock {
+    /// The fraction map of a baked clip of `cycles` cycles. For a Timer with
+    /// a negative period, `key_range` gives the fractions the clip spans.
+    /// `None` when the clock has no positive cycle.
+    pub fn clip(&self, cycles: u32, key_range: (f64, f64)) -> Option<FractionMap> {
+        let mut pieces = Vec::new();
+        match *self {
+            Clock::TimeSensor { cycle_interval, .. } => {
+                if cycle_interval <= 0.0 {
+                    return None;
+                }
+                for k in 0..cycles {
+                    let t0 = k as f64 * cycle_interval;
+                    pieces.push(Piece {
+                        t0,
+                        t1: t0 + cycle_interval,
+                        f0: 0.0,
+                        f1: 1.0,
+                    });
+                }
+            }
+            Clock::Timer { period, shift } if period > 0.0 => {
+                // At clip time 0 the fraction is fract(−shift/period).
+                let phase = (-shift / period).rem_euclid(1.0);
+                for k in 0..cycles {
+                    let base = k as f64 * period;
+                    let split = base + (1.0 - phase) * period;
+                    if phase < 1.0 {
+                        pieces.push(Piece {
+                            t0: base,
+                            t1: split,
+                            f0: phase,
+                            f1: 1.0,
+                        });
+                    }
+                    if phase > 0.0 {
+                        pieces.push(Piece {
+                            t0: split,
+                            t1: base + period,
+                            f0: 0.0,
+                            f1: phase,
+                        });
+                    }
+                }
+            }
+            Clock::Timer { period, .. } if period < 0.0 => {
+                let (lo, hi) = key_range;
+                if hi <= lo {
+                    return None;
+                }
+                pieces.push(Piece {
+                    t0: 0.0,
+                    t1: (hi - lo) * -period,
+                    f0: lo,
+                    f1: hi,
+                });
+            }
+            Clock::Timer { .. } => return None,
+        }
+        Some(FractionMap { pieces })
+    }
+
+    /// Where a non-periodic Timer's clip starts in world time.
+    pub fn clip_start(&self, key_range: (f64, f64)) -> f64 {
+        match *self {
+            Clock::Timer { period, shift } if period < 0.0 => shift + key_range.0 * -period,
+            _ => 0.0,
+        }
+    }
+
+    pub fn looping(&self) -> bool {
+        match *self {
+            Clock::TimeSensor { looping, .. } => looping,
+            Clock::Timer { period, .. } => period > 0.0,
+        }
+    }
+
+    /// The fraction this clock sends at world time `t`, or `None` when it
+    /// has sent none yet (the targets keep their own values).
+    ///
+    /// A TimeSensor starts at startTime (if enabled), runs one cycle or,
+    /// looping, until a stopTime after its startTime; it sends fraction 1 at
+    /// the end of a cycle that ends its run, and keeps its last fraction once
+    /// stopped. A pauseTime after the start freezes the fraction until a
+    /// later resumeTime.
+    pub fn world_fraction(&self, t: f64) -> Option<f64> {
+        match *self {
+            Clock::Timer { period, shift } => {
+                if period > 0.0 {
+                    Some(((t - shift) / period).rem_euclid(1.0))
+                } else if period < 0.0 {
+                    Some((t - shift) / -period)
+                } else {
+                    None
+                }
+            }
+            Clock::TimeSensor {
+                cycle_interval: cycle,
+                looping,
+                enabled,
+                start_time: start,
+                stop_time: stop,
+                pause_time: pause,
+                resume_time: resume,
+            } => {
+                if !enabled || cycle <= 0.0 || t < start {
+                    return None;
+                }
+                let stop = if stop > start { stop } else { f64::INFINITY };
+                let now = t.min(stop);
+                // Time spent paused before `now`.
+                let paused = if pause > start && pause < now {
+                    let back = if resume > pause { resume.min(now) } else { now };
+                    back - pause
+                } else {
+                    0.0
+                };
+                let elapsed = now - start - paused;
+                if !looping && elapsed >= cycle {
+                    return Some(1.0);
+                }
+                let cycles = elapsed / cycle;
+                let f = cycles.fract();
+                // A run stopped exactly at the end of a cycle shows 1.
+                if f == 0.0 && cycles > 0.0 && now >= stop {
+                    Some(1.0)
+                } else {
+                    Some(f)
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ts(cycle: f64, looping: bool, start: f64, stop: f64) -> Clock {
+        Clock::TimeSensor {
+            cycle_interval: cycle,
+            looping,
+            enabled: true,
+            start_time: start,
+            stop_time: stop,
+            pause_time: 0.0,
+            resume_time: 0.0,
+        }
+    }
+
+    #[test]
+    fn time_sensor_clip_ends_on_one_and_cycles_jump() {
+        let m = ts(2.0, true, 0.0, 0.0).clip(2, (0.0, 1.0)).unwrap();
+        assert_eq!(m.duration(), 4.0);
+        assert_eq!(m.fraction(0.5), 0.25);
+        assert_eq!(m.fraction(2.0), 0.0); // start of the second cycle
+        assert_eq!(m.fraction(4.0), 1.0); // end of the clip
+        assert!(ts(0.0, true, 0.0, 0.0).clip(1, (0.0, 1.0)).is_none());
+    }
+
+    #[test]
+    fn timer_phase_and_negative_period() {
+        // period 1, shift 0.25: at t = 0 the fraction is 0.75.
+        let m = Clock::Timer {
+            period: 1.0,
+            shift: 0.25,
+        }
+        .clip(1, (0.0, 1.0))
+        .unwrap();
+        assert_eq!(m.pieces.len(), 2);
+        assert_eq!(m.fraction(0.0), 0.75);
+        assert_eq!(m.fraction(0.25), 0.0);
+        assert_eq!(m.fraction(0.5), 0.25);
+        assert_eq!(m.fraction(1.0), 0.75);
+        let neg = Clock::Timer {
+            period: -2.0,
+            shift: 1.0,
+        };
+        let m = neg.clip(1, (0.5, 3.0)).unwrap();
+        assert_eq!(m.duration(), 5.0);
+        assert_eq!(m.fraction(1.0), 1.0);
+        assert_eq!(neg.clip_start((0.5, 3.0)), 2.0);
+        assert_eq!(neg.world_fraction(4.0), Some(1.5));
+        assert!(
+            Clock::Timer {
+                period: 0.0,
+                shift: 0.0
+            }
+            .clip(1, (0.0, 1.0))
+            .is_none()
+        );
+    }
+
+    #[test]
+    fn world_time_start_stop_loop_pause() {
+        let once = ts(2.0, false, 10.0, 0.0);
+        assert_eq!(once.world_fraction(9.0), None);
+        assert_eq!(once.world_fraction(11.0), Some(0.5));
+        assert_eq!(once.world_fraction(12.0), Some(1.0));
+        assert_eq!(once.world_fraction(50.0), Some(1.0));
+        let looped = ts(2.0, true, 10.0, 15.0);
+        assert_eq!(looped.world_fraction(13.0), Some(0.5));
+        assert_eq!(looped.world_fraction(14.5), Some(0.25));
+        assert_eq!(looped.world_fraction(20.0), Some(0.5)); // stopped at 15
+        let forever = ts(2.0, true, 0.0, -1.0);
+        assert_eq!(forever.world_fraction(101.0), Some(0.5));
+        let mut paused = ts(4.0, false, 0.0, 0.0);
+        if let Clock::TimeSensor {
+            pause_time,
+            resume_time,
+            ..
+        } = &mut paused
+        {
+            *pause_time = 1.0;
+            *resume_time = 3.0;
+        }
+        assert_eq!(paused.world_fraction(2.0), Some(0.25)); // frozen at 1 s
+        assert_eq!(paused.world_fraction(4.0), Some(0.5)); // 2 s of running
+        assert_eq!(paused.world_fraction(10.0), Some(1.0));
+    }
+}

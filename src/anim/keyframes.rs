@@ -1,0 +1,217 @@
+//! Keyframes in clip time: what a writer stores. Built exactly from an
+//! interpolator's exact description, or by sampling any chain.
+
+use super::clock::{FractionMap, Piece};
+use crate::interp::{Exact, Seg, lookup, rotation, spline};
+use glam::DQuat;
+
+/// How values between keyframes are found (glTF's sampler interpolation;
+/// `Slerp` is LINEAR on quaternions).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Interpolation {
+    Linear,
+    Slerp,
+    Step,
+    Cubic,
+}
+
+/// Keyframes: times in seconds from the clip's start, non-decreasing; a
+/// repeated time is a jump (the later value applies from that time on).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Keyframes {
+    pub interpolation: Interpolation,
+    pub width: usize,
+    pub times: Vec<f64>,
+    pub values: Vec<f64>,
+    /// Cubic only: derivatives per second, arriving at and leaving each key.
+    pub in_tangents: Vec<f64>,
+    pub out_tangents: Vec<f64>,
+}
+
+/// One point of a curve in fraction space: its value and its derivatives
+/// (per unit fraction) arriving and leaving.
+struct Point {
+    f: f64,
+    value: Vec<f64>,
+    d_in: Vec<f64>,
+    d_out: Vec<f64>,
+}
+
+impl Keyframes {
+    fn new(interpolation: Interpolation, width: usize) -> Keyframes {
+        Keyframes {
+            interpolation,
+            width,
+            times: Vec::new(),
+            values: Vec::new(),
+            in_tangents: Vec::new(),
+            out_tangents: Vec::new(),
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.times.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.times.is_empty()
+    }
+
+    pub fn value(&self, i: usize) -> &[f64] {
+        &self.values[i * self.width..(i + 1) * self.width]
+    }
+
+    fn push(&mut self, t: f64, value: &[f64], d_in: &[f64], d_out: &[f64], rate: f64) {
+        self.times.push(t);
+        let mut value = value.to_vec();
+        if self.interpolation == Interpolation::Slerp && !self.values.is_empty() {
+            // Keep consecutive quaternions in one hemisphere.
+            let last = &self.values[self.values.len() - 4..];
+            let dot: f64 = last.iter().zip(&value).map(|(a, b)| a * b).sum();
+            if dot < 0.0 {
+                value.iter_mut().for_each(|x| *x = -*x);
+            }
+        }
+        self.values.extend_from_slice(&value);
+        if self.interpolation == Interpolation::Cubic {
+            self.in_tangents.extend(d_in.iter().map(|d| d * rate));
+            self.out_tangents.extend(d_out.iter().map(|d| d * rate));
+        }
+    }
+
+    /// The exact keyframes of a curve given by `exact` and driven through
+    /// `map` (fraction linear in time on each piece).
+    pub fn exact(exact: &Exact, map: &FractionMap) -> Keyframes {
+        let interpolation = match exact {
+            Exact::Linear { .. } => Interpolation::Linear,
+            Exact::Slerp { .. } => Interpolation::Slerp,
+            Exact::Step { .. } => Interpolation::Step,
+            Exact::Hermite { .. } => Interpolation::Cubic,
+        };
+        let mut k = Keyframes::new(interpolation, exact.width());
+        let last = map.pieces.len().saturating_sub(1);
+        for (pi, piece) in map.pieces.iter().enumerate() {
+            for p in points(exact, piece, pi == last) {
+                k.push(piece.time(p.f), &p.value, &p.d_in, &p.d_out, piece.rate());
+            }
+        }
+        k
+    }
+
+    /// Keyframes sampled from `value_at(fraction)` at `rate` per second,
+    /// uniformly on each piece, with both sides of every jump between pieces.
+    pub fn sample(
+        map: &FractionMap,
+        rate: f64,
+        width: usize,
+        interpolation: Interpolation,
+        mut value_at: impl FnMut(f64, &mut Vec<f64>),
+    ) -> Keyframes {
+        let mut k = Keyframes::new(interpolation, width);
+        let mut v = Vec::new();
+        for piece in &map.pieces {
+            let n = (((piece.t1 - piece.t0) * rate).ceil() as usize).max(1);
+            for i in 0..=n {
+                let t = piece.t0 + (piece.t1 - piece.t0) * i as f64 / n as f64;
+                value_at(piece.fraction(t), &mut v);
+                k.push(t, &v, &[], &[], 1.0);
+            }
+        }
+        k
+    }
+
+    /// The value at clip time `t`, as a keyframe player computes it.
+    pub fn eval(&self, t: f64, out: &mut Vec<f64>) {
+        out.clear();
+        if self.times.is_empty() {
+            return;
+        }
+        let (i, s) = match lookup(&self.times, t) {
+            Seg::At(i) => return out.extend_from_slice(self.value(i)),
+            Seg::Between(i, s) => (i, s),
+        };
+        let (a, b) = (self.value(i), self.value(i + 1));
+        match self.interpolation {
+            Interpolation::Step => out.extend_from_slice(a),
+            Interpolation::Linear => out.extend(a.iter().zip(b).map(|(x, y)| x + s * (y - x))),
+            Interpolation::Slerp => {
+                let q = rotation::slerp(DQuat::from_slice(a), DQuat::from_slice(b), s);
+                out.extend_from_slice(&q.to_array());
+            }
+            Interpolation::Cubic => {
+                let dt = self.times[i + 1] - self.times[i];
+                let w = self.width;
+                let h = spline::hermite_basis(s);
+                let m0 = &self.out_tangents[i * w..(i + 1) * w];
+                let m1 = &self.in_tangents[(i + 1) * w..(i + 2) * w];
+                out.extend(
+                    (0..w).map(|c| h[0] * a[c] + h[1] * b[c] + dt * (h[2] * m0[c] + h[3] * m1[c])),
+                );
+            }
+        }
+    }
+}
+
+/// The points of an exact curve on one piece: its ends and every key
+/// inside. At a repeated key all its values are kept (a jump); at the end
+/// of a piece only the value arriving there, unless it is the clip's end.
+fn points(exact: &Exact, piece: &Piece, clip_end: bool) -> Vec<Point> {
+    let keys = exact.keys();
+    let w = exact.width();
+    let values = exact.values();
+    let n = keys.len();
+    let key_point = |i: usize| {
+        let slope = |a: usize, b: usize, left: bool| -> Vec<f64> {
+            if keys[b] > keys[a] {
+                let f = keys[i];
+                exact.derivative(f, left).unwrap_or_else(|| vec![0.0; w])
+            } else {
+                vec![0.0; w]
+            }
+        };
+        Point {
+            f: keys[i],
+            value: values[i * w..(i + 1) * w].to_vec(),
+            d_in: if i > 0 {
+                slope(i - 1, i, true)
+            } else {
+                vec![0.0; w]
+            },
+            d_out: if i + 1 < n {
+                slope(i, i + 1, false)
+            } else {
+                vec![0.0; w]
+            },
+        }
+    };
+    let plain_point = |f: f64| {
+        let mut value = Vec::new();
+        exact.eval(f, &mut value);
+        let d = |left| exact.derivative(f, left).unwrap_or_else(|| vec![0.0; w]);
+        Point {
+            f,
+            value,
+            d_in: d(true),
+            d_out: d(false),
+        }
+    };
+    let mut out = Vec::new();
+    let at_start: Vec<usize> = (0..n).filter(|&i| keys[i] == piece.f0).collect();
+    if at_start.is_empty() {
+        out.push(plain_point(piece.f0));
+    } else {
+        out.extend(at_start.into_iter().map(key_point));
+    }
+    out.extend(
+        (0..n)
+            .filter(|&i| keys[i] > piece.f0 && keys[i] < piece.f1)
+            .map(key_point),
+    );
+    let at_end: Vec<usize> = (0..n).filter(|&i| keys[i] == piece.f1).collect();
+    match (at_end.first(), clip_end) {
+        (None, _) => out.push(plain_point(piece.f1)),
+        (Some(&first), false) => out.push(key_point(first)),
+        (Some(_), true) => out.extend(at_end.into_iter().map(key_point)),
+    }
+    out
+}
