@@ -23,6 +23,9 @@ enum Command {
     Inspect {
         /// The X3D file to read.
         file: String,
+        /// Cycles of each clock in a clip.
+        #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=10_000))]
+        cycles: u32,
     },
 }
 
@@ -33,11 +36,11 @@ const IO_ERROR: u8 = 2;
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
-        Command::Inspect { file } => inspect(&file, cli.quiet),
+        Command::Inspect { file, cycles } => inspect(&file, cycles, cli.quiet),
     }
 }
 
-fn inspect(path: &str, quiet: bool) -> ExitCode {
+fn inspect(path: &str, cycles: u32, quiet: bool) -> ExitCode {
     let mut sources = Sources::new();
     let bytes = match read_bytes(path) {
         Ok(t) => t,
@@ -56,7 +59,11 @@ fn inspect(path: &str, quiet: bool) -> ExitCode {
     let mut clips = Vec::new();
     if !diags.has_errors() {
         x3dbake::inspect::check_interpolators(&scene, &mut diags);
-        clips = x3dbake::anim::clip::clips(&scene, Default::default(), &mut diags);
+        let opts = x3dbake::anim::clip::ClipOptions {
+            cycles,
+            ..Default::default()
+        };
+        clips = x3dbake::anim::clip::clips(&scene, opts, &mut diags);
     }
     for d in &diags.list {
         if d.severity == x3dbake::diag::Severity::Error || !quiet {

@@ -93,3 +93,30 @@ fn interpolator_key_problems_are_warnings_at_the_keyvalue() {
     );
     assert!(util::stdout(&out).contains("ScalarInterpolator S keys 3 (exact: linear)"));
 }
+
+#[test]
+fn cycles_lengthen_the_clips() {
+    let out = util::run(&[
+        "inspect",
+        "--cycles",
+        "3",
+        "fixtures/scenes/bouncing_box.x3d",
+    ]);
+    let text = util::stdout(&out);
+    assert!(
+        text.contains("Clock (TimeSensor) duration 6s loop true, 4 tracks"),
+        "{text}"
+    );
+    // Three cycles of keys 0 0.5 1, with a jump back at each boundary.
+    assert!(
+        text.contains("Box1.translation <- Bounce: exact linear, 9 keyframes"),
+        "{text}"
+    );
+    let bad = util::run(&[
+        "inspect",
+        "--cycles",
+        "0",
+        "fixtures/scenes/bouncing_box.x3d",
+    ]);
+    assert_eq!(bad.status.code(), Some(2));
+}
