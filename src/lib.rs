@@ -11,6 +11,7 @@ pub mod interp;
 pub mod scene;
 pub mod source;
 pub mod syntax;
+pub mod write;
 
 use diag::Diagnostics;
 use source::{FileId, Sources};

@@ -73,6 +73,11 @@ impl Track {
         }
     }
 
+    /// Values are rotations (unit quaternions).
+    pub fn is_rotation(&self) -> bool {
+        matches!(self.func.kind(), Kind::Orientation | Kind::Squad)
+    }
+
     pub fn interpolator(&self) -> &Interpolator {
         &self.func
     }
@@ -80,7 +85,7 @@ impl Track {
     /// How sampled keyframes of this track are interpolated.
     pub fn sample_interpolation(&self) -> Interpolation {
         match self.func.kind() {
-            Kind::Orientation | Kind::Squad => Interpolation::Slerp,
+            _ if self.is_rotation() => Interpolation::Slerp,
             Kind::Step => Interpolation::Step,
             _ => Interpolation::Linear,
         }
@@ -133,16 +138,19 @@ impl Clip {
         track.exact().map(|e| Keyframes::exact(&e, &self.map))
     }
 
-    /// A track sampled at `rate` per second.
+    /// A track sampled at `rate` per second, in its natural interpolation
+    /// (linear, slerp for rotations, steps for sequencers).
     pub fn sampled_keyframes(&self, track: &Track, rate: f64) -> Keyframes {
+        self.sampled_as(track, rate, track.sample_interpolation())
+    }
+
+    /// A track sampled at `rate` per second with a chosen interpolation.
+    pub fn sampled_as(&self, track: &Track, rate: f64, interpolation: Interpolation) -> Keyframes {
         let width = track.func.width();
-        Keyframes::sample(
-            &self.map,
-            rate,
-            width,
-            track.sample_interpolation(),
-            |f, out| track.eval_fraction(f, out),
-        )
+        let quaternions = track.is_rotation();
+        Keyframes::sample(&self.map, rate, width, interpolation, quaternions, |f, out| {
+            track.eval_fraction(f, out)
+        })
     }
 }
 

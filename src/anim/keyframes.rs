@@ -21,6 +21,8 @@ pub enum Interpolation {
 pub struct Keyframes {
     pub interpolation: Interpolation,
     pub width: usize,
+    /// Values are unit quaternions, kept in one hemisphere from key to key.
+    pub quaternions: bool,
     pub times: Vec<f64>,
     pub values: Vec<f64>,
     /// Cubic only: derivatives per second, arriving at and leaving each key.
@@ -38,10 +40,11 @@ struct Point {
 }
 
 impl Keyframes {
-    fn new(interpolation: Interpolation, width: usize) -> Keyframes {
+    fn new(interpolation: Interpolation, width: usize, quaternions: bool) -> Keyframes {
         Keyframes {
             interpolation,
             width,
+            quaternions,
             times: Vec::new(),
             values: Vec::new(),
             in_tangents: Vec::new(),
@@ -64,12 +67,16 @@ impl Keyframes {
     fn push(&mut self, t: f64, value: &[f64], d_in: &[f64], d_out: &[f64], rate: f64) {
         self.times.push(t);
         let mut value = value.to_vec();
-        if self.interpolation == Interpolation::Slerp && !self.values.is_empty() {
+        let mut d_in = d_in.to_vec();
+        let mut d_out = d_out.to_vec();
+        if self.quaternions && !self.values.is_empty() {
             // Keep consecutive quaternions in one hemisphere.
             let last = &self.values[self.values.len() - 4..];
             let dot: f64 = last.iter().zip(&value).map(|(a, b)| a * b).sum();
             if dot < 0.0 {
-                value.iter_mut().for_each(|x| *x = -*x);
+                for x in value.iter_mut().chain(&mut d_in).chain(&mut d_out) {
+                    *x = -*x;
+                }
             }
         }
         self.values.extend_from_slice(&value);
@@ -88,7 +95,8 @@ impl Keyframes {
             Exact::Step { .. } => Interpolation::Step,
             Exact::Hermite { .. } => Interpolation::Cubic,
         };
-        let mut k = Keyframes::new(interpolation, exact.width());
+        let quaternions = interpolation == Interpolation::Slerp;
+        let mut k = Keyframes::new(interpolation, exact.width(), quaternions);
         let last = map.pieces.len().saturating_sub(1);
         for (pi, piece) in map.pieces.iter().enumerate() {
             for p in points(exact, piece, pi == last) {
@@ -100,21 +108,42 @@ impl Keyframes {
 
     /// Keyframes sampled from `value_at(fraction)` at `rate` per second,
     /// uniformly on each piece, with both sides of every jump between pieces.
+    /// Cubic keyframes get their tangents from the curve's own derivative
+    /// at each sample (a second-order one-sided difference of the curve over
+    /// 1e-6 of a fraction), never from differences between samples.
     pub fn sample(
         map: &FractionMap,
         rate: f64,
         width: usize,
         interpolation: Interpolation,
+        quaternions: bool,
         mut value_at: impl FnMut(f64, &mut Vec<f64>),
     ) -> Keyframes {
-        let mut k = Keyframes::new(interpolation, width);
-        let mut v = Vec::new();
+        const DF: f64 = 1e-6;
+        let mut k = Keyframes::new(interpolation, width, quaternions);
+        let (mut v, mut a, mut b) = (Vec::new(), Vec::new(), Vec::new());
+        let mut slope = |f: f64, v: &[f64], dir: f64, value_at: &mut dyn FnMut(f64, &mut Vec<f64>)| -> Vec<f64> {
+            value_at(f + dir * DF, &mut a);
+            value_at(f + dir * 2.0 * DF, &mut b);
+            if quaternions {
+                align(v, &mut a);
+                align(v, &mut b);
+            }
+            (0..v.len()).map(|c| dir * (-3.0 * v[c] + 4.0 * a[c] - b[c]) / (2.0 * DF)).collect()
+        };
         for piece in &map.pieces {
             let n = (((piece.t1 - piece.t0) * rate).ceil() as usize).max(1);
             for i in 0..=n {
                 let t = piece.t0 + (piece.t1 - piece.t0) * i as f64 / n as f64;
-                value_at(piece.fraction(t), &mut v);
-                k.push(t, &v, &[], &[], 1.0);
+                let f = piece.fraction(t);
+                value_at(f, &mut v);
+                if interpolation == Interpolation::Cubic {
+                    let d_in = slope(f, &v, -1.0, &mut value_at);
+                    let d_out = slope(f, &v, 1.0, &mut value_at);
+                    k.push(t, &v, &d_in, &d_out, piece.rate());
+                } else {
+                    k.push(t, &v, &[], &[], 1.0);
+                }
             }
         }
         k
@@ -149,6 +178,13 @@ impl Keyframes {
                 );
             }
         }
+    }
+}
+
+/// Flips a quaternion to the hemisphere of `reference`.
+fn align(reference: &[f64], v: &mut [f64]) {
+    if reference.iter().zip(v.iter()).map(|(a, b)| a * b).sum::<f64>() < 0.0 {
+        v.iter_mut().for_each(|x| *x = -*x);
     }
 }
 

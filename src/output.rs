@@ -1,0 +1,46 @@
+//! Writing output files atomically: every file of one output is first
+//! written beside its destination under a temporary name, and only when all
+//! are complete are they renamed into place. On any error the temporary
+//! files are removed and what was at the destinations is untouched.
+
+use anyhow::{Context as _, Result};
+use std::fs;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+
+/// Files to write, each a destination and its bytes.
+pub fn write_all_atomic(files: &[(PathBuf, Vec<u8>)]) -> Result<()> {
+    let mut temps: Vec<PathBuf> = Vec::new();
+    let result = (|| {
+        for (dest, bytes) in files {
+            let temp = temp_path(dest);
+            temps.push(temp.clone());
+            let mut f = fs::File::create(&temp).with_context(|| format!("cannot write {}", dest.display()))?;
+            f.write_all(bytes).with_context(|| format!("cannot write {}", dest.display()))?;
+            f.sync_all().with_context(|| format!("cannot write {}", dest.display()))?;
+        }
+        for ((dest, _), temp) in files.iter().zip(&temps) {
+            fs::rename(temp, dest).with_context(|| format!("cannot write {}", dest.display()))?;
+        }
+        Ok(())
+    })();
+    if result.is_err() {
+        for t in &temps {
+            let _ = fs::remove_file(t);
+        }
+    }
+    result
+}
+
+fn temp_path(dest: &Path) -> PathBuf {
+    let name = dest.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    dest.with_file_name(format!(".{name}.x3dbake-{}.tmp", std::process::id()))
+}
+
+/// True when two paths name the same existing file.
+pub fn same_file(a: &Path, b: &Path) -> bool {
+    match (fs::canonicalize(a), fs::canonicalize(b)) {
+        (Ok(x), Ok(y)) => x == y,
+        _ => false,
+    }
+}

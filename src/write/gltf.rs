@@ -1,0 +1,512 @@
+//! glTF 2.0: the node hierarchy of the X3D grouping nodes and one animation
+//! per clip, exact where glTF can hold the curve and sampled where not.
+
+use crate::anim::clip::{Clip, Track};
+use crate::anim::keyframes::{Interpolation, Keyframes};
+use crate::diag::Diagnostics;
+use crate::interp::rotation;
+use crate::scene::{NodeId, Scene};
+use glam::{DQuat, DVec3};
+use gltf_json as json;
+use json::validation::{Checked, USize64};
+use json::{Index, accessor, animation, buffer};
+use std::collections::HashMap;
+
+/// How tracks are written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    /// Exact keys where the curve allows (LINEAR, STEP, CUBICSPLINE), samples
+    /// where it does not.
+    Exact,
+    /// Every track sampled.
+    Sample,
+}
+
+/// The interpolation of sampled tracks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SampleInterpolation {
+    Linear,
+    Step,
+    Cubic,
+}
+
+#[derive(Clone, Copy, Debug)]
+pub struct Options {
+    pub mode: Mode,
+    /// Samples per second.
+    pub rate: f64,
+    pub interpolation: SampleInterpolation,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            mode: Mode::Exact,
+            rate: 30.0,
+            interpolation: SampleInterpolation::Linear,
+        }
+    }
+}
+
+/// A glTF document and its binary buffer.
+pub struct Document {
+    pub root: json::Root,
+    pub bin: Vec<u8>,
+}
+
+impl Document {
+    /// Names where the buffer lives: a relative URI, a data URI, or none
+    /// (the GLB BIN chunk).
+    pub fn set_buffer_uri(&mut self, uri: Option<String>) {
+        if let Some(b) = self.root.buffers.first_mut() {
+            b.uri = uri;
+        }
+    }
+
+    /// The buffer as a base64 data URI, for a self-contained `.gltf`.
+    pub fn data_uri(&self) -> String {
+        format!("data:application/octet-stream;base64,{}", base64(&self.bin))
+    }
+
+    /// The JSON text (compact; the same input gives the same bytes).
+    pub fn json(&self) -> String {
+        // Serialising plain data structures cannot fail.
+        self.root.to_string().expect("glTF JSON serialises")
+    }
+}
+
+fn base64(data: &[u8]) -> String {
+    const T: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::with_capacity(data.len().div_ceil(3) * 4);
+    for c in data.chunks(3) {
+        let n = (c[0] as u32) << 16 | (*c.get(1).unwrap_or(&0) as u32) << 8 | *c.get(2).unwrap_or(&0) as u32;
+        for i in 0..4 {
+            if i <= c.len() {
+                out.push(T[(n >> (18 - 6 * i) & 63) as usize] as char);
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
+}
+
+/// The glTF nodes made for one place of an X3D Transform in the tree.
+#[derive(Clone, Copy)]
+struct TransformNodes {
+    /// Holds translation (plus center) and rotation, and scale when there is
+    /// no scaleOrientation.
+    main: Index<json::Node>,
+    /// Holds scale (the main node when there is no scaleOrientation).
+    scale: Index<json::Node>,
+    center: DVec3,
+}
+
+/// Grouping nodes whose children become glTF node children.
+fn children_field(type_name: &str) -> Option<&'static [&'static str]> {
+    Some(match type_name {
+        "Group" | "StaticGroup" | "Collision" | "Anchor" | "Billboard" | "Transform" => &["children"],
+        "Switch" => &["children", "choice"],
+        "LOD" => &["children", "level"],
+        _ => return None,
+    })
+}
+
+/// How deep the node hierarchy is followed.
+const MAX_DEPTH: usize = 2000;
+
+struct Writer<'a> {
+    scene: &'a Scene,
+    diags: &'a mut Diagnostics,
+    root: json::Root,
+    bin: Vec<u8>,
+    transforms: HashMap<NodeId, Vec<TransformNodes>>,
+    /// Time accessors already written, by their f32 bits.
+    times: HashMap<Vec<u32>, Index<json::Accessor>>,
+}
+
+/// Builds the glTF document for a scene and its clips.
+pub fn build(scene: &Scene, clips: &[Clip], opts: &Options, diags: &mut Diagnostics) -> Document {
+    let mut w = Writer {
+        scene,
+        diags,
+        root: json::Root::default(),
+        bin: Vec::new(),
+        transforms: HashMap::new(),
+        times: HashMap::new(),
+    };
+    w.root.asset.generator = Some(format!("x3dbake {}", env!("CARGO_PKG_VERSION")));
+    let mut roots = Vec::new();
+    let mut ancestors = Vec::new();
+    for &id in &scene.roots {
+        w.visit(id, &mut roots, &mut ancestors);
+    }
+    if !roots.is_empty() {
+        let s = w.root.push(json::Scene {
+            extensions: None,
+            extras: None,
+            name: None,
+            nodes: roots,
+        });
+        w.root.scene = Some(s);
+    }
+    for clip in clips {
+        w.animation(clip, opts);
+    }
+    if !w.bin.is_empty() {
+        let len = w.bin.len() as u64;
+        w.root.push(json::Buffer {
+            byte_length: USize64(len),
+            name: None,
+            uri: None,
+            extensions: None,
+            extras: None,
+        });
+    }
+    Document { root: w.root, bin: w.bin }
+}
+
+fn vec3(v: &[f32]) -> DVec3 {
+    DVec3::new(v[0] as f64, v[1] as f64, v[2] as f64)
+}
+
+fn f32s(v: DVec3) -> [f32; 3] {
+    v.as_vec3().to_array()
+}
+
+fn quat_f32(q: DQuat) -> json::scene::UnitQuaternion {
+    json::scene::UnitQuaternion(q.normalize().as_quat().to_array())
+}
+
+fn node(name: Option<String>) -> json::Node {
+    json::Node {
+        camera: None,
+        children: None,
+        extensions: None,
+        extras: None,
+        matrix: None,
+        mesh: None,
+        name,
+        rotation: None,
+        scale: None,
+        translation: None,
+        skin: None,
+        weights: None,
+    }
+}
+
+impl Writer<'_> {
+    /// Adds the glTF nodes of an X3D node (and its subtree) to `parent`.
+    /// A USE'd node is visited at each place it stands: each place is a copy.
+    fn visit(&mut self, id: NodeId, parent: &mut Vec<Index<json::Node>>, ancestors: &mut Vec<NodeId>) {
+        let scene = self.scene;
+        let Some(def) = scene.known(id) else {
+            return;
+        };
+        let Some(fields) = children_field(&def.name) else {
+            return;
+        };
+        if ancestors.contains(&id) {
+            self.diags.warning(
+                format!("`{}` contains itself (through USE): the inner copy is left out", scene.display_name(id)),
+                Some(scene.node(id).span),
+            );
+            return;
+        }
+        if ancestors.len() >= MAX_DEPTH {
+            self.diags.warning(
+                format!("the node hierarchy is deeper than {MAX_DEPTH}: what is below is left out"),
+                Some(scene.node(id).span),
+            );
+            return;
+        }
+        let name = scene.node(id).def.clone();
+        let (top, inner) = if def.name == "Transform" {
+            self.transform_nodes(id, name)
+        } else {
+            let n = self.root.push(node(name));
+            (n, n)
+        };
+        parent.push(top);
+        let mut children = Vec::new();
+        ancestors.push(id);
+        for &child in &self.chosen_children(id, fields) {
+            self.visit(child, &mut children, ancestors);
+        }
+        ancestors.pop();
+        if !children.is_empty() {
+            self.root.nodes[inner.value()].children = Some(children);
+        }
+    }
+
+    /// The children shown: all of them, the chosen one of a Switch, the
+    /// first level of a LOD.
+    fn chosen_children(&self, id: NodeId, fields: &[&str]) -> Vec<NodeId> {
+        let scene = self.scene;
+        let all: Vec<NodeId> = fields
+            .iter()
+            .filter_map(|f| scene.value(id, f))
+            .flat_map(|v| v.nodes().to_vec())
+            .collect();
+        match scene.node(id).type_name.as_str() {
+            "Switch" => {
+                let which = scene.value(id, "whichChoice").map_or(-1, |v| v.as_f64() as i64);
+                usize::try_from(which).ok().and_then(|i| all.get(i)).copied().into_iter().collect()
+            }
+            "LOD" => all.into_iter().take(1).collect(),
+            _ => all,
+        }
+    }
+
+    /// The chain of glTF nodes that multiplies out to the X3D Transform
+    /// matrix T·C·R·SR·S·SR⁻¹·C⁻¹. Returns the top node and the one that
+    /// holds the children.
+    fn transform_nodes(&mut self, id: NodeId, name: Option<String>) -> (Index<json::Node>, Index<json::Node>) {
+        let scene = self.scene;
+        let field = |f: &str| scene.value(id, f).map(|v| v.floats().to_vec()).unwrap_or_default();
+        let t = vec3(&field("translation"));
+        let c = vec3(&field("center"));
+        let s = vec3(&field("scale"));
+        let r = rotation::from_axis_angle(&field("rotation").iter().map(|&x| x as f64).collect::<Vec<_>>());
+        let sr = rotation::from_axis_angle(&field("scaleOrientation").iter().map(|&x| x as f64).collect::<Vec<_>>());
+        let has_sr = !rotation::same_rotation(sr, DQuat::IDENTITY, 1e-15);
+        let mut main = node(name.clone());
+        main.translation = Some(f32s(t + c)).filter(|v| *v != [0.0; 3]);
+        main.rotation = Some(quat_f32(r)).filter(|q| q.0 != [0.0, 0.0, 0.0, 1.0]);
+        let part = |suffix: &str| name.as_ref().map(|n| format!("{n}{suffix}"));
+        let (top, scale_node, inner);
+        if has_sr {
+            top = self.root.push(main);
+            let mut scaled = node(part("_scaleOrientation"));
+            scaled.rotation = Some(quat_f32(sr));
+            scaled.scale = Some(f32s(s));
+            scale_node = self.root.push(scaled);
+            let mut undo = node(part("_center"));
+            let inv = sr.inverse();
+            undo.rotation = Some(quat_f32(inv));
+            undo.translation = Some(f32s(-(inv * c))).filter(|v| *v != [0.0; 3]);
+            inner = self.root.push(undo);
+            self.root.nodes[top.value()].children = Some(vec![scale_node]);
+            self.root.nodes[scale_node.value()].children = Some(vec![inner]);
+        } else {
+            main.scale = Some(f32s(s)).filter(|v| *v != [1.0; 3]);
+            top = self.root.push(main);
+            scale_node = top;
+            if c != DVec3::ZERO {
+                let mut undo = node(part("_center"));
+                undo.translation = Some(f32s(-c));
+                inner = self.root.push(undo);
+                self.root.nodes[top.value()].children = Some(vec![inner]);
+            } else {
+                inner = top;
+            }
+        }
+        self.transforms.entry(id).or_default().push(TransformNodes { main: top, scale: scale_node, center: c });
+        (top, inner)
+    }
+
+    /// Appends f32 data in its own buffer view and makes an accessor.
+    fn accessor(&mut self, data: &[f32], ty: accessor::Type, min_max: bool) -> Index<json::Accessor> {
+        let offset = self.bin.len();
+        for x in data {
+            self.bin.extend_from_slice(&x.to_le_bytes());
+        }
+        let view = self.root.push(buffer::View {
+            buffer: Index::new(0),
+            byte_length: USize64((data.len() * 4) as u64),
+            byte_offset: Some(USize64(offset as u64)),
+            byte_stride: None,
+            name: None,
+            target: None,
+            extensions: None,
+            extras: None,
+        });
+        let n = match ty {
+            accessor::Type::Scalar => 1,
+            accessor::Type::Vec3 => 3,
+            accessor::Type::Vec4 => 4,
+            _ => 1,
+        };
+        let (min, max) = if min_max {
+            let lo = data.iter().copied().fold(f32::INFINITY, f32::min);
+            let hi = data.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+            (Some(serde_json::json!([lo])), Some(serde_json::json!([hi])))
+        } else {
+            (None, None)
+        };
+        self.root.push(json::Accessor {
+            buffer_view: Some(view),
+            byte_offset: None,
+            count: USize64((data.len() / n) as u64),
+            component_type: Checked::Valid(accessor::GenericComponentType(accessor::ComponentType::F32)),
+            extensions: None,
+            extras: None,
+            type_: Checked::Valid(ty),
+            min,
+            max,
+            name: None,
+            normalized: false,
+            sparse: None,
+        })
+    }
+
+    /// Key times as f32, strictly increasing: a repeated time (a jump) moves
+    /// to the next representable f32 after the one before.
+    fn times(&mut self, k: &Keyframes) -> Index<json::Accessor> {
+        let mut out: Vec<f32> = Vec::with_capacity(k.times.len());
+        for &t in &k.times {
+            let mut t = t as f32;
+            if let Some(&last) = out.last()
+                && t <= last
+            {
+                t = f32::from_bits(last.to_bits() + 1);
+            }
+            out.push(t);
+        }
+        let bits: Vec<u32> = out.iter().map(|t| t.to_bits()).collect();
+        if let Some(&a) = self.times.get(&bits) {
+            return a;
+        }
+        let a = self.accessor(&out, accessor::Type::Scalar, true);
+        self.times.insert(bits, a);
+        a
+    }
+
+    fn animation(&mut self, clip: &Clip, opts: &Options) {
+        let mut channels = Vec::new();
+        let mut samplers = Vec::new();
+        for track in &clip.tracks {
+            let Some(path) = self.path(track) else {
+                continue;
+            };
+            if !track.interpolator().produces() {
+                continue;
+            }
+            let Some(places) = self.transforms.get(&track.target).cloned() else {
+                continue; // a Transform not in the shown hierarchy
+            };
+            let k = keyframes(clip, track, opts);
+            let times = self.times(&k);
+            let center = places[0].center;
+            let output = self.values(&k, path, center);
+            let interpolation = match k.interpolation {
+                Interpolation::Linear | Interpolation::Slerp => animation::Interpolation::Linear,
+                Interpolation::Step => animation::Interpolation::Step,
+                Interpolation::Cubic => animation::Interpolation::CubicSpline,
+            };
+            let sampler = Index::new(samplers.len() as u32);
+            samplers.push(animation::Sampler {
+                extensions: None,
+                extras: None,
+                input: times,
+                interpolation: Checked::Valid(interpolation),
+                output,
+            });
+            for place in places {
+                let node = if path == animation::Property::Scale { place.scale } else { place.main };
+                channels.push(animation::Channel {
+                    sampler,
+                    target: animation::Target {
+                        extensions: None,
+                        extras: None,
+                        node,
+                        path: Checked::Valid(path),
+                    },
+                    extensions: None,
+                    extras: None,
+                });
+            }
+        }
+        if channels.is_empty() {
+            return;
+        }
+        let extras = serde_json::json!({
+            "loop": clip.looping(),
+            "clock": self.scene.node(clip.clock_node).type_name,
+        });
+        self.root.push(json::Animation {
+            extensions: None,
+            extras: serde_json::value::to_raw_value(&extras).ok(),
+            channels,
+            name: Some(clip.name.clone()),
+            samplers,
+        });
+    }
+
+    /// The glTF path a track animates, or a warning when it has none yet.
+    fn path(&mut self, track: &Track) -> Option<animation::Property> {
+        let scene = self.scene;
+        let is_transform = scene.known(track.target).is_some_and(|d| d.name == "Transform");
+        let path = match track.field.as_str() {
+            "translation" if is_transform => animation::Property::Translation,
+            "rotation" if is_transform => animation::Property::Rotation,
+            "scale" if is_transform => animation::Property::Scale,
+            _ => {
+                self.diags.warning(
+                    format!(
+                        "`{}.{}` ({}) has no glTF animation target yet: not written",
+                        scene.display_name(track.target),
+                        track.field,
+                        scene.node(track.target).type_name
+                    ),
+                    Some(track.span),
+                );
+                return None;
+            }
+        };
+        Some(path)
+    }
+
+    /// Output values as glTF wants them: translation offset by the
+    /// Transform's center; cubic keys as (in-tangent, value, out-tangent).
+    fn values(&mut self, k: &Keyframes, path: animation::Property, center: DVec3) -> Index<json::Accessor> {
+        let w = k.width;
+        let offset: Vec<f64> = match path {
+            animation::Property::Translation => center.to_array().to_vec(),
+            _ => vec![0.0; w],
+        };
+        let mut out: Vec<f32> = Vec::with_capacity(k.values.len() * 3);
+        for i in 0..k.len() {
+            let v = k.value(i);
+            let value = v.iter().zip(&offset).map(|(a, b)| (a + b) as f32);
+            if k.interpolation == Interpolation::Cubic {
+                out.extend(k.in_tangents[i * w..(i + 1) * w].iter().map(|&x| x as f32));
+                out.extend(value);
+                out.extend(k.out_tangents[i * w..(i + 1) * w].iter().map(|&x| x as f32));
+            } else {
+                out.extend(value);
+            }
+        }
+        let ty = if w == 4 { accessor::Type::Vec4 } else { accessor::Type::Vec3 };
+        self.accessor(&out, ty, false)
+    }
+}
+
+/// The keyframes written for a track.
+fn keyframes(clip: &Clip, track: &Track, opts: &Options) -> Keyframes {
+    if opts.mode == Mode::Exact
+        && let Some(k) = clip.exact_keyframes(track)
+    {
+        return k;
+    }
+    let interpolation = match (opts.mode, opts.interpolation) {
+        (Mode::Exact, _) => track.sample_interpolation(),
+        (Mode::Sample, SampleInterpolation::Linear) if track.is_rotation() => Interpolation::Slerp,
+        (Mode::Sample, SampleInterpolation::Linear) => Interpolation::Linear,
+        (Mode::Sample, SampleInterpolation::Step) => Interpolation::Step,
+        (Mode::Sample, SampleInterpolation::Cubic) => Interpolation::Cubic,
+    };
+    clip.sampled_as(track, opts.rate, interpolation)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn base64_matches_rfc4648() {
+        assert_eq!(super::base64(b""), "");
+        assert_eq!(super::base64(b"f"), "Zg==");
+        assert_eq!(super::base64(b"fo"), "Zm8=");
+        assert_eq!(super::base64(b"foo"), "Zm9v");
+        assert_eq!(super::base64(b"foobar"), "Zm9vYmFy");
+    }
+}

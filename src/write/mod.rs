@@ -1,0 +1,4 @@
+//! Writers: glTF 2.0 (JSON with a buffer, or GLB).
+
+pub mod glb;
+pub mod gltf;
