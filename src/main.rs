@@ -184,7 +184,11 @@ fn read(path: &str) -> Result<Input, Failure> {
     } else {
         x3dbake::load(&sources, file, &mut diags)
     };
-    Ok(Input { sources, scene, diags })
+    Ok(Input {
+        sources,
+        scene,
+        diags,
+    })
 }
 
 /// Prints the diagnostics (warnings unless quiet); fails on errors.
@@ -194,7 +198,11 @@ fn report(input: &Input, quiet: bool) -> Result<(), Failure> {
             eprint!("{}", d.render(&input.sources));
         }
     }
-    if input.diags.has_errors() { Err(Failure::Input) } else { Ok(()) }
+    if input.diags.has_errors() {
+        Err(Failure::Input)
+    } else {
+        Ok(())
+    }
 }
 
 fn inspect(path: &str, clip: &ClipArgs, quiet: bool) -> Result<(), Failure> {
@@ -223,16 +231,25 @@ fn bake(args: &BakeArgs) -> Result<(), Failure> {
             Some(e) if e.eq_ignore_ascii_case("glb") => Format::Glb,
             Some(e) if e.eq_ignore_ascii_case("gltf") => Format::Gltf,
             _ => {
-                let msg = format!("cannot tell the format of {}: use .gltf, .glb or --format", out.display());
+                let msg = format!(
+                    "cannot tell the format of {}: use .gltf, .glb or --format",
+                    out.display()
+                );
                 return Err(other(msg));
             }
         },
     };
     if !(args.rate > 0.0 && args.rate <= 100_000.0) {
-        return Err(other(format!("--rate must be above 0 and at most 100000, not {}", args.rate)));
+        return Err(other(format!(
+            "--rate must be above 0 and at most 100000, not {}",
+            args.rate
+        )));
     }
     if output::same_file(Path::new(path), out) {
-        return Err(other(format!("the output {} is the input: refusing to overwrite it", out.display())));
+        return Err(other(format!(
+            "the output {} is the input: refusing to overwrite it",
+            out.display()
+        )));
     }
     let mut input = read(path)?;
     let mut found = Vec::new();
@@ -272,7 +289,8 @@ fn bake(args: &BakeArgs) -> Result<(), Failure> {
         Format::Glb => {
             doc.set_buffer_uri(None);
             let mut bytes = Vec::new();
-            x3dbake::write::glb::write(&doc.json(), &doc.bin, &mut bytes).context("cannot build the GLB")?;
+            x3dbake::write::glb::write(&doc.json(), &doc.bin, &mut bytes)
+                .context("cannot build the GLB")?;
             vec![(out.clone(), bytes)]
         }
         Format::Gltf if args.embed || doc.bin.is_empty() => {
@@ -282,14 +300,26 @@ fn bake(args: &BakeArgs) -> Result<(), Failure> {
         }
         Format::Gltf => {
             let bin_path = out.with_extension("bin");
-            let Some(bin_name) = bin_path.file_name().map(|n| n.to_string_lossy().into_owned()) else {
-                return Err(other(format!("cannot name a .bin beside {}", out.display())));
+            let Some(bin_name) = bin_path
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+            else {
+                return Err(other(format!(
+                    "cannot name a .bin beside {}",
+                    out.display()
+                )));
             };
             if output::same_file(Path::new(path), &bin_path) {
-                return Err(other(format!("the buffer {} would overwrite the input", bin_path.display())));
+                return Err(other(format!(
+                    "the buffer {} would overwrite the input",
+                    bin_path.display()
+                )));
             }
             doc.set_buffer_uri(Some(uri_escape(&bin_name)));
-            vec![(out.clone(), doc.json().into_bytes()), (bin_path, doc.bin.clone())]
+            vec![
+                (out.clone(), doc.json().into_bytes()),
+                (bin_path, doc.bin.clone()),
+            ]
         }
     };
     output::write_all_atomic(&files)?;
@@ -306,7 +336,9 @@ fn other(msg: impl std::fmt::Display) -> Failure {
 fn uri_escape(name: &str) -> String {
     name.bytes()
         .map(|b| match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => (b as char).to_string(),
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
+                (b as char).to_string()
+            }
             _ => format!("%{b:02X}"),
         })
         .collect()

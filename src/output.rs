@@ -15,9 +15,12 @@ pub fn write_all_atomic(files: &[(PathBuf, Vec<u8>)]) -> Result<()> {
         for (dest, bytes) in files {
             let temp = temp_path(dest);
             temps.push(temp.clone());
-            let mut f = fs::File::create(&temp).with_context(|| format!("cannot write {}", dest.display()))?;
-            f.write_all(bytes).with_context(|| format!("cannot write {}", dest.display()))?;
-            f.sync_all().with_context(|| format!("cannot write {}", dest.display()))?;
+            let mut f = fs::File::create(&temp)
+                .with_context(|| format!("cannot write {}", dest.display()))?;
+            f.write_all(bytes)
+                .with_context(|| format!("cannot write {}", dest.display()))?;
+            f.sync_all()
+                .with_context(|| format!("cannot write {}", dest.display()))?;
         }
         for ((dest, _), temp) in files.iter().zip(&temps) {
             fs::rename(temp, dest).with_context(|| format!("cannot write {}", dest.display()))?;
@@ -33,7 +36,10 @@ pub fn write_all_atomic(files: &[(PathBuf, Vec<u8>)]) -> Result<()> {
 }
 
 fn temp_path(dest: &Path) -> PathBuf {
-    let name = dest.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let name = dest
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
     dest.with_file_name(format!(".{name}.x3dbake-{}.tmp", std::process::id()))
 }
 

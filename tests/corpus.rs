@@ -49,3 +49,49 @@ fn inspect_reads_every_xml_file_in_the_corpus() {
         failed.join("\n")
     );
 }
+
+#[test]
+fn every_xml_file_in_the_corpus_bakes_to_a_validator_clean_glb() {
+    let Some(files) = corpus_files("x3d") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let mut outputs = Vec::new();
+    let mut failed = Vec::new();
+    for (i, f) in files.iter().enumerate() {
+        let out = dir.path().join(format!("{i}.glb"));
+        let o = util::run(&[
+            &f.to_string_lossy(),
+            "-o",
+            &out.to_string_lossy(),
+            "--quiet",
+        ]);
+        if o.status.code() == Some(0) {
+            outputs.push(out);
+        } else {
+            failed.push(format!("{}: {}", f.display(), util::stderr(&o)));
+        }
+    }
+    assert!(
+        failed.is_empty(),
+        "{} of {} failed:\n{}",
+        failed.len(),
+        files.len(),
+        failed.join("\n")
+    );
+    let Some(validator) = std::env::var_os("X3DBAKE_VALIDATOR") else {
+        eprintln!("note: X3DBAKE_VALIDATOR not set; validation skipped");
+        return;
+    };
+    let o = std::process::Command::new("node")
+        .arg(util::root().join("tools/validate.mjs"))
+        .args(&outputs)
+        .env("X3DBAKE_VALIDATOR", validator)
+        .output()
+        .expect("node runs");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stdout));
+    eprintln!(
+        "corpus: {} .x3d files baked to .glb, all validator-clean",
+        outputs.len()
+    );
+}

@@ -148,9 +148,14 @@ impl Clip {
     pub fn sampled_as(&self, track: &Track, rate: f64, interpolation: Interpolation) -> Keyframes {
         let width = track.func.width();
         let quaternions = track.is_rotation();
-        Keyframes::sample(&self.map, rate, width, interpolation, quaternions, |f, out| {
-            track.eval_fraction(f, out)
-        })
+        Keyframes::sample(
+            &self.map,
+            rate,
+            width,
+            interpolation,
+            quaternions,
+            |f, out| track.eval_fraction(f, out),
+        )
     }
 }
 

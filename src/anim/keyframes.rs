@@ -122,14 +122,20 @@ impl Keyframes {
         const DF: f64 = 1e-6;
         let mut k = Keyframes::new(interpolation, width, quaternions);
         let (mut v, mut a, mut b) = (Vec::new(), Vec::new(), Vec::new());
-        let mut slope = |f: f64, v: &[f64], dir: f64, value_at: &mut dyn FnMut(f64, &mut Vec<f64>)| -> Vec<f64> {
+        let mut slope = |f: f64,
+                         v: &[f64],
+                         dir: f64,
+                         value_at: &mut dyn FnMut(f64, &mut Vec<f64>)|
+         -> Vec<f64> {
             value_at(f + dir * DF, &mut a);
             value_at(f + dir * 2.0 * DF, &mut b);
             if quaternions {
                 align(v, &mut a);
                 align(v, &mut b);
             }
-            (0..v.len()).map(|c| dir * (-3.0 * v[c] + 4.0 * a[c] - b[c]) / (2.0 * DF)).collect()
+            (0..v.len())
+                .map(|c| dir * (-3.0 * v[c] + 4.0 * a[c] - b[c]) / (2.0 * DF))
+                .collect()
         };
         for piece in &map.pieces {
             let n = (((piece.t1 - piece.t0) * rate).ceil() as usize).max(1);
@@ -183,7 +189,13 @@ impl Keyframes {
 
 /// Flips a quaternion to the hemisphere of `reference`.
 fn align(reference: &[f64], v: &mut [f64]) {
-    if reference.iter().zip(v.iter()).map(|(a, b)| a * b).sum::<f64>() < 0.0 {
+    if reference
+        .iter()
+        .zip(v.iter())
+        .map(|(a, b)| a * b)
+        .sum::<f64>()
+        < 0.0
+    {
         v.iter_mut().for_each(|x| *x = -*x);
     }
 }

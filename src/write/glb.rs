@@ -20,7 +20,8 @@ pub fn write(json: &str, bin: &[u8], mut out: impl Write) -> io::Result<()> {
     if !bin.is_empty() {
         total += 8 + bin_len;
     }
-    let total = u32::try_from(total).map_err(|_| io::Error::other("the asset is larger than 4 GiB, the GLB limit"))?;
+    let total = u32::try_from(total)
+        .map_err(|_| io::Error::other("the asset is larger than 4 GiB, the GLB limit"))?;
     out.write_all(MAGIC)?;
     out.write_all(&2u32.to_le_bytes())?;
     out.write_all(&total.to_le_bytes())?;
@@ -45,7 +46,10 @@ mod tests {
         let mut out = Vec::new();
         super::write("{\"a\":1}", &[1, 2, 3, 4, 5], &mut out).unwrap();
         assert_eq!(&out[0..4], b"glTF");
-        assert_eq!(u32::from_le_bytes(out[8..12].try_into().unwrap()) as usize, out.len());
+        assert_eq!(
+            u32::from_le_bytes(out[8..12].try_into().unwrap()) as usize,
+            out.len()
+        );
         assert_eq!(u32::from_le_bytes(out[12..16].try_into().unwrap()), 8);
         assert_eq!(&out[16..20], b"JSON");
         assert_eq!(&out[20..28], b"{\"a\":1} ");

@@ -79,7 +79,9 @@ fn base64(data: &[u8]) -> String {
     const T: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
     let mut out = String::with_capacity(data.len().div_ceil(3) * 4);
     for c in data.chunks(3) {
-        let n = (c[0] as u32) << 16 | (*c.get(1).unwrap_or(&0) as u32) << 8 | *c.get(2).unwrap_or(&0) as u32;
+        let n = (c[0] as u32) << 16
+            | (*c.get(1).unwrap_or(&0) as u32) << 8
+            | *c.get(2).unwrap_or(&0) as u32;
         for i in 0..4 {
             if i <= c.len() {
                 out.push(T[(n >> (18 - 6 * i) & 63) as usize] as char);
@@ -105,7 +107,9 @@ struct TransformNodes {
 /// Grouping nodes whose children become glTF node children.
 fn children_field(type_name: &str) -> Option<&'static [&'static str]> {
     Some(match type_name {
-        "Group" | "StaticGroup" | "Collision" | "Anchor" | "Billboard" | "Transform" => &["children"],
+        "Group" | "StaticGroup" | "Collision" | "Anchor" | "Billboard" | "Transform" => {
+            &["children"]
+        }
         "Switch" => &["children", "choice"],
         "LOD" => &["children", "level"],
         _ => return None,
@@ -163,7 +167,10 @@ pub fn build(scene: &Scene, clips: &[Clip], opts: &Options, diags: &mut Diagnost
             extras: None,
         });
     }
-    Document { root: w.root, bin: w.bin }
+    Document {
+        root: w.root,
+        bin: w.bin,
+    }
 }
 
 fn vec3(v: &[f32]) -> DVec3 {
@@ -198,7 +205,12 @@ fn node(name: Option<String>) -> json::Node {
 impl Writer<'_> {
     /// Adds the glTF nodes of an X3D node (and its subtree) to `parent`.
     /// A USE'd node is visited at each place it stands: each place is a copy.
-    fn visit(&mut self, id: NodeId, parent: &mut Vec<Index<json::Node>>, ancestors: &mut Vec<NodeId>) {
+    fn visit(
+        &mut self,
+        id: NodeId,
+        parent: &mut Vec<Index<json::Node>>,
+        ancestors: &mut Vec<NodeId>,
+    ) {
         let scene = self.scene;
         let Some(def) = scene.known(id) else {
             return;
@@ -208,7 +220,10 @@ impl Writer<'_> {
         };
         if ancestors.contains(&id) {
             self.diags.warning(
-                format!("`{}` contains itself (through USE): the inner copy is left out", scene.display_name(id)),
+                format!(
+                    "`{}` contains itself (through USE): the inner copy is left out",
+                    scene.display_name(id)
+                ),
                 Some(scene.node(id).span),
             );
             return;
@@ -250,8 +265,15 @@ impl Writer<'_> {
             .collect();
         match scene.node(id).type_name.as_str() {
             "Switch" => {
-                let which = scene.value(id, "whichChoice").map_or(-1, |v| v.as_f64() as i64);
-                usize::try_from(which).ok().and_then(|i| all.get(i)).copied().into_iter().collect()
+                let which = scene
+                    .value(id, "whichChoice")
+                    .map_or(-1, |v| v.as_f64() as i64);
+                usize::try_from(which)
+                    .ok()
+                    .and_then(|i| all.get(i))
+                    .copied()
+                    .into_iter()
+                    .collect()
             }
             "LOD" => all.into_iter().take(1).collect(),
             _ => all,
@@ -261,14 +283,33 @@ impl Writer<'_> {
     /// The chain of glTF nodes that multiplies out to the X3D Transform
     /// matrix T·C·R·SR·S·SR⁻¹·C⁻¹. Returns the top node and the one that
     /// holds the children.
-    fn transform_nodes(&mut self, id: NodeId, name: Option<String>) -> (Index<json::Node>, Index<json::Node>) {
+    fn transform_nodes(
+        &mut self,
+        id: NodeId,
+        name: Option<String>,
+    ) -> (Index<json::Node>, Index<json::Node>) {
         let scene = self.scene;
-        let field = |f: &str| scene.value(id, f).map(|v| v.floats().to_vec()).unwrap_or_default();
+        let field = |f: &str| {
+            scene
+                .value(id, f)
+                .map(|v| v.floats().to_vec())
+                .unwrap_or_default()
+        };
         let t = vec3(&field("translation"));
         let c = vec3(&field("center"));
         let s = vec3(&field("scale"));
-        let r = rotation::from_axis_angle(&field("rotation").iter().map(|&x| x as f64).collect::<Vec<_>>());
-        let sr = rotation::from_axis_angle(&field("scaleOrientation").iter().map(|&x| x as f64).collect::<Vec<_>>());
+        let r = rotation::from_axis_angle(
+            &field("rotation")
+                .iter()
+                .map(|&x| x as f64)
+                .collect::<Vec<_>>(),
+        );
+        let sr = rotation::from_axis_angle(
+            &field("scaleOrientation")
+                .iter()
+                .map(|&x| x as f64)
+                .collect::<Vec<_>>(),
+        );
         let has_sr = !rotation::same_rotation(sr, DQuat::IDENTITY, 1e-15);
         let mut main = node(name.clone());
         main.translation = Some(f32s(t + c)).filter(|v| *v != [0.0; 3]);
@@ -301,12 +342,21 @@ impl Writer<'_> {
                 inner = top;
             }
         }
-        self.transforms.entry(id).or_default().push(TransformNodes { main: top, scale: scale_node, center: c });
+        self.transforms.entry(id).or_default().push(TransformNodes {
+            main: top,
+            scale: scale_node,
+            center: c,
+        });
         (top, inner)
     }
 
     /// Appends f32 data in its own buffer view and makes an accessor.
-    fn accessor(&mut self, data: &[f32], ty: accessor::Type, min_max: bool) -> Index<json::Accessor> {
+    fn accessor(
+        &mut self,
+        data: &[f32],
+        ty: accessor::Type,
+        min_max: bool,
+    ) -> Index<json::Accessor> {
         let offset = self.bin.len();
         for x in data {
             self.bin.extend_from_slice(&x.to_le_bytes());
@@ -338,7 +388,9 @@ impl Writer<'_> {
             buffer_view: Some(view),
             byte_offset: None,
             count: USize64((data.len() / n) as u64),
-            component_type: Checked::Valid(accessor::GenericComponentType(accessor::ComponentType::F32)),
+            component_type: Checked::Valid(accessor::GenericComponentType(
+                accessor::ComponentType::F32,
+            )),
             extensions: None,
             extras: None,
             type_: Checked::Valid(ty),
@@ -403,7 +455,11 @@ impl Writer<'_> {
                 output,
             });
             for place in places {
-                let node = if path == animation::Property::Scale { place.scale } else { place.main };
+                let node = if path == animation::Property::Scale {
+                    place.scale
+                } else {
+                    place.main
+                };
                 channels.push(animation::Channel {
                     sampler,
                     target: animation::Target {
@@ -436,7 +492,9 @@ impl Writer<'_> {
     /// The glTF path a track animates, or a warning when it has none yet.
     fn path(&mut self, track: &Track) -> Option<animation::Property> {
         let scene = self.scene;
-        let is_transform = scene.known(track.target).is_some_and(|d| d.name == "Transform");
+        let is_transform = scene
+            .known(track.target)
+            .is_some_and(|d| d.name == "Transform");
         let path = match track.field.as_str() {
             "translation" if is_transform => animation::Property::Translation,
             "rotation" if is_transform => animation::Property::Rotation,
@@ -459,7 +517,12 @@ impl Writer<'_> {
 
     /// Output values as glTF wants them: translation offset by the
     /// Transform's center; cubic keys as (in-tangent, value, out-tangent).
-    fn values(&mut self, k: &Keyframes, path: animation::Property, center: DVec3) -> Index<json::Accessor> {
+    fn values(
+        &mut self,
+        k: &Keyframes,
+        path: animation::Property,
+        center: DVec3,
+    ) -> Index<json::Accessor> {
         let w = k.width;
         let offset: Vec<f64> = match path {
             animation::Property::Translation => center.to_array().to_vec(),
@@ -477,7 +540,11 @@ impl Writer<'_> {
                 out.extend(value);
             }
         }
-        let ty = if w == 4 { accessor::Type::Vec4 } else { accessor::Type::Vec3 };
+        let ty = if w == 4 {
+            accessor::Type::Vec4
+        } else {
+            accessor::Type::Vec3
+        };
         self.accessor(&out, ty, false)
     }
 }

@@ -1,0 +1,482 @@
+//! glTF output from the command line: every fixture in every form, checked
+//! by the Khronos validator (when X3DBAKE_VALIDATOR names its install),
+//! read back with an independent reader (the `gltf` crate) and played per
+//! the glTF spec against direct evaluation of the X3D; determinism; atomic
+//! writes.
+
+mod util;
+
+use glam::DQuat;
+use std::path::{Path, PathBuf};
+use x3dbake::anim::clip::{Clip, ClipOptions, clips};
+use x3dbake::diag::Diagnostics;
+use x3dbake::scene::Scene;
+use x3dbake::source::Sources;
+
+fn bake(input: &str, output: &Path, extra: &[&str]) -> std::process::Output {
+    let out = output.to_string_lossy().into_owned();
+    let mut args = vec![input, "-o", &out, "--quiet"];
+    args.extend_from_slice(extra);
+    util::run(&args)
+}
+
+/// Runs the validator on files; None when it is not installed.
+fn validate(files: &[PathBuf]) -> Option<Vec<serde_json::Value>> {
+    let Some(dir) = std::env::var_os("X3DBAKE_VALIDATOR") else {
+        eprintln!("note: X3DBAKE_VALIDATOR not set; glTF validation skipped");
+        return None;
+    };
+    let out = std::process::Command::new("node")
+        .arg(util::root().join("tools/validate.mjs"))
+        .args(files)
+        .env("X3DBAKE_VALIDATOR", dir)
+        .output()
+        .expect("node runs");
+    let text = String::from_utf8_lossy(&out.stdout);
+    Some(
+        text.lines()
+            .map(|l| serde_json::from_str(l).expect("one JSON report a line"))
+            .collect(),
+    )
+}
+
+const FORMS: &[(&str, &[&str])] = &[
+    ("gltf", &[]),
+    ("embedded.gltf", &["--embed"]),
+    ("glb", &[]),
+    ("sampled.glb", &["--mode", "sample"]),
+    (
+        "step.glb",
+        &[
+            "--mode",
+            "sample",
+            "--interpolation",
+            "step",
+            "--rate",
+            "10",
+        ],
+    ),
+    (
+        "cubic.glb",
+        &[
+            "--mode",
+            "sample",
+            "--interpolation",
+            "cubic",
+            "--rate",
+            "12",
+        ],
+    ),
+    ("cycles.glb", &["--cycles", "3", "--tangents", "c1"]),
+];
+
+#[test]
+fn every_fixture_in_every_form_is_validator_clean() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut files = Vec::new();
+    for scene in util::fixtures("scenes", "x3d") {
+        let stem = scene.file_stem().unwrap().to_string_lossy().into_owned();
+        for (ext, flags) in FORMS {
+            let out = dir.path().join(format!("{stem}.{ext}"));
+            let o = bake(&scene.to_string_lossy(), &out, flags);
+            assert_eq!(
+                o.status.code(),
+                Some(0),
+                "{stem}.{ext}: {}",
+                util::stderr(&o)
+            );
+            files.push(out);
+        }
+    }
+    let Some(reports) = validate(&files) else {
+        return;
+    };
+    assert_eq!(reports.len(), files.len());
+    for r in reports {
+        assert_eq!(
+            (r["errors"].as_u64(), r["warnings"].as_u64()),
+            (Some(0), Some(0)),
+            "{r}"
+        );
+    }
+}
+
+fn load(path: &Path, opts: ClipOptions) -> (Scene, Vec<Clip>) {
+    let mut sources = Sources::new();
+    let mut diags = Diagnostics::default();
+    let name = path.to_string_lossy().into_owned();
+    let file = x3dbake::add_file(
+        &mut sources,
+        &name,
+        std::fs::read(path).unwrap(),
+        &mut diags,
+    );
+    let scene = x3dbake::load(&sources, file, &mut diags);
+    let found = clips(&scene, opts, &mut diags);
+    (scene, found)
+}
+
+/// A glTF sampler played as the glTF 2.0 spec (Appendix C) says.
+struct Sampler {
+    times: Vec<f32>,
+    /// Per key: value, or (in-tangent, value, out-tangent) for cubic.
+    outputs: Vec<Vec<f32>>,
+    interpolation: gltf::animation::Interpolation,
+    rotation: bool,
+}
+
+impl Sampler {
+    fn at(&self, t: f64) -> Vec<f64> {
+        use gltf::animation::Interpolation::*;
+        let cubic = self.interpolation == CubicSpline;
+        let value = |i: usize| -> Vec<f64> {
+            let o = &self.outputs;
+            let k = if cubic { 3 * i + 1 } else { i };
+            o[k].iter().map(|&x| x as f64).collect()
+        };
+        let n = self.times.len();
+        let t32 = t as f32;
+        if t32 <= self.times[0] {
+            return value(0);
+        }
+        if t32 >= self.times[n - 1] {
+            return value(n - 1);
+        }
+        let i = self.times.partition_point(|&k| k <= t32) - 1;
+        let (t0, t1) = (self.times[i] as f64, self.times[i + 1] as f64);
+        let td = t1 - t0;
+        let s = (t - t0) / td;
+        let (a, b) = (value(i), value(i + 1));
+        match self.interpolation {
+            Step => a,
+            Linear if self.rotation => {
+                let q = slerp(DQuat::from_slice(&a), DQuat::from_slice(&b), s);
+                q.to_array().to_vec()
+            }
+            Linear => a.iter().zip(&b).map(|(x, y)| x + s * (y - x)).collect(),
+            CubicSpline => {
+                let b_k: Vec<f64> = self.outputs[3 * i + 2].iter().map(|&x| x as f64).collect();
+                let a_k1: Vec<f64> = self.outputs[3 * (i + 1)]
+                    .iter()
+                    .map(|&x| x as f64)
+                    .collect();
+                let (s2, s3) = (s * s, s * s * s);
+                let v: Vec<f64> = (0..a.len())
+                    .map(|c| {
+                        (2.0 * s3 - 3.0 * s2 + 1.0) * a[c]
+                            + td * (s3 - 2.0 * s2 + s) * b_k[c]
+                            + (-2.0 * s3 + 3.0 * s2) * b[c]
+                            + td * (s3 - s2) * a_k1[c]
+                    })
+                    .collect();
+                if self.rotation {
+                    DQuat::from_slice(&v).normalize().to_array().to_vec()
+                } else {
+                    v
+                }
+            }
+        }
+    }
+}
+
+/// The spec's slerp: shortest path.
+fn slerp(a: DQuat, b: DQuat, t: f64) -> DQuat {
+    let d = a.dot(b);
+    let (b, d) = if d < 0.0 { (-b, -d) } else { (b, d) };
+    if d > 0.9995 {
+        return a.lerp(b, t).normalize();
+    }
+    let th = d.acos();
+    (a * ((1.0 - t) * th).sin() + b * (t * th).sin()) / th.sin()
+}
+
+fn close(path: &str, got: &[f64], want: &[f64], tol: f64) -> bool {
+    if path == "rotation" {
+        let (g, w) = (DQuat::from_slice(got), DQuat::from_slice(want));
+        return (g - w).length().min((g + w).length()) <= tol;
+    }
+    got.iter()
+        .zip(want)
+        .all(|(a, b)| (a - b).abs() <= tol * (1.0 + b.abs()))
+}
+
+/// Reads a baked file back and compares every channel with the X3D.
+/// Returns how many comparisons were made.
+fn round_trip(
+    x3d: &Path,
+    baked: &Path,
+    opts: ClipOptions,
+    exact_tol: f64,
+    sampled_tol: f64,
+) -> usize {
+    let (scene, clips) = load(x3d, opts);
+    let (doc, buffers, _) =
+        gltf::import(baked).unwrap_or_else(|e| panic!("{}: {e}", baked.display()));
+    let mut compared = 0;
+    for anim in doc.animations() {
+        let clip = clips
+            .iter()
+            .find(|c| Some(c.name.as_str()) == anim.name())
+            .expect("a clip per animation");
+        for channel in anim.channels() {
+            let reader = channel.reader(|b| Some(&buffers[b.index()]));
+            let times: Vec<f32> = reader.read_inputs().unwrap().collect();
+            assert!(
+                times.windows(2).all(|w| w[0] < w[1]),
+                "strictly increasing times"
+            );
+            use gltf::animation::util::ReadOutputs::*;
+            let (path, outputs): (&str, Vec<Vec<f32>>) = match reader.read_outputs().unwrap() {
+                Translations(it) => ("translation", it.map(|v| v.to_vec()).collect()),
+                Rotations(r) => ("rotation", r.into_f32().map(|v| v.to_vec()).collect()),
+                Scales(it) => ("scale", it.map(|v| v.to_vec()).collect()),
+                MorphTargetWeights(_) => panic!("no morph targets yet"),
+            };
+            let node = channel.target().node();
+            let name = node.name().unwrap().trim_end_matches("_scaleOrientation");
+            let target = scene.def(name).unwrap();
+            let track = clip
+                .tracks
+                .iter()
+                .find(|t| t.target == target && t.field == path)
+                .unwrap();
+            let sampler = Sampler {
+                times,
+                outputs,
+                interpolation: channel.sampler().interpolation(),
+                rotation: path == "rotation",
+            };
+            let center: Vec<f64> = if path == "translation" {
+                scene
+                    .value(target, "center")
+                    .unwrap()
+                    .floats()
+                    .iter()
+                    .map(|&x| x as f64)
+                    .collect()
+            } else {
+                vec![0.0; 4]
+            };
+            let tol = if clip.exact_keyframes(track).is_some() {
+                exact_tol
+            } else {
+                sampled_tol
+            };
+            let mut want = Vec::new();
+            // Key times, mid-segments, and a fine grid (avoiding the very
+            // instants of jumps, which glTF moves by one f32 step).
+            let mut probes: Vec<f64> = sampler.times.iter().map(|&t| t as f64).collect();
+            probes.extend(
+                sampler
+                    .times
+                    .windows(2)
+                    .map(|w| (w[0] as f64 + w[1] as f64) / 2.0),
+            );
+            probes.extend((0..500).map(|i| clip.duration() * (i as f64 + 0.37) / 500.0));
+            for t in probes {
+                let jump = sampler.times.windows(2).any(|w| {
+                    w[1].to_bits() == w[0].to_bits() + 1 && (t - w[0] as f64).abs() < 1e-5
+                });
+                if jump {
+                    continue;
+                }
+                clip.eval(track, t, &mut want);
+                let want: Vec<f64> = want.iter().zip(center.iter()).map(|(a, b)| a + b).collect();
+                let got = sampler.at(t);
+                assert!(
+                    close(path, &got, &want, tol),
+                    "{} {}.{} at {t}: glTF {got:?}, X3D {want:?} (tolerance {tol})",
+                    baked.display(),
+                    name,
+                    path
+                );
+                compared += 1;
+            }
+        }
+    }
+    compared
+}
+
+#[test]
+fn baked_animations_play_back_like_the_x3d() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut total = 0;
+    for scene in util::fixtures("scenes", "x3d") {
+        let stem = scene.file_stem().unwrap().to_string_lossy().into_owned();
+        let input = scene.to_string_lossy().into_owned();
+        // Exact: within f32 precision. Sampled at 30 Hz: within the
+        // sampling error of these curves.
+        let exact = dir.path().join(format!("{stem}.glb"));
+        bake(&input, &exact, &[]);
+        total += round_trip(&scene, &exact, ClipOptions::default(), 1e-5, 2e-2);
+        let three = dir.path().join(format!("{stem}.3.gltf"));
+        bake(&input, &three, &["--cycles", "3"]);
+        total += round_trip(
+            &scene,
+            &three,
+            ClipOptions {
+                cycles: 3,
+                ..Default::default()
+            },
+            1e-5,
+            2e-2,
+        );
+        let cubic = dir.path().join(format!("{stem}.cubic.glb"));
+        bake(
+            &input,
+            &cubic,
+            &[
+                "--mode",
+                "sample",
+                "--interpolation",
+                "cubic",
+                "--rate",
+                "60",
+            ],
+        );
+        total += round_trip(&scene, &cubic, ClipOptions::default(), 2e-3, 2e-3);
+    }
+    assert!(total > 5000, "{total} comparisons");
+}
+
+#[test]
+fn a_transform_with_center_and_scale_orientation_keeps_its_matrix() {
+    let dir = tempfile::tempdir().unwrap();
+    let x3d = dir.path().join("c.x3d");
+    std::fs::write(
+        &x3d,
+        "<X3D><Scene><Transform DEF='T' center='1 2 3' scaleOrientation='0 0 1 0.5' scale='2 1 1' rotation='0 1 0 0.3'>\
+         <Transform DEF='Child' translation='1 0 0'/></Transform>\
+         <TimeSensor DEF='C' cycleInterval='2'/><PositionInterpolator DEF='P' key='0 1' keyValue='0 0 0 4 0 0'/>\
+         <PositionInterpolator DEF='S' key='0 1' keyValue='1 1 1 3 1 1'/>\
+         <ROUTE fromNode='C' fromField='fraction_changed' toNode='P' toField='set_fraction'/>\
+         <ROUTE fromNode='P' fromField='value_changed' toNode='T' toField='translation'/>\
+         <ROUTE fromNode='C' fromField='fraction_changed' toNode='S' toField='set_fraction'/>\
+         <ROUTE fromNode='S' fromField='value_changed' toNode='T' toField='scale'/></Scene></X3D>",
+    )
+    .unwrap();
+    let glb = dir.path().join("c.glb");
+    assert_eq!(
+        bake(&x3d.to_string_lossy(), &glb, &[]).status.code(),
+        Some(0)
+    );
+    let (doc, _, _) = gltf::import(&glb).unwrap();
+    // The world matrix of Child equals the X3D T·C·R·SR·S·SR⁻¹·C⁻¹ times its own.
+    fn world(n: gltf::Node, parents: &[glam::Mat4], out: &mut Vec<(String, glam::Mat4)>) {
+        let m = parents.last().copied().unwrap_or(glam::Mat4::IDENTITY)
+            * glam::Mat4::from_cols_array_2d(&n.transform().matrix());
+        out.push((n.name().unwrap_or("").to_string(), m));
+        let mut p = parents.to_vec();
+        p.push(m);
+        for c in n.children() {
+            world(c, &p, out);
+        }
+    }
+    let mut all = Vec::new();
+    for n in doc.default_scene().unwrap().nodes() {
+        world(n, &[], &mut all);
+    }
+    let child = all.iter().find(|(n, _)| n == "Child").unwrap().1;
+    use glam::{Mat4, Quat, Vec3};
+    let t = Mat4::IDENTITY;
+    let c = Mat4::from_translation(Vec3::new(1.0, 2.0, 3.0));
+    let r = Mat4::from_quat(Quat::from_axis_angle(Vec3::Y, 0.3));
+    let sr = Mat4::from_quat(Quat::from_axis_angle(Vec3::Z, 0.5));
+    let s = Mat4::from_scale(Vec3::new(2.0, 1.0, 1.0));
+    let want = t * c * r * sr * s * sr.inverse() * c.inverse() * Mat4::from_translation(Vec3::X);
+    assert!(child.abs_diff_eq(want, 1e-5), "{child} vs {want}");
+    // And the animated translation and scale still play exactly.
+    round_trip(&x3d, &glb, ClipOptions::default(), 1e-5, 1e-5);
+}
+
+#[test]
+fn the_same_input_gives_the_same_bytes() {
+    let dir = tempfile::tempdir().unwrap();
+    for scene in util::fixtures("scenes", "x3d") {
+        let input = scene.to_string_lossy().into_owned();
+        let (a, b) = (dir.path().join("a.glb"), dir.path().join("b.glb"));
+        bake(
+            &input,
+            &a,
+            &["--mode", "sample", "--interpolation", "cubic"],
+        );
+        bake(
+            &input,
+            &b,
+            &["--mode", "sample", "--interpolation", "cubic"],
+        );
+        assert_eq!(
+            std::fs::read(&a).unwrap(),
+            std::fs::read(&b).unwrap(),
+            "{input}"
+        );
+    }
+}
+
+#[test]
+fn a_failed_bake_leaves_the_previous_output_untouched() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out.gltf");
+    std::fs::write(&out, b"previous").unwrap();
+    std::fs::write(dir.path().join("out.bin"), b"previous bin").unwrap();
+    let o = bake("fixtures/errors/bad_number.x3d", &out, &[]);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(std::fs::read(&out).unwrap(), b"previous");
+    assert_eq!(
+        std::fs::read(dir.path().join("out.bin")).unwrap(),
+        b"previous bin"
+    );
+    let names: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(names.len(), 2, "no temporary files left: {names:?}");
+    // An output folder that does not exist: an I/O error, nothing written.
+    let o = bake(
+        "fixtures/scenes/bouncing_box.x3d",
+        &dir.path().join("no/such/out.glb"),
+        &[],
+    );
+    assert_eq!(o.status.code(), Some(2));
+    assert!(util::stderr(&o).contains("cannot write"));
+    // The input itself is never overwritten.
+    let copy = dir.path().join("in.x3d");
+    std::fs::copy(util::root().join("fixtures/scenes/bouncing_box.x3d"), &copy).unwrap();
+    let o = bake(&copy.to_string_lossy(), &copy, &["--format", "glb"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(util::stderr(&o).contains("is the input"));
+}
+
+#[test]
+fn usage_errors_exit_2() {
+    for args in [
+        vec!["fixtures/scenes/bouncing_box.x3d"],
+        vec!["fixtures/scenes/bouncing_box.x3d", "-o", "x.txt"],
+        vec![
+            "fixtures/scenes/bouncing_box.x3d",
+            "-o",
+            "x.glb",
+            "--rate",
+            "0",
+        ],
+        vec![
+            "fixtures/scenes/bouncing_box.x3d",
+            "-o",
+            "x.glb",
+            "--rate",
+            "1e9",
+            "--cycles",
+            "10000",
+        ],
+        vec![
+            "fixtures/scenes/bouncing_box.x3d",
+            "-o",
+            "x.glb",
+            "--mode",
+            "fast",
+        ],
+    ] {
+        let o = util::run(&args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", util::stderr(&o));
+    }
+}
