@@ -1,167 +1,55 @@
 //! The x3dbake command line: parses arguments, runs the library, prints
 //! diagnostics, writes outputs, and turns the outcome into an exit code.
 
+mod cli;
 mod output;
 
 use anyhow::Context as _;
-use clap::{Args, Parser, Subcommand, ValueEnum};
+use clap::Parser;
+use cli::{Cli, Command, Format, Job, Target};
+use std::io::{IsTerminal, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use x3dbake::anim::clip::{ClipOptions, clips};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use x3dbake::anim::clip::{Clip, ClipOptions, clips};
 use x3dbake::diag::{Diagnostics, Severity};
-use x3dbake::interp::TangentRule;
 use x3dbake::scene::Scene;
 use x3dbake::source::{FileId, MAX_FILE_BYTES, Sources};
-use x3dbake::write::gltf::{self, Mode, SampleInterpolation};
+use x3dbake::write::csv::{self, CsvOptions};
+use x3dbake::write::gltf;
 
-/// Bake X3D animation into glTF 2.0.
-///
-/// x3dbake reads an X3D scene, follows its ROUTEs from TimeSensors through
-/// interpolators to the fields they drive, and writes one glTF animation per
-/// clock: exact keys where glTF can hold the curve, samples where not.
-#[derive(Parser)]
-#[command(version, about, args_conflicts_with_subcommands = true)]
-struct Cli {
-    #[command(subcommand)]
-    command: Option<Command>,
-    #[command(flatten)]
-    bake: BakeArgs,
+/// How a run ended. Ordered: the worst outcome of a batch is its exit code.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Debug)]
+enum Outcome {
+    Ok = 0,
+    /// The input has errors (already printed): exit 1.
+    InvalidInput = 1,
+    /// Usage or I/O: exit 2.
+    UsageOrIo = 2,
 }
-
-#[derive(Subcommand)]
-enum Command {
-    /// Print the clocks, interpolators, routes, clips and tracks of a scene.
-    Inspect {
-        /// The X3D file to read.
-        file: String,
-        #[command(flatten)]
-        clip: ClipArgs,
-        #[command(flatten)]
-        common: Common,
-    },
-}
-
-#[derive(Args)]
-struct Common {
-    /// Hide warnings.
-    #[arg(long, short)]
-    quiet: bool,
-}
-
-#[derive(Args)]
-struct ClipArgs {
-    /// Cycles of each clock in a clip.
-    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=10_000))]
-    cycles: u32,
-    /// How spline tangents are read: as the X3D text writes them, or the C1
-    /// reading (velocity continuous in time at keys with unequal intervals).
-    #[arg(long, value_enum, default_value_t = Tangents::AsWritten)]
-    tangents: Tangents,
-}
-
-#[derive(Clone, Copy, ValueEnum)]
-enum Tangents {
-    AsWritten,
-    C1,
-}
-
-#[derive(Clone, Copy, ValueEnum)]
-enum CliMode {
-    /// Exact keys where glTF can hold the curve (LINEAR, STEP, CUBICSPLINE),
-    /// samples where it cannot.
-    Exact,
-    /// Every track sampled at --rate.
-    Sample,
-}
-
-#[derive(Clone, Copy, ValueEnum)]
-enum CliInterpolation {
-    Linear,
-    Step,
-    Cubic,
-}
-
-#[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
-enum Format {
-    /// glTF JSON with a .bin beside it (or embedded with --embed).
-    Gltf,
-    /// Binary glTF.
-    Glb,
-}
-
-#[derive(Args)]
-struct BakeArgs {
-    /// The X3D file to bake.
-    input: Option<String>,
-    /// Where to write: a .gltf or .glb file.
-    #[arg(short, long)]
-    output: Option<PathBuf>,
-    /// The output format (default: from the output's extension).
-    #[arg(long, value_enum)]
-    format: Option<Format>,
-    /// Exact keys where possible, or sample everything.
-    #[arg(long, value_enum, default_value_t = CliMode::Exact)]
-    mode: CliMode,
-    /// Samples per second for sampled tracks.
-    #[arg(long, default_value_t = 30.0)]
-    rate: f64,
-    /// Interpolation of sampled keys in --mode sample (cubic: tangents from
-    /// the curve's own derivative).
-    #[arg(long, value_enum, default_value_t = CliInterpolation::Linear)]
-    interpolation: CliInterpolation,
-    /// Embed the buffer in the .gltf as a data URI instead of a .bin file.
-    #[arg(long)]
-    embed: bool,
-    #[command(flatten)]
-    clip: ClipArgs,
-    #[command(flatten)]
-    common: Common,
-}
-
-/// Exit codes: 0 ok, 1 invalid input, 2 usage or I/O error.
-const INVALID_INPUT: u8 = 1;
-const USAGE_OR_IO: u8 = 2;
 
 /// The most samples one track may produce.
 const MAX_SAMPLES: f64 = 50_000_000.0;
 
-enum Failure {
-    /// The input has errors (already printed).
-    Input,
-    /// Usage or I/O.
-    Other(anyhow::Error),
-}
-
-impl From<anyhow::Error> for Failure {
-    fn from(e: anyhow::Error) -> Self {
-        Failure::Other(e)
-    }
-}
-
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    let result = match cli.command {
-        Some(Command::Inspect { file, clip, common }) => inspect(&file, &clip, common.quiet),
-        None => bake(&cli.bake),
-    };
-    match result {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(Failure::Input) => ExitCode::from(INVALID_INPUT),
-        Err(Failure::Other(e)) => {
-            eprintln!("x3dbake: {e:#}");
-            ExitCode::from(USAGE_OR_IO)
-        }
-    }
-}
-
-fn clip_options(c: &ClipArgs) -> ClipOptions {
-    ClipOptions {
-        cycles: c.cycles,
-        rule: match c.tangents {
-            Tangents::AsWritten => TangentRule::AsWritten,
-            Tangents::C1 => TangentRule::C1,
+    let outcome = match cli.command {
+        Some(Command::Inspect { file, clip, common }) => inspect(
+            &file,
+            &cli::clip_options(&clip),
+            common.quiet,
+            common.verbose,
+        ),
+        None => match cli.bake.validate() {
+            Ok(job) => run(&job),
+            Err(msg) => {
+                eprintln!("x3dbake: {msg}");
+                Outcome::UsageOrIo
+            }
         },
-    }
+    };
+    ExitCode::from(outcome as u8)
 }
 
 /// A scene read and checked, with its sources for rendering diagnostics.
@@ -171,14 +59,26 @@ struct Input {
     diags: Diagnostics,
 }
 
-fn read(path: &str) -> Result<Input, Failure> {
-    let bytes = std::fs::read(path).with_context(|| format!("cannot read {path}"))?;
-    if bytes.len() > MAX_FILE_BYTES {
-        return Err(other(format!("{path} is larger than 4 GiB")));
-    }
+fn read_bytes(path: &str) -> anyhow::Result<Vec<u8>> {
+    let bytes = if path == "-" {
+        let mut b = Vec::new();
+        std::io::stdin()
+            .read_to_end(&mut b)
+            .context("cannot read standard input")?;
+        b
+    } else {
+        std::fs::read(path).with_context(|| format!("cannot read {path}"))?
+    };
+    anyhow::ensure!(bytes.len() <= MAX_FILE_BYTES, "{path} is larger than 4 GiB");
+    Ok(bytes)
+}
+
+fn read(path: &str) -> anyhow::Result<Input> {
+    let bytes = read_bytes(path)?;
+    let name = if path == "-" { "<stdin>" } else { path };
     let mut sources = Sources::new();
     let mut diags = Diagnostics::default();
-    let file: FileId = x3dbake::add_file(&mut sources, path, bytes, &mut diags);
+    let file: FileId = x3dbake::add_file(&mut sources, name, bytes, &mut diags);
     let scene = if diags.has_errors() {
         Scene::default()
     } else {
@@ -191,144 +91,257 @@ fn read(path: &str) -> Result<Input, Failure> {
     })
 }
 
-/// Prints the diagnostics (warnings unless quiet); fails on errors.
-fn report(input: &Input, quiet: bool) -> Result<(), Failure> {
+/// The diagnostics as text: errors in full, warnings one line each (in
+/// full with --verbose, none with --quiet).
+fn rendered(input: &Input, quiet: bool, verbose: bool) -> String {
+    let mut out = String::new();
     for d in &input.diags.list {
-        if d.severity == Severity::Error || !quiet {
-            eprint!("{}", d.render(&input.sources));
+        match d.severity {
+            Severity::Error => out.push_str(&d.render(&input.sources)),
+            Severity::Warning if quiet => {}
+            Severity::Warning if verbose => out.push_str(&d.render(&input.sources)),
+            Severity::Warning => {
+                out.push_str(&d.headline(&input.sources));
+                out.push('\n');
+            }
         }
     }
+    out
+}
+
+/// Reads a file and builds its clips, with every check.
+fn analyse(path: &str, opts: &ClipOptions) -> anyhow::Result<(Input, Vec<Clip>)> {
+    let mut input = read(path)?;
+    let mut found = Vec::new();
+    if !input.diags.has_errors() {
+        x3dbake::inspect::check_interpolators(&input.scene, &mut input.diags);
+        found = clips(&input.scene, *opts, &mut input.diags);
+    }
+    Ok((input, found))
+}
+
+fn inspect(path: &str, opts: &ClipOptions, quiet: bool, verbose: bool) -> Outcome {
+    let (input, found) = match analyse(path, opts) {
+        Ok(x) => x,
+        Err(e) => {
+            eprintln!("x3dbake: {e:#}");
+            return Outcome::UsageOrIo;
+        }
+    };
+    eprint!("{}", rendered(&input, quiet, verbose));
     if input.diags.has_errors() {
-        Err(Failure::Input)
-    } else {
-        Ok(())
+        return Outcome::InvalidInput;
+    }
+    let mut text = x3dbake::inspect::report(&input.scene, &found);
+    text.push_str(&format!("warnings: {}\n", input.diags.warnings().count()));
+    write_stdout(text.as_bytes())
+}
+
+/// Writes to standard output; a closed pipe (`| head`) is not an error.
+fn write_stdout(bytes: &[u8]) -> Outcome {
+    let mut out = std::io::stdout().lock();
+    match out.write_all(bytes).and_then(|()| out.flush()) {
+        Ok(()) => Outcome::Ok,
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Outcome::Ok,
+        Err(e) => {
+            eprintln!("x3dbake: cannot write to standard output: {e}");
+            Outcome::UsageOrIo
+        }
     }
 }
 
-fn inspect(path: &str, clip: &ClipArgs, quiet: bool) -> Result<(), Failure> {
-    let mut input = read(path)?;
-    let mut found = Vec::new();
-    if !input.diags.has_errors() {
-        x3dbake::inspect::check_interpolators(&input.scene, &mut input.diags);
-        found = clips(&input.scene, clip_options(clip), &mut input.diags);
+/// Bakes every input; several in parallel, with a progress line on a
+/// terminal. Each input's messages are printed together when it is done.
+fn run(job: &Job) -> Outcome {
+    let total = job.inputs.len();
+    let next = AtomicUsize::new(0);
+    let done = AtomicUsize::new(0);
+    let worst = Mutex::new(Outcome::Ok);
+    let progress = total > 1 && std::io::stderr().is_terminal();
+    if let Target::Dir(dir) = &job.target
+        && let Err(e) = std::fs::create_dir_all(dir)
+    {
+        eprintln!("x3dbake: cannot create {}: {e}", dir.display());
+        return Outcome::UsageOrIo;
     }
-    report(&input, quiet)?;
-    print!("{}", x3dbake::inspect::report(&input.scene, &found));
-    println!("warnings: {}", input.diags.warnings().count());
-    Ok(())
+    let workers = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(total);
+    std::thread::scope(|s| {
+        for _ in 0..workers {
+            s.spawn(|| {
+                loop {
+                    let i = next.fetch_add(1, Ordering::SeqCst);
+                    let Some(path) = job.inputs.get(i) else {
+                        break;
+                    };
+                    let (outcome, messages) = bake_one(job, path);
+                    // A poisoned lock only means another worker panicked;
+                    // the outcome it guards is still a plain value.
+                    let mut w = worst.lock().unwrap_or_else(|e| e.into_inner());
+                    *w = (*w).max(outcome);
+                    let n = done.fetch_add(1, Ordering::SeqCst) + 1;
+                    let mut err = std::io::stderr().lock();
+                    if progress {
+                        let _ = write!(err, "\r\x1b[K");
+                    }
+                    let _ = err.write_all(messages.as_bytes());
+                    if progress && n < total {
+                        let _ = write!(err, "[{n}/{total}] {path}");
+                    }
+                }
+            });
+        }
+    });
+    if progress {
+        eprint!("\r\x1b[K");
+    }
+    worst.into_inner().unwrap_or_else(|e| e.into_inner())
 }
 
-fn bake(args: &BakeArgs) -> Result<(), Failure> {
-    let Some(path) = &args.input else {
-        return Err(other("no input file: x3dbake INPUT -o OUTPUT (see --help)"));
+/// Bakes one input; returns its outcome and the messages to print.
+fn bake_one(job: &Job, path: &str) -> (Outcome, String) {
+    let fail = |e: anyhow::Error| (Outcome::UsageOrIo, format!("x3dbake: {e:#}\n"));
+    let dest = match &job.target {
+        Target::File(p) => Some(p.clone()),
+        Target::Dir(d) => Some(cli::output_in(d, path, job.format)),
+        Target::Stdout => None,
     };
-    let Some(out) = &args.output else {
-        return Err(other("no output: give -o OUTPUT.gltf or -o OUTPUT.glb"));
-    };
-    let format = match args.format {
-        Some(f) => f,
-        None => match out.extension().and_then(|e| e.to_str()) {
-            Some(e) if e.eq_ignore_ascii_case("glb") => Format::Glb,
-            Some(e) if e.eq_ignore_ascii_case("gltf") => Format::Gltf,
-            _ => {
-                let msg = format!(
-                    "cannot tell the format of {}: use .gltf, .glb or --format",
-                    out.display()
-                );
-                return Err(other(msg));
-            }
-        },
-    };
-    if !(args.rate > 0.0 && args.rate <= 100_000.0) {
-        return Err(other(format!(
-            "--rate must be above 0 and at most 100000, not {}",
-            args.rate
-        )));
-    }
-    if output::same_file(Path::new(path), out) {
-        return Err(other(format!(
+    if let Some(dest) = &dest
+        && path != "-"
+        && output::same_file(Path::new(path), dest)
+    {
+        return fail(anyhow::anyhow!(
             "the output {} is the input: refusing to overwrite it",
-            out.display()
-        )));
+            dest.display()
+        ));
     }
-    let mut input = read(path)?;
-    let mut found = Vec::new();
-    if !input.diags.has_errors() {
-        x3dbake::inspect::check_interpolators(&input.scene, &mut input.diags);
-        found = clips(&input.scene, clip_options(&args.clip), &mut input.diags);
+    let (mut input, mut found) = match analyse(path, &job.clip_opts) {
+        Ok(x) => x,
+        Err(e) => return fail(e),
+    };
+    if input.diags.has_errors() {
+        return (
+            Outcome::InvalidInput,
+            rendered(&input, job.quiet, job.verbose),
+        );
     }
+    if !job.clips.is_empty() {
+        if let Some(missing) = job
+            .clips
+            .iter()
+            .find(|n| !found.iter().any(|c| &c.name == *n))
+        {
+            let names: Vec<&str> = found.iter().map(|c| c.name.as_str()).collect();
+            let mut msg = rendered(&input, job.quiet, job.verbose);
+            msg.push_str(&format!(
+                "x3dbake: {path}: no clip named `{missing}` (clips: {})\n",
+                names.join(", ")
+            ));
+            return (Outcome::UsageOrIo, msg);
+        }
+        found.retain(|c| job.clips.contains(&c.name));
+    }
+    let rate = job.gltf_opts.rate;
     let longest = found.iter().map(|c| c.duration()).fold(0.0, f64::max);
-    if longest * args.rate > MAX_SAMPLES {
-        report(&input, args.common.quiet)?;
-        return Err(other(format!(
-            "a clip of {longest} s at --rate {} would need more than {MAX_SAMPLES} samples a track",
-            args.rate
-        )));
+    let span = job
+        .timeline
+        .map_or(longest, |(s, e)| e.unwrap_or(longest) - s.unwrap_or(0.0));
+    if span.max(longest) * rate > MAX_SAMPLES {
+        let msg = format!(
+            "{path}: {} s at --rate {rate} would need more than {MAX_SAMPLES} samples a track",
+            span.max(longest)
+        );
+        return fail(anyhow::anyhow!(msg));
     }
-    let opts = gltf::Options {
-        mode: match args.mode {
-            CliMode::Exact => Mode::Exact,
-            CliMode::Sample => Mode::Sample,
-        },
-        rate: args.rate,
-        interpolation: match args.interpolation {
-            CliInterpolation::Linear => SampleInterpolation::Linear,
-            CliInterpolation::Step => SampleInterpolation::Step,
-            CliInterpolation::Cubic => SampleInterpolation::Cubic,
-        },
+    let files = match job.format {
+        Format::Csv => {
+            let timeline = job.timeline.map(|(start, end)| {
+                let end = end.unwrap_or_else(|| csv::default_timeline_end(&found));
+                (start.unwrap_or(0.0), end)
+            });
+            let opts = CsvOptions {
+                rate,
+                wide: job.wide,
+                timeline,
+            };
+            let mut bytes = Vec::new();
+            // Writing into memory cannot fail.
+            csv::write(&input.scene, &found, &opts, &mut bytes).expect("in-memory write");
+            vec![(dest.clone(), bytes)]
+        }
+        Format::Gltf | Format::Glb => {
+            let mut doc = gltf::build(&input.scene, &found, &job.gltf_opts, &mut input.diags);
+            match gltf_files(&mut doc, job, dest.as_deref(), path) {
+                Ok(f) => f,
+                Err(e) => return fail(e),
+            }
+        }
     };
-    let mut doc = if input.diags.has_errors() {
-        None
-    } else {
-        Some(gltf::build(&input.scene, &found, &opts, &mut input.diags))
+    let messages = rendered(&input, job.quiet, job.verbose);
+    let outcome = match dest {
+        None => files
+            .iter()
+            .map(|(_, b)| write_stdout(b))
+            .max()
+            .unwrap_or(Outcome::Ok),
+        Some(_) => {
+            let files: Vec<(PathBuf, Vec<u8>)> = files
+                .into_iter()
+                .filter_map(|(p, b)| Some((p?, b)))
+                .collect();
+            match output::write_all_atomic(&files) {
+                Ok(()) => Outcome::Ok,
+                Err(e) => return (Outcome::UsageOrIo, format!("{messages}x3dbake: {e:#}\n")),
+            }
+        }
     };
-    report(&input, args.common.quiet)?;
-    // No errors were reported, so the document was built.
-    let doc = doc.as_mut().expect("built when there are no errors");
-    let files = match format {
+    (outcome, messages)
+}
+
+/// The files of a glTF output: a .glb, a .gltf with its buffer embedded,
+/// or a .gltf and a .bin beside it. `None` as a path is standard output.
+#[allow(clippy::type_complexity)]
+fn gltf_files(
+    doc: &mut gltf::Document,
+    job: &Job,
+    dest: Option<&Path>,
+    input: &str,
+) -> anyhow::Result<Vec<(Option<PathBuf>, Vec<u8>)>> {
+    let dest_buf = dest.map(Path::to_path_buf);
+    Ok(match job.format {
         Format::Glb => {
             doc.set_buffer_uri(None);
             let mut bytes = Vec::new();
             x3dbake::write::glb::write(&doc.json(), &doc.bin, &mut bytes)
                 .context("cannot build the GLB")?;
-            vec![(out.clone(), bytes)]
+            vec![(dest_buf, bytes)]
         }
-        Format::Gltf if args.embed || doc.bin.is_empty() => {
+        _ if job.embed || doc.bin.is_empty() || dest.is_none() => {
             let uri = (!doc.bin.is_empty()).then(|| doc.data_uri());
             doc.set_buffer_uri(uri);
-            vec![(out.clone(), doc.json().into_bytes())]
+            vec![(dest_buf, doc.json().into_bytes())]
         }
-        Format::Gltf => {
+        _ => {
+            // dest is Some here: standard output took the arm above.
+            let out = dest.expect("a file output");
             let bin_path = out.with_extension("bin");
-            let Some(bin_name) = bin_path
+            let bin_name = bin_path
                 .file_name()
                 .map(|n| n.to_string_lossy().into_owned())
-            else {
-                return Err(other(format!(
-                    "cannot name a .bin beside {}",
-                    out.display()
-                )));
-            };
-            if output::same_file(Path::new(path), &bin_path) {
-                return Err(other(format!(
-                    "the buffer {} would overwrite the input",
-                    bin_path.display()
-                )));
-            }
+                .with_context(|| format!("cannot name a .bin beside {}", out.display()))?;
+            anyhow::ensure!(
+                !output::same_file(Path::new(input), &bin_path),
+                "the buffer {} would overwrite the input",
+                bin_path.display()
+            );
             doc.set_buffer_uri(Some(uri_escape(&bin_name)));
             vec![
-                (out.clone(), doc.json().into_bytes()),
-                (bin_path, doc.bin.clone()),
+                (dest_buf, doc.json().into_bytes()),
+                (Some(bin_path), doc.bin.clone()),
             ]
         }
-    };
-    output::write_all_atomic(&files)?;
-    Ok(())
-}
-
-/// A usage or I/O failure with a message.
-fn other(msg: impl std::fmt::Display) -> Failure {
-    Failure::Other(anyhow::anyhow!("{msg}"))
+    })
 }
 
 /// A file name as a relative URI: characters outside the unreserved set

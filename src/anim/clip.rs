@@ -133,6 +133,16 @@ impl Clip {
         }
     }
 
+    /// When, in world time, the clock's current run began (for choosing
+    /// between clips that write the same field: the latest run wins).
+    pub fn world_start_of_run(&self, t: f64) -> f64 {
+        match self.clock {
+            Clock::TimeSensor { start_time, .. } if t >= start_time => start_time,
+            Clock::TimeSensor { .. } => f64::NEG_INFINITY,
+            Clock::Timer { .. } => self.world_start,
+        }
+    }
+
     /// The exact keyframes of a track, when it has them.
     pub fn exact_keyframes(&self, track: &Track) -> Option<Keyframes> {
         track.exact().map(|e| Keyframes::exact(&e, &self.map))

@@ -1,0 +1,311 @@
+//! Arguments as typed, turned into a validated job in one place.
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use std::path::{Path, PathBuf};
+use x3dbake::anim::clip::ClipOptions;
+use x3dbake::interp::TangentRule;
+use x3dbake::write::gltf::{self, Mode, SampleInterpolation};
+
+/// Bake X3D animation into glTF 2.0 or CSV.
+///
+/// x3dbake reads an X3D scene, follows its ROUTEs from TimeSensors through
+/// interpolators to the fields they drive, and writes one glTF animation per
+/// clock (exact keys where glTF can hold the curve, samples where not), or
+/// a CSV table of the animated values.
+#[derive(Parser)]
+#[command(version, about, args_conflicts_with_subcommands = true)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Option<Command>,
+    #[command(flatten)]
+    pub bake: BakeArgs,
+}
+
+#[derive(Subcommand)]
+pub enum Command {
+    /// Print the clocks, interpolators, routes, clips and tracks of a scene.
+    Inspect {
+        /// The X3D file to read (`-` for standard input).
+        file: String,
+        #[command(flatten)]
+        clip: ClipArgs,
+        #[command(flatten)]
+        common: Common,
+    },
+}
+
+#[derive(Args)]
+pub struct Common {
+    /// Hide warnings.
+    #[arg(long, short, conflicts_with = "verbose")]
+    pub quiet: bool,
+    /// Show each warning with its source line, not only its first line.
+    #[arg(long, short)]
+    pub verbose: bool,
+}
+
+#[derive(Args)]
+pub struct ClipArgs {
+    /// Cycles of each clock in a clip.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=10_000))]
+    pub cycles: u32,
+    /// How spline tangents are read: as the X3D text writes them, or the C1
+    /// reading (velocity continuous in time at keys with unequal intervals).
+    #[arg(long, value_enum, default_value_t = Tangents::AsWritten)]
+    pub tangents: Tangents,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+pub enum Tangents {
+    AsWritten,
+    C1,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+pub enum CliMode {
+    /// Exact keys where glTF can hold the curve (LINEAR, STEP, CUBICSPLINE),
+    /// samples where it cannot.
+    Exact,
+    /// Every track sampled at --rate.
+    Sample,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+pub enum CliInterpolation {
+    Linear,
+    Step,
+    Cubic,
+}
+
+#[derive(Clone, Copy, ValueEnum, PartialEq, Eq, Debug)]
+pub enum Format {
+    /// glTF JSON with a .bin beside it (or embedded with --embed).
+    Gltf,
+    /// Binary glTF.
+    Glb,
+    /// A CSV table of the animated values.
+    Csv,
+}
+
+impl Format {
+    fn extension(self) -> &'static str {
+        match self {
+            Format::Gltf => "gltf",
+            Format::Glb => "glb",
+            Format::Csv => "csv",
+        }
+    }
+}
+
+#[derive(Args)]
+pub struct BakeArgs {
+    /// X3D files to bake (`-` for standard input).
+    pub inputs: Vec<String>,
+    /// Where to write: a .gltf, .glb or .csv file, `-` for standard output,
+    /// or a folder (several inputs are baked into a folder, each as
+    /// NAME.glb or NAME.<--format>).
+    #[arg(short, long)]
+    pub output: Option<PathBuf>,
+    /// The output format (default: from the output's extension; CSV on
+    /// standard output; GLB into a folder).
+    #[arg(long, value_enum)]
+    pub format: Option<Format>,
+    /// Exact keys where possible, or sample everything (glTF).
+    #[arg(long, value_enum, default_value_t = CliMode::Exact)]
+    pub mode: CliMode,
+    /// Samples per second: for sampled glTF tracks and for CSV rows.
+    #[arg(long, default_value_t = 30.0)]
+    pub rate: f64,
+    /// Interpolation of sampled keys in --mode sample (cubic: tangents from
+    /// the curve's own derivative).
+    #[arg(long, value_enum, default_value_t = CliInterpolation::Linear)]
+    pub interpolation: CliInterpolation,
+    /// Only these clips (by name; repeat for several). Default: all.
+    #[arg(long = "clip", value_name = "NAME")]
+    pub clips: Vec<String>,
+    /// Embed the buffer in the .gltf as a data URI instead of a .bin file.
+    #[arg(long)]
+    pub embed: bool,
+    /// CSV: one row per time and one column per component.
+    #[arg(long)]
+    pub wide: bool,
+    /// CSV: the whole scene in world time (startTime, stopTime, loop) instead
+    /// of each clip from its start.
+    #[arg(long)]
+    pub timeline: bool,
+    /// With --timeline: the first time, in seconds [default: 0].
+    #[arg(long, requires = "timeline")]
+    pub start: Option<f64>,
+    /// With --timeline: the last time, in seconds [default: the end of the
+    /// last clock's first run].
+    #[arg(long, requires = "timeline")]
+    pub end: Option<f64>,
+    #[command(flatten)]
+    pub clip: ClipArgs,
+    #[command(flatten)]
+    pub common: Common,
+}
+
+/// Where outputs go.
+#[derive(Debug, Clone)]
+pub enum Target {
+    File(PathBuf),
+    Stdout,
+    Dir(PathBuf),
+}
+
+/// A validated bake.
+pub struct Job {
+    pub inputs: Vec<String>,
+    pub target: Target,
+    pub format: Format,
+    pub clip_opts: ClipOptions,
+    pub gltf_opts: gltf::Options,
+    pub embed: bool,
+    pub wide: bool,
+    pub timeline: Option<(Option<f64>, Option<f64>)>,
+    pub clips: Vec<String>,
+    pub quiet: bool,
+    pub verbose: bool,
+}
+
+pub fn clip_options(c: &ClipArgs) -> ClipOptions {
+    ClipOptions {
+        cycles: c.cycles,
+        rule: match c.tangents {
+            Tangents::AsWritten => TangentRule::AsWritten,
+            Tangents::C1 => TangentRule::C1,
+        },
+    }
+}
+
+/// The largest sample rate accepted.
+pub const MAX_RATE: f64 = 100_000.0;
+
+impl BakeArgs {
+    /// Checks the arguments together; the message says what to change.
+    pub fn validate(self) -> Result<Job, String> {
+        if self.inputs.is_empty() {
+            return Err("no input file: x3dbake INPUT... -o OUTPUT (see --help)".into());
+        }
+        if self.inputs.iter().filter(|i| *i == "-").count() > 1 {
+            return Err("standard input (-) can be read only once".into());
+        }
+        let Some(out) = self.output else {
+            return Err(
+                "no output: give -o OUTPUT.gltf, .glb, .csv, a folder, or - for standard output"
+                    .into(),
+            );
+        };
+        if !(self.rate > 0.0 && self.rate <= MAX_RATE) {
+            return Err(format!(
+                "--rate must be above 0 and at most {MAX_RATE}, not {}",
+                self.rate
+            ));
+        }
+        for (name, v) in [("--start", self.start), ("--end", self.end)] {
+            if v.is_some_and(|x| !x.is_finite()) {
+                return Err(format!("{name} must be a finite number of seconds"));
+            }
+        }
+        if let (Some(s), Some(e)) = (self.start, self.end)
+            && e < s
+        {
+            return Err(format!("--end ({e}) is before --start ({s})"));
+        }
+        let is_dir = out.is_dir()
+            || out
+                .to_string_lossy()
+                .ends_with(['/', std::path::MAIN_SEPARATOR]);
+        let target = if out == Path::new("-") {
+            Target::Stdout
+        } else if is_dir || self.inputs.len() > 1 {
+            Target::Dir(out)
+        } else {
+            Target::File(out)
+        };
+        let format = match (&target, self.format) {
+            (_, Some(f)) => f,
+            (Target::Stdout, None) => Format::Csv,
+            (Target::Dir(_), None) => Format::Glb,
+            (Target::File(p), None) => match p
+                .extension()
+                .and_then(|e| e.to_str())
+                .map(str::to_ascii_lowercase)
+            {
+                Some(e) if e == "glb" => Format::Glb,
+                Some(e) if e == "gltf" => Format::Gltf,
+                Some(e) if e == "csv" => Format::Csv,
+                _ => {
+                    return Err(format!(
+                        "cannot tell the format of {}: use .gltf, .glb, .csv or --format",
+                        p.display()
+                    ));
+                }
+            },
+        };
+        if format == Format::Gltf && matches!(target, Target::Stdout) && !self.embed {
+            return Err("a .gltf on standard output needs --embed (or use --format glb)".into());
+        }
+        if format != Format::Csv && (self.wide || self.timeline) {
+            return Err("--wide and --timeline are for CSV output".into());
+        }
+        if let Target::Dir(dir) = &target {
+            let mut names: Vec<PathBuf> = self
+                .inputs
+                .iter()
+                .map(|i| output_in(dir, i, format))
+                .collect();
+            names.sort();
+            if let Some(w) = names.windows(2).find(|w| w[0] == w[1]) {
+                return Err(format!(
+                    "two inputs would both be written to {}",
+                    w[0].display()
+                ));
+            }
+        }
+        Ok(Job {
+            inputs: self.inputs,
+            target,
+            format,
+            clip_opts: clip_options(&self.clip),
+            gltf_opts: gltf::Options {
+                mode: match self.mode {
+                    CliMode::Exact => Mode::Exact,
+                    CliMode::Sample => Mode::Sample,
+                },
+                rate: self.rate,
+                interpolation: match self.interpolation {
+                    CliInterpolation::Linear => SampleInterpolation::Linear,
+                    CliInterpolation::Step => SampleInterpolation::Step,
+                    CliInterpolation::Cubic => SampleInterpolation::Cubic,
+                },
+            },
+            embed: self.embed,
+            wide: self.wide,
+            timeline: self.timeline.then_some((self.start, self.end)),
+            clips: self.clips,
+            quiet: self.common.quiet,
+            verbose: self.common.verbose,
+        })
+    }
+}
+
+/// The output file of an input baked into a folder.
+pub fn output_in(dir: &Path, input: &str, format: Format) -> PathBuf {
+    let stem = if input == "-" {
+        "stdin".to_string()
+    } else {
+        let name = Path::new(input)
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        // scene.x3d, scene.x3dv.gz → scene
+        name.split('.')
+            .next()
+            .filter(|s| !s.is_empty())
+            .unwrap_or("scene")
+            .to_string()
+    };
+    dir.join(format!("{stem}.{}", format.extension()))
+}

@@ -1,0 +1,307 @@
+//! CSV tables of animated values (RFC 4180), long or wide, per clip or as a
+//! whole-scene timeline in world time.
+
+use crate::anim::clip::{Clip, Track};
+use crate::interp::rotation;
+use crate::scene::{FieldType, NodeId, Scene};
+use glam::DQuat;
+use std::io::{self, Write};
+
+/// What table to write.
+#[derive(Clone, Copy, Debug)]
+pub struct CsvOptions {
+    /// Rows per second.
+    pub rate: f64,
+    /// One row per time and a column per component, instead of one row per
+    /// value.
+    pub wide: bool,
+    /// Bake the whole scene in world time from `start` to `end` seconds
+    /// (clip column `timeline`) instead of each clip from its start.
+    pub timeline: Option<(f64, f64)>,
+}
+
+/// One animated field: its column names and how to get its values.
+struct Column<'a> {
+    node: String,
+    field: &'a str,
+    target: NodeId,
+    ty: Option<FieldType>,
+    /// The tracks that write it, with their clips (one unless timeline).
+    sources: Vec<(&'a Clip, &'a Track)>,
+}
+
+/// The header of the long form.
+pub const LONG_HEADER: &str = "clip,time,node,field,index,c0,c1,c2,c3";
+
+/// A CSV cell: quoted when it holds a comma, a quote or a line break.
+fn cell(s: &str) -> String {
+    if s.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_string()
+    }
+}
+
+/// A value in X3D's form and order: rotations as axis then angle; numbers
+/// in their shortest round-trip form at the field's precision.
+fn x3d_components(ty: Option<FieldType>, values: &[f64], out: &mut Vec<String>) {
+    out.clear();
+    let Some(ty) = ty else {
+        out.extend(values.iter().map(|v| v.to_string()));
+        return;
+    };
+    if ty.single() == FieldType::SFRotation {
+        for q in values.chunks_exact(4) {
+            let r = rotation::to_axis_angle(DQuat::from_slice(q));
+            out.extend(r.iter().map(|&x| (x as f32 + 0.0).to_string()));
+        }
+        return;
+    }
+    match ty.single() {
+        FieldType::SFBool => out.extend(values.iter().map(|&v| (v != 0.0).to_string())),
+        FieldType::SFInt32 => out.extend(values.iter().map(|&v| (v as i64).to_string())),
+        FieldType::SFDouble | FieldType::SFTime => {
+            out.extend(values.iter().map(|v| (v + 0.0).to_string()))
+        }
+        // `+ 0.0` turns −0 into 0.
+        _ => out.extend(values.iter().map(|&v| (v as f32 + 0.0).to_string())),
+    }
+}
+
+fn components_per_element(ty: Option<FieldType>) -> usize {
+    ty.map_or(1, |t| t.components())
+}
+
+/// Times from `start` to `end` at `rate`, the end included.
+fn grid(start: f64, end: f64, rate: f64) -> impl Iterator<Item = f64> {
+    let n = ((end - start) * rate).ceil().max(0.0) as u64;
+    (0..=n).map(move |i| if i == n { end } else { start + i as f64 / rate })
+}
+
+fn columns<'a>(scene: &Scene, clips: &'a [Clip], timeline: bool) -> Vec<Vec<Column<'a>>> {
+    let make = |pairs: Vec<(&'a Clip, &'a Track)>| {
+        let mut cols: Vec<Column<'a>> = Vec::new();
+        for (clip, t) in pairs {
+            match cols
+                .iter_mut()
+                .find(|c| c.target == t.target && c.field == t.field)
+            {
+                Some(c) => c.sources.push((clip, t)),
+                None => cols.push(Column {
+                    node: scene.display_name(t.target),
+                    field: &t.field,
+                    target: t.target,
+                    ty: t.ty,
+                    sources: vec![(clip, t)],
+                }),
+            }
+        }
+        cols.sort_by(|a, b| (&a.node, a.field).cmp(&(&b.node, b.field)));
+        cols
+    };
+    if timeline {
+        vec![make(
+            clips
+                .iter()
+                .flat_map(|c| c.tracks.iter().map(move |t| (c, t)))
+                .collect(),
+        )]
+    } else {
+        clips
+            .iter()
+            .map(|c| make(c.tracks.iter().map(|t| (c, t)).collect()))
+            .collect()
+    }
+}
+
+/// The value of a column at time `t`: in the clip, or in world time the
+/// latest-started clock's value, or the target's own value before any.
+fn value_at(scene: &Scene, col: &Column<'_>, t: f64, timeline: bool, out: &mut Vec<f64>) {
+    if !timeline {
+        let (clip, track) = col.sources[0];
+        clip.eval(track, t, out);
+        return;
+    }
+    let mut best: Option<f64> = None;
+    let mut v = Vec::new();
+    for &(clip, track) in &col.sources {
+        if clip.world_eval(track, t, &mut v) {
+            let started = clip.world_start_of_run(t);
+            if best.is_none_or(|b| started >= b) {
+                best = Some(started);
+                out.clear();
+                out.extend_from_slice(&v);
+            }
+        }
+    }
+    if best.is_none() {
+        initial_value(scene, col, out);
+    }
+}
+
+/// A target field's value in the file, as numbers (rotations as
+/// quaternions, like interpolator outputs).
+fn initial_value(scene: &Scene, col: &Column<'_>, out: &mut Vec<f64>) {
+    out.clear();
+    let Some(v) = scene.value(col.target, col.field) else {
+        return;
+    };
+    if v.ty.single() == FieldType::SFRotation {
+        for r in v.floats().chunks_exact(4) {
+            let aa: Vec<f64> = r.iter().map(|&x| x as f64).collect();
+            out.extend_from_slice(&rotation::from_axis_angle(&aa).to_array());
+        }
+        return;
+    }
+    match &v.data {
+        crate::scene::value::Data::Floats(x) => out.extend(x.iter().map(|&f| f as f64)),
+        crate::scene::value::Data::Doubles(x) => out.extend_from_slice(x),
+        crate::scene::value::Data::Ints(x) => out.extend(x.iter().map(|&i| i as f64)),
+        crate::scene::value::Data::Bools(x) => {
+            out.extend(x.iter().map(|&b| f64::from(u8::from(b))))
+        }
+        _ => {}
+    }
+}
+
+/// Writes the table.
+pub fn write(
+    scene: &Scene,
+    clips: &[Clip],
+    opts: &CsvOptions,
+    mut out: impl Write,
+) -> io::Result<()> {
+    let timeline = opts.timeline.is_some();
+    let tables = columns(scene, clips, timeline);
+    let (mut v, mut comps) = (Vec::new(), Vec::new());
+    if opts.wide {
+        let mut header = vec!["clip".to_string(), "time".to_string()];
+        let mut all: Vec<(String, &str, usize, usize)> = Vec::new();
+        for cols in &tables {
+            for c in cols {
+                // Elements per value: sampled once at the start.
+                value_at(
+                    scene,
+                    c,
+                    opts.timeline.map_or(0.0, |r| r.0),
+                    timeline,
+                    &mut v,
+                );
+                let per = components_per_element(c.ty).max(1);
+                let elements = (v.len() / per).max(1);
+                if !all.iter().any(|(n, f, _, _)| *n == c.node && *f == c.field) {
+                    all.push((c.node.clone(), c.field, elements, per));
+                }
+            }
+        }
+        for (node, field, elements, per) in &all {
+            for i in 0..*elements {
+                for k in 0..*per {
+                    header.push(cell(&format!("{node}.{field}[{i}].c{k}")));
+                }
+            }
+        }
+        writeln!(out, "{}", header.join(","))?;
+        for (ti, cols) in tables.iter().enumerate() {
+            let (name, start, end) = table_span(clips, ti, opts);
+            for t in grid(start, end, opts.rate) {
+                let mut row = vec![cell(&name), t.to_string()];
+                for (node, field, elements, per) in &all {
+                    let col = cols.iter().find(|c| c.node == *node && c.field == *field);
+                    let width = elements * per;
+                    match col {
+                        Some(c) => {
+                            value_at(scene, c, t, timeline, &mut v);
+                            x3d_components(c.ty, &v, &mut comps);
+                            row.extend(
+                                comps
+                                    .iter()
+                                    .cloned()
+                                    .chain(std::iter::repeat(String::new()))
+                                    .take(width),
+                            );
+                        }
+                        None => row.extend(std::iter::repeat_n(String::new(), width)),
+                    }
+                }
+                writeln!(out, "{}", row.join(","))?;
+            }
+        }
+        return Ok(());
+    }
+    writeln!(out, "{LONG_HEADER}")?;
+    for (ti, cols) in tables.iter().enumerate() {
+        let (name, start, end) = table_span(clips, ti, opts);
+        let name = cell(&name);
+        for t in grid(start, end, opts.rate) {
+            for c in cols {
+                value_at(scene, c, t, timeline, &mut v);
+                x3d_components(c.ty, &v, &mut comps);
+                let per = components_per_element(c.ty).max(1);
+                for (i, element) in comps.chunks(per).enumerate() {
+                    let mut cells: Vec<&str> = element.iter().map(String::as_str).collect();
+                    cells.resize(4, "");
+                    writeln!(
+                        out,
+                        "{name},{t},{},{},{i},{}",
+                        cell(&c.node),
+                        c.field,
+                        cells.join(",")
+                    )?;
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A table's clip name and time span.
+fn table_span(clips: &[Clip], i: usize, opts: &CsvOptions) -> (String, f64, f64) {
+    match opts.timeline {
+        Some((start, end)) => ("timeline".to_string(), start, end),
+        None => (clips[i].name.clone(), 0.0, clips[i].duration()),
+    }
+}
+
+/// The default span of a whole-scene timeline: from 0 to the end of the last
+/// clock's first run (one cycle of looping clocks).
+pub fn default_timeline_end(clips: &[Clip]) -> f64 {
+    clips
+        .iter()
+        .map(|c| c.world_start_of_run(f64::INFINITY).max(c.world_start) + c.duration())
+        .fold(0.0, f64::max)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cells_are_quoted_per_rfc_4180() {
+        assert_eq!(cell("plain"), "plain");
+        assert_eq!(cell("a,b"), "\"a,b\"");
+        assert_eq!(cell("say \"hi\""), "\"say \"\"hi\"\"\"");
+    }
+
+    #[test]
+    fn grid_ends_on_the_end() {
+        let g: Vec<f64> = grid(0.0, 1.0, 4.0).collect();
+        assert_eq!(g, vec![0.0, 0.25, 0.5, 0.75, 1.0]);
+        let g: Vec<f64> = grid(0.0, 1.1, 2.0).collect();
+        assert_eq!(g, vec![0.0, 0.5, 1.0, 1.1]);
+    }
+
+    #[test]
+    fn rotations_and_numbers_in_x3d_form() {
+        let mut out = Vec::new();
+        let q = rotation::from_axis_angle(&[0.0, 1.0, 0.0, 0.3]).to_array();
+        x3d_components(Some(FieldType::SFRotation), &q, &mut out);
+        assert_eq!(out, ["0", "1", "0", "0.3"]);
+        x3d_components(Some(FieldType::SFFloat), &[0.1f32 as f64], &mut out);
+        assert_eq!(out, ["0.1"]);
+        x3d_components(Some(FieldType::SFBool), &[1.0], &mut out);
+        assert_eq!(out, ["true"]);
+        x3d_components(Some(FieldType::SFInt32), &[-3.0], &mut out);
+        assert_eq!(out, ["-3"]);
+    }
+}

@@ -1,0 +1,368 @@
+//! The command line end to end: options, piping, CSV forms, batches, exit
+//! codes.
+
+mod util;
+
+use std::io::Write as _;
+use std::process::{Command, Stdio};
+
+const BOX: &str = "fixtures/scenes/bouncing_box.x3d";
+
+fn lines(o: &std::process::Output) -> Vec<String> {
+    util::stdout(o).lines().map(String::from).collect()
+}
+
+#[test]
+fn csv_long_form_header_order_and_values() {
+    let o = util::run(&[BOX, "-o", "-", "--rate", "2", "--quiet"]);
+    assert_eq!(o.status.code(), Some(0));
+    let l = lines(&o);
+    assert_eq!(l[0], "clip,time,node,field,index,c0,c1,c2,c3");
+    // 5 times (0, 0.5, 1, 1.5, 2) × 4 fields.
+    assert_eq!(l.len(), 1 + 5 * 4);
+    // Ordered by time, then node, field.
+    assert_eq!(l[1], "Clock,0,Box1,translation,0,0,0,0,");
+    assert_eq!(l[2], "Clock,0,BoxMaterial,diffuseColor,0,1,0,0,");
+    assert_eq!(l[3], "Clock,0,BoxMaterial,transparency,0,0,,,");
+    assert_eq!(l[4], "Clock,0,Spinner,rotation,0,0,0,1,0");
+    assert_eq!(l[5], "Clock,0.5,Box1,translation,0,0,1,0,");
+    // HSV: red to blue passes magenta; rotation as axis and angle.
+    assert_eq!(l[6], "Clock,0.5,BoxMaterial,diffuseColor,0,1,0,1,");
+    assert_eq!(l[8], "Clock,0.5,Spinner,rotation,0,0,1,0,1.570795");
+    let times: Vec<f64> = l[1..]
+        .iter()
+        .map(|r| r.split(',').nth(1).unwrap().parse().unwrap())
+        .collect();
+    assert!(times.windows(2).all(|w| w[0] <= w[1]));
+}
+
+#[test]
+fn csv_wide_has_a_column_per_component() {
+    let o = util::run(&[BOX, "-o", "-", "--rate", "1", "--wide", "--clip", "Clock"]);
+    let l = lines(&o);
+    assert_eq!(
+        l[0],
+        "clip,time,Box1.translation[0].c0,Box1.translation[0].c1,Box1.translation[0].c2,\
+         BoxMaterial.diffuseColor[0].c0,BoxMaterial.diffuseColor[0].c1,BoxMaterial.diffuseColor[0].c2,\
+         BoxMaterial.transparency[0].c0,Spinner.rotation[0].c0,Spinner.rotation[0].c1,\
+         Spinner.rotation[0].c2,Spinner.rotation[0].c3"
+    );
+    assert_eq!(l.len(), 4);
+    assert_eq!(l[2], "Clock,1,0,2,0,0,0,1,0.25,0,1,0,3.14159");
+    assert!(l.iter().all(|r| r.split(',').count() == 13));
+}
+
+#[test]
+fn csv_mf_values_have_an_index_per_element() {
+    let dir = tempfile::tempdir().unwrap();
+    let x3d = dir.path().join("m.x3d");
+    std::fs::write(
+        &x3d,
+        "<X3D><Scene><Shape><IndexedFaceSet><Coordinate DEF='C' point='0 0 0 1 0 0'/></IndexedFaceSet></Shape>\
+         <TimeSensor DEF='T'/><CoordinateInterpolator DEF='I' key='0 1' keyValue='0 0 0 1 0 0 0 1 0 1 1 0'/>\
+         <ROUTE fromNode='T' fromField='fraction_changed' toNode='I' toField='set_fraction'/>\
+         <ROUTE fromNode='I' fromField='value_changed' toNode='C' toField='point'/></Scene></X3D>",
+    )
+    .unwrap();
+    let o = util::run(&[&x3d.to_string_lossy(), "-o", "-", "--rate", "2"]);
+    let l = lines(&o);
+    assert_eq!(&l[1..3], ["T,0,C,point,0,0,0,0,", "T,0,C,point,1,1,0,0,"]);
+    assert_eq!(
+        &l[3..5],
+        ["T,0.5,C,point,0,0,0.5,0,", "T,0.5,C,point,1,1,0.5,0,"]
+    );
+}
+
+#[test]
+fn timeline_uses_world_time() {
+    let dir = tempfile::tempdir().unwrap();
+    let x3d = dir.path().join("t.x3d");
+    std::fs::write(
+        &x3d,
+        "<X3D><Scene><Transform DEF='X' translation='9 9 9'/>\
+         <TimeSensor DEF='T' startTime='1' cycleInterval='2'/><PositionInterpolator DEF='P' key='0 1' keyValue='0 0 0 2 0 0'/>\
+         <ROUTE fromNode='T' fromField='fraction_changed' toNode='P' toField='set_fraction'/>\
+         <ROUTE fromNode='P' fromField='value_changed' toNode='X' toField='translation'/></Scene></X3D>",
+    )
+    .unwrap();
+    let o = util::run(&[
+        &x3d.to_string_lossy(),
+        "-o",
+        "-",
+        "--timeline",
+        "--rate",
+        "1",
+        "--end",
+        "4",
+    ]);
+    assert_eq!(
+        lines(&o)[1..],
+        [
+            // Before startTime the field keeps its own value.
+            "timeline,0,X,translation,0,9,9,9,",
+            "timeline,1,X,translation,0,0,0,0,",
+            "timeline,2,X,translation,0,1,0,0,",
+            "timeline,3,X,translation,0,2,0,0,",
+            // After the one cycle, the last value stays.
+            "timeline,4,X,translation,0,2,0,0,",
+        ]
+    );
+    let bad = util::run(&[&x3d.to_string_lossy(), "-o", "-", "--start", "1"]);
+    assert_eq!(bad.status.code(), Some(2), "--start needs --timeline");
+}
+
+#[test]
+fn stdin_to_stdout_and_a_closed_pipe() {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_x3dbake"))
+        .args(["-", "-o", "-", "--format", "glb", "--quiet"])
+        .current_dir(util::root())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(&std::fs::read(util::root().join(BOX)).unwrap())
+        .unwrap();
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(o.status.code(), Some(0));
+    assert_eq!(&o.stdout[..4], b"glTF");
+    // `x3dbake scene.x3d -o - | head -1`: the reader goes away early.
+    let o = Command::new("sh")
+        .arg("-c")
+        .arg(format!(
+            "{} {BOX} -o - --rate 5000 --quiet | head -1; echo \"status ${{PIPESTATUS:-0}}\"",
+            env!("CARGO_BIN_EXE_x3dbake")
+        ))
+        .current_dir(util::root())
+        .output()
+        .unwrap();
+    let text = util::stdout(&o);
+    assert!(
+        text.starts_with("clip,time,node,field,index,c0,c1,c2,c3\n"),
+        "{text}"
+    );
+    assert!(
+        util::stderr(&o).is_empty(),
+        "no error for a closed pipe: {}",
+        util::stderr(&o)
+    );
+}
+
+#[test]
+fn several_inputs_into_a_folder() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("baked");
+    let mut args: Vec<String> = util::fixtures("scenes", "x3d")
+        .iter()
+        .map(|p| p.to_string_lossy().into_owned())
+        .collect();
+    let n = args.len();
+    args.extend([
+        "-o".into(),
+        out.to_string_lossy().into_owned(),
+        "--quiet".into(),
+    ]);
+    let refs: Vec<&str> = args.iter().map(String::as_str).collect();
+    let o = util::run(&refs);
+    assert_eq!(o.status.code(), Some(0), "{}", util::stderr(&o));
+    let mut made: Vec<String> = std::fs::read_dir(&out)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    made.sort();
+    assert_eq!(made.len(), n);
+    assert!(made.contains(&"bouncing_box.glb".to_string()));
+    // A bad input in a batch: the others are still written, exit 1.
+    let o = util::run(&[
+        BOX,
+        "fixtures/errors/bad_number.x3d",
+        "-o",
+        &out.to_string_lossy(),
+        "--format",
+        "csv",
+        "-q",
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(out.join("bouncing_box.csv").exists());
+    assert!(!out.join("bad_number.csv").exists());
+}
+
+#[test]
+fn options_select_clips_and_forms() {
+    let dir = tempfile::tempdir().unwrap();
+    let unknown = util::run(&[
+        "fixtures/scenes/routing.x3d",
+        "-o",
+        "-",
+        "--clip",
+        "Nope",
+        "-q",
+    ]);
+    assert_eq!(unknown.status.code(), Some(2));
+    assert!(util::stderr(&unknown).contains("no clip named `Nope` (clips: Slow, Fast)"));
+    let fast = util::run(&[
+        "fixtures/scenes/routing.x3d",
+        "-o",
+        "-",
+        "--clip",
+        "Fast",
+        "--rate",
+        "1",
+        "-q",
+    ]);
+    assert!(lines(&fast)[1..].iter().all(|l| l.starts_with("Fast,")));
+    // --cycles lengthens clips; --tangents c1 changes uneven splines.
+    let three = util::run(&[BOX, "-o", "-", "--rate", "1", "--cycles", "3", "-q"]);
+    assert_eq!(lines(&three).last().unwrap().split(',').nth(1), Some("6"));
+    let a = util::stdout(&util::run(&[
+        "fixtures/scenes/routing.x3d",
+        "-o",
+        "-",
+        "--clip",
+        "Fast",
+        "--rate",
+        "8",
+        "-q",
+    ]));
+    let b = util::stdout(&util::run(&[
+        "fixtures/scenes/routing.x3d",
+        "-o",
+        "-",
+        "--clip",
+        "Fast",
+        "--rate",
+        "8",
+        "--tangents",
+        "c1",
+        "-q",
+    ]));
+    assert_ne!(a, b);
+    // glTF forms: --embed makes one file; a .gltf on stdout needs --embed.
+    let g = dir.path().join("e.gltf");
+    util::run(&[BOX, "-o", &g.to_string_lossy(), "--embed", "-q"]);
+    assert!(g.exists() && !dir.path().join("e.bin").exists());
+    assert!(
+        std::fs::read_to_string(&g)
+            .unwrap()
+            .contains("data:application/octet-stream;base64,")
+    );
+    assert_eq!(
+        util::run(&[BOX, "-o", "-", "--format", "gltf"])
+            .status
+            .code(),
+        Some(2)
+    );
+    // --mode sample with --interpolation step writes STEP samplers.
+    let s = dir.path().join("s.gltf");
+    util::run(&[
+        BOX,
+        "-o",
+        &s.to_string_lossy(),
+        "--mode",
+        "sample",
+        "--interpolation",
+        "step",
+        "--embed",
+        "-q",
+    ]);
+    let text = std::fs::read_to_string(&s).unwrap();
+    assert!(text.contains("\"STEP\"") && !text.contains("\"LINEAR\""));
+}
+
+#[test]
+fn warnings_one_line_each_verbose_in_full_quiet_none() {
+    let o = util::run(&[BOX, "-o", "-", "--format", "glb"]);
+    let err = util::stderr(&o);
+    assert!(
+        err.lines()
+            .all(|l| l.starts_with("fixtures/scenes/bouncing_box.x3d:")),
+        "{err}"
+    );
+    assert_eq!(err.lines().count(), 2);
+    let v = util::stderr(&util::run(&[
+        BOX,
+        "-o",
+        "-",
+        "--format",
+        "glb",
+        "--verbose",
+    ]));
+    assert!(v.contains(" | ") && v.lines().count() > 2);
+    assert!(
+        util::run(&[BOX, "-o", "-", "--format", "glb", "--quiet"])
+            .stderr
+            .is_empty()
+    );
+}
+
+#[test]
+fn exit_codes() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("x.glb").to_string_lossy().into_owned();
+    assert_eq!(
+        util::run(&["fixtures/errors/malformed_xml.x3d", "-o", &out])
+            .status
+            .code(),
+        Some(1)
+    );
+    assert_eq!(
+        util::run(&[BOX, "-o", &out, "--no-such-flag"])
+            .status
+            .code(),
+        Some(2)
+    );
+    assert_eq!(
+        util::run(&["no/such/file.x3d", "-o", &out]).status.code(),
+        Some(2)
+    );
+    // An output whose folder is a file cannot be written, even by root.
+    let file = dir.path().join("plain");
+    std::fs::write(&file, b"").unwrap();
+    let unwritable = file.join("x.glb").to_string_lossy().into_owned();
+    let o = util::run(&[BOX, "-o", &unwritable, "-q"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        util::stderr(&o).contains("cannot write"),
+        "{}",
+        util::stderr(&o)
+    );
+    assert_eq!(util::run(&[BOX, "-o", &out]).status.code(), Some(0));
+}
+
+#[test]
+fn progress_only_on_a_terminal() {
+    let dir = tempfile::tempdir().unwrap();
+    let inputs = format!("{BOX} fixtures/scenes/routing.x3d fixtures/scenes/timer_link.x3d");
+    let bin = env!("CARGO_BIN_EXE_x3dbake");
+    let plain = Command::new("sh")
+        .arg("-c")
+        .arg(format!("{bin} -q {inputs} -o {}/a/", dir.path().display()))
+        .current_dir(util::root())
+        .output()
+        .unwrap();
+    assert!(
+        plain.stderr.is_empty(),
+        "no progress when stderr is not a terminal"
+    );
+    // `script` gives the command a terminal, where the progress line shows.
+    let Ok(tty) = Command::new("script")
+        .args([
+            "-qec",
+            &format!("{bin} -q {inputs} -o {}/b/", dir.path().display()),
+            "/dev/null",
+        ])
+        .current_dir(util::root())
+        .output()
+    else {
+        eprintln!("note: `script` not found; terminal progress not tested");
+        return;
+    };
+    assert!(
+        util::stdout(&tty).contains("/3] "),
+        "{}",
+        util::stdout(&tty)
+    );
+}
