@@ -120,6 +120,15 @@ pub struct BakeArgs {
     /// the curve's own derivative).
     #[arg(long, value_enum, default_value_t = CliInterpolation::Linear)]
     pub interpolation: CliInterpolation,
+    /// Write the fewest glTF keys that keep every track within this distance
+    /// of the true curve (scene units; radians for rotations; measured on a
+    /// 1 kHz grid); constant tracks collapse to one key, and tracks that never
+    /// leave the target's own value are dropped [default: off].
+    #[arg(long, value_name = "T")]
+    pub tolerance: Option<f64>,
+    /// With --tolerance: keep tracks that never change their target.
+    #[arg(long, requires = "tolerance")]
+    pub keep_constant: bool,
     /// Only these clips (by name; repeat for several). Default: all.
     #[arg(long = "clip", value_name = "NAME")]
     pub clips: Vec<String>,
@@ -208,6 +217,11 @@ impl BakeArgs {
                 return Err(format!("{name} must be a finite number of seconds"));
             }
         }
+        if let Some(t) = self.tolerance
+            && !(t.is_finite() && t > 0.0)
+        {
+            return Err(format!("--tolerance must be a positive distance, not {t}"));
+        }
         if let (Some(s), Some(e)) = (self.start, self.end)
             && e < s
         {
@@ -280,6 +294,8 @@ impl BakeArgs {
                     CliInterpolation::Step => SampleInterpolation::Step,
                     CliInterpolation::Cubic => SampleInterpolation::Cubic,
                 },
+                tolerance: self.tolerance,
+                keep_constant: self.keep_constant,
             },
             embed: self.embed,
             wide: self.wide,

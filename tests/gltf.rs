@@ -480,3 +480,154 @@ fn usage_errors_exit_2() {
         assert_eq!(o.status.code(), Some(2), "{args:?}: {}", util::stderr(&o));
     }
 }
+
+/// The largest error of every channel of a baked file against the X3D, on
+/// a grid of 4000 points a clip, with key counts.
+fn max_error(x3d: &Path, baked: &Path) -> (f64, usize) {
+    let (scene, clips) = load(x3d, ClipOptions::default());
+    let (doc, buffers, _) = gltf::import(baked).unwrap();
+    let (mut worst, mut keys) = (0.0f64, 0);
+    for anim in doc.animations() {
+        let clip = clips
+            .iter()
+            .find(|c| Some(c.name.as_str()) == anim.name())
+            .unwrap();
+        for channel in anim.channels() {
+            let reader = channel.reader(|b| Some(&buffers[b.index()]));
+            let times: Vec<f32> = reader.read_inputs().unwrap().collect();
+            keys += times.len();
+            use gltf::animation::util::ReadOutputs::*;
+            let (path, outputs): (&str, Vec<Vec<f32>>) = match reader.read_outputs().unwrap() {
+                Translations(it) => ("translation", it.map(|v| v.to_vec()).collect()),
+                Rotations(r) => ("rotation", r.into_f32().map(|v| v.to_vec()).collect()),
+                Scales(it) => ("scale", it.map(|v| v.to_vec()).collect()),
+                MorphTargetWeights(_) => unreachable!(),
+            };
+            let name = channel
+                .target()
+                .node()
+                .name()
+                .unwrap()
+                .trim_end_matches("_scaleOrientation");
+            let target = scene.def(name).unwrap();
+            let track = clip
+                .tracks
+                .iter()
+                .find(|t| t.target == target && t.field == path)
+                .unwrap();
+            let sampler = Sampler {
+                times,
+                outputs,
+                interpolation: channel.sampler().interpolation(),
+                rotation: path == "rotation",
+            };
+            let center: Vec<f64> = if path == "translation" {
+                scene
+                    .value(target, "center")
+                    .unwrap()
+                    .floats()
+                    .iter()
+                    .map(|&x| x as f64)
+                    .collect()
+            } else {
+                vec![0.0; 4]
+            };
+            let mut want = Vec::new();
+            for i in 0..4000 {
+                let t = clip.duration() * (i as f64 + 0.5) / 4000.0;
+                clip.eval(track, t, &mut want);
+                let want: Vec<f64> = want.iter().zip(&center).map(|(a, b)| a + b).collect();
+                let got = sampler.at(t);
+                let e = x3dbake::anim::reduce::distance(&got, &want, path == "rotation", 3);
+                worst = worst.max(e);
+            }
+        }
+    }
+    (worst, keys)
+}
+
+#[test]
+fn tolerance_is_a_true_bound_with_fewer_keys() {
+    let dir = tempfile::tempdir().unwrap();
+    for scene in util::fixtures("scenes", "x3d") {
+        let input = scene.to_string_lossy().into_owned();
+        let plain = dir.path().join("plain.glb");
+        bake(&input, &plain, &["--mode", "sample", "--rate", "60"]);
+        let (_, plain_keys) = max_error(&scene, &plain);
+        for tol in [0.05, 0.005, 0.0005] {
+            for mode in ["exact", "sample"] {
+                let out = dir.path().join("t.glb");
+                let t = tol.to_string();
+                let o = bake(
+                    &input,
+                    &out,
+                    &["--tolerance", &t, "--mode", mode, "--keep-constant"],
+                );
+                assert_eq!(o.status.code(), Some(0));
+                let (err, keys) = max_error(&scene, &out);
+                // The bound holds between grid points too, up to f32 storage.
+                assert!(
+                    err <= tol * 1.05 + 2e-6,
+                    "{input} {mode} tolerance {tol}: error {err}"
+                );
+                if mode == "sample" {
+                    assert!(
+                        keys <= plain_keys,
+                        "{input}: {keys} keys vs {plain_keys} at 60 Hz"
+                    );
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn constant_tracks_collapse_and_unchanging_ones_are_dropped() {
+    let dir = tempfile::tempdir().unwrap();
+    let x3d = dir.path().join("k.x3d");
+    std::fs::write(
+        &x3d,
+        "<X3D><Scene><Transform DEF='Still' translation='1 2 3'/><Transform DEF='Moved' translation='0 0 0'/>\
+         <TimeSensor DEF='T' cycleInterval='2'/>\
+         <PositionInterpolator DEF='Same' key='0 0.5 1' keyValue='1 2 3 1 2 3 1 2 3'/>\
+         <PositionInterpolator DEF='Hold' key='0 1' keyValue='5 5 5 5 5 5'/>\
+         <ROUTE fromNode='T' fromField='fraction_changed' toNode='Same' toField='set_fraction'/>\
+         <ROUTE fromNode='Same' fromField='value_changed' toNode='Still' toField='translation'/>\
+         <ROUTE fromNode='T' fromField='fraction_changed' toNode='Hold' toField='set_fraction'/>\
+         <ROUTE fromNode='Hold' fromField='value_changed' toNode='Moved' toField='translation'/></Scene></X3D>",
+    )
+    .unwrap();
+    let out = dir.path().join("k.gltf");
+    let channels = |extra: &[&str]| {
+        bake(
+            &x3d.to_string_lossy(),
+            &out,
+            &[&["--embed"], extra].concat(),
+        );
+        let (doc, buffers, _) = gltf::import(&out).unwrap();
+        doc.animations()
+            .flat_map(|a| a.channels().collect::<Vec<_>>())
+            .map(|c| {
+                let n = c
+                    .reader(|b| Some(&buffers[b.index()]))
+                    .read_inputs()
+                    .unwrap()
+                    .count();
+                (c.target().node().name().unwrap().to_string(), n)
+            })
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        channels(&[]),
+        [("Still".to_string(), 3), ("Moved".to_string(), 2)]
+    );
+    // Still never leaves its own translation: dropped. Moved holds at 5 5 5: one key.
+    assert_eq!(
+        channels(&["--tolerance", "0.001"]),
+        [("Moved".to_string(), 1)]
+    );
+    assert_eq!(
+        channels(&["--tolerance", "0.001", "--keep-constant"]),
+        [("Still".to_string(), 1), ("Moved".to_string(), 1)]
+    );
+}

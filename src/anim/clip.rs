@@ -6,6 +6,7 @@ use super::keyframes::{Interpolation, Keyframes};
 use super::{InterpOptions, NodeFn, node_function};
 use crate::diag::{Diagnostic, Diagnostics};
 use crate::interp::{Ease, Exact, Interpolator, Kind, TangentRule};
+use crate::scene::value::Data;
 use crate::scene::{Dir, FieldType, NodeId, Route, Scene};
 use crate::source::Span;
 use std::collections::HashMap;
@@ -71,6 +72,35 @@ impl Track {
             Kind::Squad => Some("squad".into()),
             _ => None,
         }
+    }
+
+    /// The target field's own value in the file, as numbers (rotations as
+    /// quaternions, like the track's values).
+    pub fn initial_value(&self, scene: &Scene, out: &mut Vec<f64>) {
+        out.clear();
+        let Some(v) = scene.value(self.target, &self.field) else {
+            return;
+        };
+        if v.ty.single() == FieldType::SFRotation {
+            for r in v.floats().chunks_exact(4) {
+                let aa: Vec<f64> = r.iter().map(|&x| x as f64).collect();
+                out.extend_from_slice(&crate::interp::rotation::from_axis_angle(&aa).to_array());
+            }
+            return;
+        }
+        match &v.data {
+            Data::Floats(x) => out.extend(x.iter().map(|&f| f as f64)),
+            Data::Doubles(x) => out.extend_from_slice(x),
+            Data::Ints(x) => out.extend(x.iter().map(|&i| i as f64)),
+            Data::Bools(x) => out.extend(x.iter().map(|&b| f64::from(u8::from(b)))),
+            Data::Strings(_) | Data::Nodes(_) => {}
+        }
+    }
+
+    /// Numbers per element of the target's value (3 for MFVec3f, 4 for a
+    /// rotation).
+    pub fn per_element(&self) -> usize {
+        self.ty.map_or(self.func.width(), |t| t.components())
     }
 
     /// Values are rotations (unit quaternions).

@@ -4,6 +4,7 @@
 pub mod clip;
 pub mod clock;
 pub mod keyframes;
+pub mod reduce;
 
 use crate::interp::{Ease, Interpolator, KeyWarning, Kind, Spec, TangentRule};
 use crate::scene::value::Data;

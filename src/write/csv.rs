@@ -135,32 +135,7 @@ fn value_at(scene: &Scene, col: &Column<'_>, t: f64, timeline: bool, out: &mut V
         }
     }
     if best.is_none() {
-        initial_value(scene, col, out);
-    }
-}
-
-/// A target field's value in the file, as numbers (rotations as
-/// quaternions, like interpolator outputs).
-fn initial_value(scene: &Scene, col: &Column<'_>, out: &mut Vec<f64>) {
-    out.clear();
-    let Some(v) = scene.value(col.target, col.field) else {
-        return;
-    };
-    if v.ty.single() == FieldType::SFRotation {
-        for r in v.floats().chunks_exact(4) {
-            let aa: Vec<f64> = r.iter().map(|&x| x as f64).collect();
-            out.extend_from_slice(&rotation::from_axis_angle(&aa).to_array());
-        }
-        return;
-    }
-    match &v.data {
-        crate::scene::value::Data::Floats(x) => out.extend(x.iter().map(|&f| f as f64)),
-        crate::scene::value::Data::Doubles(x) => out.extend_from_slice(x),
-        crate::scene::value::Data::Ints(x) => out.extend(x.iter().map(|&i| i as f64)),
-        crate::scene::value::Data::Bools(x) => {
-            out.extend(x.iter().map(|&b| f64::from(u8::from(b))))
-        }
-        _ => {}
+        col.sources[0].1.initial_value(scene, out);
     }
 }
 

@@ -3,6 +3,7 @@
 
 use crate::anim::clip::{Clip, Track};
 use crate::anim::keyframes::{Interpolation, Keyframes};
+use crate::anim::reduce;
 use crate::diag::Diagnostics;
 use crate::interp::rotation;
 use crate::scene::{NodeId, Scene};
@@ -36,6 +37,12 @@ pub struct Options {
     /// Samples per second.
     pub rate: f64,
     pub interpolation: SampleInterpolation,
+    /// Fewest keys within this distance of the true curve (scene units;
+    /// radians for rotations), measured on a fine grid; constant tracks
+    /// collapse to one key.
+    pub tolerance: Option<f64>,
+    /// With a tolerance: keep tracks that never leave the target's own value.
+    pub keep_constant: bool,
 }
 
 impl Default for Options {
@@ -44,6 +51,8 @@ impl Default for Options {
             mode: Mode::Exact,
             rate: 30.0,
             interpolation: SampleInterpolation::Linear,
+            tolerance: None,
+            keep_constant: false,
         }
     }
 }
@@ -437,7 +446,9 @@ impl Writer<'_> {
             let Some(places) = self.transforms.get(&track.target).cloned() else {
                 continue; // a Transform not in the shown hierarchy
             };
-            let k = keyframes(clip, track, opts);
+            let Some(k) = self.keyframes(clip, track, opts) else {
+                continue;
+            };
             let times = self.times(&k);
             let center = places[0].center;
             let output = self.values(&k, path, center);
@@ -549,21 +560,43 @@ impl Writer<'_> {
     }
 }
 
-/// The keyframes written for a track.
-fn keyframes(clip: &Clip, track: &Track, opts: &Options) -> Keyframes {
-    if opts.mode == Mode::Exact
-        && let Some(k) = clip.exact_keyframes(track)
-    {
-        return k;
+impl Writer<'_> {
+    /// The keyframes written for a track; `None` for a track dropped under a
+    /// tolerance because it never leaves the target's own value.
+    fn keyframes(&mut self, clip: &Clip, track: &Track, opts: &Options) -> Option<Keyframes> {
+        let exact = (opts.mode == Mode::Exact)
+            .then(|| clip.exact_keyframes(track))
+            .flatten();
+        let interpolation = match (&exact, opts.mode, opts.interpolation) {
+            (Some(k), _, _) => k.interpolation,
+            (None, Mode::Exact, _) => track.sample_interpolation(),
+            (None, Mode::Sample, SampleInterpolation::Linear) if track.is_rotation() => {
+                Interpolation::Slerp
+            }
+            (None, Mode::Sample, SampleInterpolation::Linear) => Interpolation::Linear,
+            (None, Mode::Sample, SampleInterpolation::Step) => Interpolation::Step,
+            (None, Mode::Sample, SampleInterpolation::Cubic) => Interpolation::Cubic,
+        };
+        let Some(tol) = opts.tolerance else {
+            return Some(exact.unwrap_or_else(|| clip.sampled_as(track, opts.rate, interpolation)));
+        };
+        let (rotation, per) = (track.is_rotation(), track.per_element());
+        let mut k = match exact {
+            // Exact cubic and step curves are kept: their error is zero.
+            Some(k) if matches!(k.interpolation, Interpolation::Cubic | Interpolation::Step) => k,
+            _ if matches!(interpolation, Interpolation::Linear | Interpolation::Slerp) => {
+                reduce::reduce(clip, track, tol, per)
+            }
+            _ => clip.sampled_as(track, opts.rate, interpolation),
+        };
+        reduce::collapse_constant(&mut k, tol, rotation, per);
+        let mut own = Vec::new();
+        track.initial_value(self.scene, &mut own);
+        if !opts.keep_constant && reduce::constant_at(&k, &own, tol, rotation, per) {
+            return None;
+        }
+        Some(k)
     }
-    let interpolation = match (opts.mode, opts.interpolation) {
-        (Mode::Exact, _) => track.sample_interpolation(),
-        (Mode::Sample, SampleInterpolation::Linear) if track.is_rotation() => Interpolation::Slerp,
-        (Mode::Sample, SampleInterpolation::Linear) => Interpolation::Linear,
-        (Mode::Sample, SampleInterpolation::Step) => Interpolation::Step,
-        (Mode::Sample, SampleInterpolation::Cubic) => Interpolation::Cubic,
-    };
-    clip.sampled_as(track, opts.rate, interpolation)
 }
 
 #[cfg(test)]
