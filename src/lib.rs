@@ -16,21 +16,88 @@ pub mod write;
 use diag::Diagnostics;
 use source::{FileId, Sources};
 
+/// The encodings x3dbake reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Encoding {
+    Xml,
+    /// ClassicVRML (.x3dv) and VRML97 (.wrl).
+    Vrml,
+}
+
+impl Encoding {
+    /// The encoding of a file: by its first characters (`<`, `#VRML`,
+    /// `#X3D`), else by its name's extension; XML when nothing tells.
+    pub fn detect(name: &str, text: &str) -> Encoding {
+        let head = text.trim_start_matches('\u{feff}').trim_start();
+        if head.starts_with('<') {
+            return Encoding::Xml;
+        }
+        if head.starts_with("#VRML") || head.starts_with("#X3D") {
+            return Encoding::Vrml;
+        }
+        let lower = name.to_ascii_lowercase();
+        let lower = lower.strip_suffix(".gz").unwrap_or(&lower);
+        if lower.ends_with(".x3dv")
+            || lower.ends_with(".wrl")
+            || lower.ends_with(".x3dvz")
+            || lower.ends_with(".wrz")
+        {
+            Encoding::Vrml
+        } else {
+            Encoding::Xml
+        }
+    }
+}
+
 /// Reads one source file (already added to `sources`) into a scene. Errors
 /// and warnings go to `diags`; when it has errors the scene is incomplete.
 pub fn load(sources: &Sources, file: FileId, diags: &mut Diagnostics) -> scene::Scene {
-    syntax::xml::read(sources.get(file), file, diags)
+    let source = sources.get(file);
+    match Encoding::detect(&source.name, &source.text) {
+        Encoding::Xml => syntax::xml::read(source, file, diags),
+        Encoding::Vrml => syntax::vrml::read(source, file, diags),
+    }
 }
 
-/// Adds a file's bytes to `sources`. Text that is not UTF-8 is an error at
-/// the first bad byte (the file is still added, lossily, so that the error
-/// can show the line).
+/// The most bytes a gzipped input may expand to.
+pub const MAX_GUNZIPPED_BYTES: u64 = source::MAX_FILE_BYTES as u64;
+
+/// Expands gzip data (recognised by its magic bytes, whatever the file is
+/// called); other data is returned as it is.
+pub fn gunzip(bytes: Vec<u8>) -> Result<Vec<u8>, String> {
+    use std::io::Read as _;
+    if !bytes.starts_with(&[0x1f, 0x8b]) {
+        return Ok(bytes);
+    }
+    let mut out = Vec::new();
+    let decoder = flate2::read::MultiGzDecoder::new(&bytes[..]);
+    decoder
+        .take(MAX_GUNZIPPED_BYTES + 1)
+        .read_to_end(&mut out)
+        .map_err(|e| format!("the gzip data is damaged: {e}"))?;
+    if out.len() as u64 > MAX_GUNZIPPED_BYTES {
+        return Err("the gzip data expands to more than 4 GiB".to_string());
+    }
+    Ok(out)
+}
+
+/// Adds a file's bytes to `sources`, expanding gzip data first. Text that is
+/// not UTF-8 is an error at the first bad byte (the file is still added,
+/// lossily, so that the error can show the line).
 pub fn add_file(
     sources: &mut Sources,
     name: &str,
     bytes: Vec<u8>,
     diags: &mut Diagnostics,
 ) -> FileId {
+    let bytes = match gunzip(bytes) {
+        Ok(b) => b,
+        Err(e) => {
+            let file = sources.add(name, String::new());
+            diags.error(e, Some(source::Span::new(file, 0..0)));
+            return file;
+        }
+    };
     match String::from_utf8(bytes) {
         Ok(text) => sources.add(name, text),
         Err(e) => {

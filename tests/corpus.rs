@@ -5,35 +5,42 @@ mod util;
 
 use std::path::{Path, PathBuf};
 
-fn corpus_files(ext: &str) -> Option<Vec<PathBuf>> {
+/// The scene files x3dbake reads (every encoding it knows so far).
+const READ: &[&str] = &["x3d", "x3dv", "wrl", "gz"];
+
+fn corpus_files(exts: &[&str]) -> Option<Vec<PathBuf>> {
     let dir = util::root().join("../shared/corpus");
     if !dir.is_dir() {
         eprintln!("note: ../shared/corpus not found; corpus test skipped");
         return None;
     }
     let mut out = Vec::new();
-    walk(&dir, ext, &mut out);
+    walk(&dir, exts, &mut out);
     out.sort();
     Some(out)
 }
 
-fn walk(dir: &Path, ext: &str, out: &mut Vec<PathBuf>) {
+fn walk(dir: &Path, exts: &[&str], out: &mut Vec<PathBuf>) {
     for e in std::fs::read_dir(dir).expect("readable corpus folder") {
         let p = e.expect("readable entry").path();
         if p.is_dir() {
-            walk(&p, ext, out);
-        } else if p.extension().is_some_and(|e| e == ext) {
+            walk(&p, exts, out);
+        } else if p.extension().is_some_and(|e| exts.iter().any(|x| e == *x)) {
             out.push(p);
         }
     }
 }
 
 #[test]
-fn inspect_reads_every_xml_file_in_the_corpus() {
-    let Some(files) = corpus_files("x3d") else {
+fn inspect_reads_every_scene_file_in_the_corpus() {
+    let Some(files) = corpus_files(READ) else {
         return;
     };
-    assert!(files.len() >= 20, "expected the corpus's .x3d files");
+    assert!(
+        files.len() >= 60,
+        "expected the corpus's scene files, found {}",
+        files.len()
+    );
     let mut failed = Vec::new();
     for f in &files {
         let out = util::run(&["inspect", "--quiet", &f.to_string_lossy()]);
@@ -51,8 +58,8 @@ fn inspect_reads_every_xml_file_in_the_corpus() {
 }
 
 #[test]
-fn every_xml_file_in_the_corpus_bakes_to_a_validator_clean_glb() {
-    let Some(files) = corpus_files("x3d") else {
+fn every_scene_file_in_the_corpus_bakes_to_a_validator_clean_glb() {
+    let Some(files) = corpus_files(READ) else {
         return;
     };
     let dir = tempfile::tempdir().unwrap();
@@ -91,7 +98,7 @@ fn every_xml_file_in_the_corpus_bakes_to_a_validator_clean_glb() {
         .expect("node runs");
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stdout));
     eprintln!(
-        "corpus: {} .x3d files baked to .glb, all validator-clean",
+        "corpus: {} files baked to .glb, all validator-clean",
         outputs.len()
     );
 }

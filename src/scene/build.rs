@@ -327,6 +327,11 @@ impl<'d> Builder<'d> {
         self.scene.protos.len() - 1
     }
 
+    /// The url list of an EXTERNPROTO, read after its interface.
+    pub fn set_extern_url(&mut self, proto: usize, urls: Vec<String>) {
+        self.scene.protos[proto].extern_url = Some(urls);
+    }
+
     pub fn add_proto_field(&mut self, proto: usize, def: FieldDef) {
         self.scene.protos[proto].interface.push(def);
     }

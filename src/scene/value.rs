@@ -259,14 +259,14 @@ pub fn parse_value(ty: FieldType, text: &str, enc: Encoding) -> Result<Value, Va
     let data = match ty.scalar() {
         Scalar::Node => Data::Nodes(Vec::new()),
         Scalar::String => Data::Strings(parse_strings(ty, text, enc)?),
-        Scalar::Bool => Data::Bools(parse_tokens(text, |t| match t {
+        Scalar::Bool => Data::Bools(parse_tokens(text, enc, |t| match t {
             "true" | "TRUE" => Ok(true),
             "false" | "FALSE" => Ok(false),
             _ => Err(format!("`{t}` is not a boolean (true or false)")),
         })?),
-        Scalar::Int => Data::Ints(parse_tokens(text, parse_int)?),
-        Scalar::Float => Data::Floats(parse_tokens(text, parse_number::<f32>)?),
-        Scalar::Double => Data::Doubles(parse_tokens(text, parse_number::<f64>)?),
+        Scalar::Int => Data::Ints(parse_tokens(text, enc, parse_int)?),
+        Scalar::Float => Data::Floats(parse_tokens(text, enc, parse_number::<f32>)?),
+        Scalar::Double => Data::Doubles(parse_tokens(text, enc, parse_number::<f64>)?),
     };
     let value = Value { ty, data };
     check_count(&value, text)?;
@@ -303,20 +303,39 @@ fn check_count(value: &Value, text: &str) -> Result<(), ValueError> {
     })
 }
 
+/// Skips separators (and, in ClassicVRML, `#` comments to the end of the
+/// line) from `i`.
+fn skip_separators(bytes: &[u8], mut i: usize, enc: Encoding) -> usize {
+    while i < bytes.len() {
+        if is_separator(bytes[i]) {
+            i += 1;
+        } else if enc == Encoding::Vrml && bytes[i] == b'#' {
+            while i < bytes.len() && bytes[i] != b'\n' {
+                i += 1;
+            }
+        } else {
+            break;
+        }
+    }
+    i
+}
+
 /// Splits on white space and commas, parsing each token.
 fn parse_tokens<T>(
     text: &str,
+    enc: Encoding,
     mut parse: impl FnMut(&str) -> Result<T, String>,
 ) -> Result<Vec<T>, ValueError> {
     let bytes = text.as_bytes();
     let mut out = Vec::with_capacity(bytes.len() / 6);
     let mut i = 0;
     while i < bytes.len() {
-        while i < bytes.len() && is_separator(bytes[i]) {
-            i += 1;
-        }
+        i = skip_separators(bytes, i, enc);
         let start = i;
-        while i < bytes.len() && !is_separator(bytes[i]) {
+        while i < bytes.len()
+            && !is_separator(bytes[i])
+            && !(enc == Encoding::Vrml && bytes[i] == b'#')
+        {
             i += 1;
         }
         if start == i {
@@ -413,9 +432,7 @@ fn parse_strings(ty: FieldType, text: &str, enc: Encoding) -> Result<Vec<String>
     let mut out = Vec::new();
     let mut i = 0;
     loop {
-        while i < bytes.len() && is_separator(bytes[i]) {
-            i += 1;
-        }
+        i = skip_separators(bytes, i, enc);
         if i == bytes.len() {
             break;
         }
@@ -553,6 +570,14 @@ mod tests {
             err(SFFloat, "1 2").message,
             "SFFloat wants 1 value, found 2"
         );
+    }
+
+    #[test]
+    fn vrml_comments_are_skipped() {
+        let v = parse_value(MFFloat, "1 2 # three\n 4#five\n", Encoding::Vrml).unwrap();
+        assert_eq!(v.floats(), &[1.0, 2.0, 4.0]);
+        let v = parse_value(MFString, "\"a#b\" # c\n \"d\"", Encoding::Vrml).unwrap();
+        assert_eq!(v.strings(), &["a#b".to_string(), "d".to_string()]);
     }
 
     #[test]

@@ -1,4 +1,5 @@
 //! Readers, one per encoding. Each streams its input into a
 //! [`crate::scene::Builder`].
 
+pub mod vrml;
 pub mod xml;
