@@ -27,7 +27,7 @@ fn form(scene: &Scene, id: NodeId) -> &'static str {
 /// Warnings about interpolator keys and values (NOTES.md's undefined cases),
 /// at the node that has them.
 pub fn check_interpolators(scene: &Scene, diags: &mut Diagnostics) {
-    for id in ids(scene) {
+    for id in ids(scene).filter(|&id| scene.node(id).in_proto.is_none()) {
         if let Some((_, warnings)) = node_function(scene, id, InterpOptions::default()) {
             let span = scene
                 .value_span(id, "keyValue")
@@ -61,8 +61,9 @@ pub fn report(scene: &Scene, clips: &[Clip]) -> String {
     let label = |id: NodeId| scene.display_name(id);
     let known = |id: NodeId| matches!(scene.node(id).class, NodeClass::Known(_));
 
+    let live = |id: NodeId| known(id) && scene.node(id).in_proto.is_none();
     let clocks: Vec<NodeId> = ids(scene)
-        .filter(|&id| known(id) && is_clock(&scene.node(id).type_name))
+        .filter(|&id| live(id) && is_clock(&scene.node(id).type_name))
         .collect();
     let _ = writeln!(out, "clocks: {}", clocks.len());
     for id in clocks {
@@ -88,7 +89,7 @@ pub fn report(scene: &Scene, clips: &[Clip]) -> String {
     }
 
     let interps: Vec<NodeId> = ids(scene)
-        .filter(|&id| known(id) && is_interpolator(&scene.node(id).type_name))
+        .filter(|&id| live(id) && is_interpolator(&scene.node(id).type_name))
         .collect();
     let _ = writeln!(out, "interpolators: {}", interps.len());
     for id in interps {

@@ -33,3 +33,33 @@ fn xml_classic_vrml_and_gzip_give_identical_glb_and_csv() {
         assert!(xml == zipped, "gzip differs ({ext})");
     }
 }
+
+#[test]
+fn nested_prototypes_expand_the_same_in_xml_and_classic_vrml() {
+    let dir = tempfile::tempdir().unwrap();
+    for ext in ["glb", "csv"] {
+        let xml = bake(
+            "fixtures/scenes/protos.x3d",
+            &dir.path().join(format!("a.{ext}")),
+        );
+        let vrml = bake(
+            "fixtures/scenes/protos.x3dv",
+            &dir.path().join(format!("b.{ext}")),
+        );
+        assert!(xml == vrml, "XML and ClassicVRML prototypes differ ({ext})");
+    }
+    let csv = String::from_utf8(bake(
+        "fixtures/scenes/protos.x3dv",
+        &dir.path().join("c.csv"),
+    ))
+    .unwrap();
+    // Left's period (1) reaches the inner clock through two IS levels; its
+    // turns reach the inner interpolator: at 0.5 s the middle key, 0 0 1 0.5.
+    assert!(
+        csv.contains("\nLeft.Spinner_1.Clock,0.5,Hand,rotation,0,0,0,1,0.5\n"),
+        "{csv}"
+    );
+    // Right keeps the Swinger's default period 2; Plain the Spinner's 4.
+    assert!(csv.contains("\nRight.Spinner_1.Clock,2,Wheel,rotation,0,"));
+    assert!(csv.contains("\nPlain.Clock,4,Wheel,rotation,0,"));
+}

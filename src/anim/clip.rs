@@ -311,7 +311,10 @@ impl Builder<'_> {
                 } else {
                     self.interpolator_targets(r.to, chain, path, tracks, periodic);
                 }
-            } else if chain.is_empty() && r.ty == Some(FieldType::SFFloat) {
+            } else if chain.is_empty()
+                && r.ty == Some(FieldType::SFFloat)
+                && !matches!(type_of(self.scene, r.to), "" | "Script")
+            {
                 // A clock's fraction straight into a float field: baked as the
                 // fraction itself, and said.
                 self.used[ri] = true;
@@ -479,6 +482,9 @@ pub fn clips(scene: &Scene, opts: ClipOptions, diags: &mut Diagnostics) -> Vec<C
     let mut ordinal: HashMap<&str, usize> = HashMap::new();
     for i in 0..scene.nodes.len() {
         let id = NodeId(i as u32);
+        if scene.node(id).in_proto.is_some() {
+            continue; // a template: its instances' copies are the clocks
+        }
         let Some(clock) = clock_of(scene, id) else {
             continue;
         };
@@ -545,7 +551,7 @@ fn link_tracks(b: &mut Builder<'_>, timer: NodeId, tracks: &mut Vec<Track>, peri
     let scene = b.scene;
     for i in 0..scene.nodes.len() {
         let link = NodeId(i as u32);
-        if type_of(scene, link) != "Link" {
+        if type_of(scene, link) != "Link" || scene.node(link).in_proto.is_some() {
             continue;
         }
         let text = |f: &str| {

@@ -57,6 +57,8 @@ pub struct Builder<'d> {
     scene: Scene,
     diags: &'d mut Diagnostics,
     scopes: Vec<Scope>,
+    /// Prototypes whose bodies are being read, innermost last.
+    bodies: Vec<usize>,
     encoding: Encoding,
 }
 
@@ -66,6 +68,7 @@ impl<'d> Builder<'d> {
             scene: Scene::default(),
             diags,
             scopes: vec![Scope::default()],
+            bodies: Vec::new(),
             encoding,
         }
     }
@@ -82,12 +85,10 @@ impl<'d> Builder<'d> {
         self.diags
     }
 
-    /// Creates a node of a type; an unknown type is a warning.
+    /// Creates a node of a built-in type; an unknown type is a warning.
     pub fn new_node(&mut self, type_name: &str, span: Span) -> NodeId {
         let class = if let Some(def) = catalogue::node_def(type_name) {
             NodeClass::Known(def)
-        } else if let Some(p) = self.scene.protos.iter().rposition(|p| p.name == type_name) {
-            NodeClass::Proto(p)
         } else {
             self.diags.warning(
                 format!("unknown node type `{type_name}`: kept, but not baked"),
@@ -98,10 +99,21 @@ impl<'d> Builder<'d> {
         self.push_node(type_name, class, span)
     }
 
+    /// The prototype a node type names, if one is declared and its body is
+    /// not being read (a prototype cannot contain itself: inside its own
+    /// body its name is the built-in node type).
+    pub fn proto_named(&self, type_name: &str) -> Option<usize> {
+        self.scene
+            .protos
+            .iter()
+            .rposition(|p| p.name == type_name)
+            .filter(|p| !self.bodies.contains(p))
+    }
+
     /// Creates an instance of a declared prototype; an undeclared one is a
     /// warning, and the node is kept as an unknown type.
     pub fn new_proto_instance(&mut self, proto_name: &str, span: Span) -> NodeId {
-        let class = match self.scene.protos.iter().rposition(|p| p.name == proto_name) {
+        let class = match self.proto_named(proto_name) {
             Some(p) => NodeClass::Proto(p),
             None => {
                 self.diags.warning(
@@ -124,6 +136,7 @@ impl<'d> Builder<'d> {
             user_fields: Vec::new(),
             values: Vec::new(),
             raw_fields: Vec::new(),
+            in_proto: self.bodies.last().copied(),
         });
         id
     }
@@ -351,13 +364,15 @@ impl<'d> Builder<'d> {
         self.scene.protos[proto].body.push(id);
     }
 
-    pub fn begin_proto_body(&mut self) {
+    pub fn begin_proto_body(&mut self, proto: usize) {
         self.scopes.push(Scope::default());
+        self.bodies.push(proto);
     }
 
     pub fn end_proto_body(&mut self, proto: usize) {
         // begin_proto_body pushed this scope.
         let scope = self.scopes.pop().expect("proto scope");
+        self.bodies.pop();
         let routes = self.resolve_routes(&scope);
         self.scene.protos[proto].routes = routes;
     }
@@ -521,6 +536,7 @@ impl<'d> Builder<'d> {
         let routes = self.resolve_routes(&scope);
         self.scene.routes = routes;
         self.scene.defs = scope.order;
+        super::proto::expand(&mut self.scene, self.diags);
         self.scene
     }
 }

@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use std::sync::OnceLock;
 
 /// One field of a node type.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct FieldDef {
     pub name: String,
     pub ty: FieldType,
@@ -78,7 +78,7 @@ fn parse_catalogue(text: &str) -> Result<HashMap<String, NodeDef>, String> {
                 let b = all
                     .get(base)
                     .ok_or_else(|| err(&format!("unknown base {base}")))?;
-                fields.extend(b.fields.iter().map(clone_field));
+                fields.extend(b.fields.iter().cloned());
             }
             current = Some(NodeDef {
                 name: name.trim().to_string(),
@@ -132,16 +132,6 @@ fn parse_catalogue(text: &str) -> Result<HashMap<String, NodeDef>, String> {
     }
     all.retain(|k, _| !k.starts_with('@'));
     Ok(all)
-}
-
-fn clone_field(f: &FieldDef) -> FieldDef {
-    FieldDef {
-        name: f.name.clone(),
-        ty: f.ty,
-        access: f.access,
-        default: f.default.clone(),
-        extension: f.extension,
-    }
 }
 
 #[cfg(test)]

@@ -4,6 +4,7 @@
 
 pub mod build;
 pub mod catalogue;
+mod proto;
 pub mod value;
 
 pub use build::Builder;
@@ -55,6 +56,9 @@ pub struct Node {
     /// Fields given a value in the file, in file order.
     pub values: Vec<SetField>,
     pub raw_fields: Vec<RawField>,
+    /// The prototype whose body holds this node (a template, not part of
+    /// the scene until an instance is expanded).
+    pub in_proto: Option<usize>,
 }
 
 /// Which way a field is used by a route.
@@ -121,6 +125,9 @@ pub struct Scene {
     pub defs: Vec<(String, NodeId)>,
     pub routes: Vec<Route>,
     pub protos: Vec<Proto>,
+    /// The nodes each prototype instance expanded to (its body's root
+    /// nodes, copied; the first one is what the instance is in the tree).
+    pub expansions: std::collections::HashMap<NodeId, Vec<NodeId>>,
 }
 
 impl Scene {

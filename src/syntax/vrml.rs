@@ -470,7 +470,7 @@ impl<'s> Parser<'s, '_> {
         self.interface(p, true)?;
         self.expect(Kind::LBrace, "`{` and the prototype body")?;
         self.protos.push(p);
-        self.b.begin_proto_body();
+        self.b.begin_proto_body(p);
         let body = self.statements(Some(p));
         self.protos.pop();
         self.b.end_proto_body(p);
@@ -520,7 +520,7 @@ impl<'s> Parser<'s, '_> {
         let type_name = self.s(type_tok);
         let span = self.tspan(type_tok);
         let id = if crate::scene::node_def(type_name).is_none()
-            && self.b.scene().protos.iter().any(|p| p.name == type_name)
+            && self.b.proto_named(type_name).is_some()
         {
             self.b.new_proto_instance(type_name, span)
         } else {

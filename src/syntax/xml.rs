@@ -285,7 +285,7 @@ impl<'s, 'd> Reader<'s, 'd> {
             ("ProtoInterface", Some(&Frame::ProtoDeclare(p))) => Frame::ProtoInterface(p),
             ("ProtoBody", Some(&Frame::ProtoDeclare(p))) => {
                 self.protos.push(p);
-                self.b.begin_proto_body();
+                self.b.begin_proto_body(p);
                 Frame::ProtoBody(p)
             }
             ("ExternProtoDeclare", _) => {

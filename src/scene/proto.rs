@@ -1,0 +1,234 @@
+//! PROTO expansion: each instance gets its own copy of its prototype's
+//! body, with the instance's field values put in through IS connections,
+//! the body's ROUTEs copied, and ROUTEs to and from the instance's fields
+//! moved onto the body nodes they are connected to.
+
+use super::value::Data;
+use super::{Dir, NodeClass, NodeId, Route, Scene, SetField};
+use crate::diag::Diagnostics;
+use std::collections::HashMap;
+
+/// How deep instances may nest inside prototype bodies.
+pub const MAX_NESTING: usize = 64;
+/// The most nodes expansion may create.
+pub const MAX_EXPANDED_NODES: usize = 5_000_000;
+
+/// The body nodes one instance's interface field is connected to.
+type Connections = HashMap<(NodeId, String), Vec<(NodeId, String)>>;
+
+pub(super) fn expand(scene: &mut Scene, diags: &mut Diagnostics) {
+    let mut queue: Vec<(NodeId, usize)> = (0..scene.nodes.len() as u32)
+        .map(NodeId)
+        .filter(|&id| {
+            scene.node(id).in_proto.is_none() && matches!(scene.node(id).class, NodeClass::Proto(_))
+        })
+        .map(|id| (id, 0))
+        .collect();
+    let mut connections = Connections::new();
+    let mut warned_extern = Vec::new();
+    let mut created = 0usize;
+    // Unnamed instances are told apart by their order among instances of
+    // the same prototype: `Spinner_1`, `Spinner_2`.
+    let mut ordinal: HashMap<usize, usize> = HashMap::new();
+    let mut labels: HashMap<NodeId, String> = HashMap::new();
+    while let Some((inst, depth)) = queue.pop() {
+        let NodeClass::Proto(p) = scene.node(inst).class else {
+            continue;
+        };
+        if scene.protos[p].extern_url.is_some() {
+            if !warned_extern.contains(&p) {
+                warned_extern.push(p);
+                let proto = &scene.protos[p];
+                diags.warning(
+                    format!(
+                        "EXTERNPROTO `{}` is not read (its files are not loaded yet): its instances are not baked",
+                        proto.name
+                    ),
+                    Some(proto.span),
+                );
+            }
+            continue;
+        }
+        if depth >= MAX_NESTING {
+            diags.error(
+                format!("prototype instances nest deeper than {MAX_NESTING} (a prototype that contains itself?)"),
+                Some(scene.node(inst).span),
+            );
+            return;
+        }
+        let label = match (&scene.node(inst).def, labels.get(&inst)) {
+            (Some(d), _) => d.clone(),
+            (None, Some(l)) => l.clone(),
+            (None, None) => {
+                let n = ordinal.entry(p).or_insert(0);
+                *n += 1;
+                format!("{}_{n}", scene.protos[p].name)
+            }
+        };
+        let nested = instantiate(scene, inst, p, &label, &mut connections);
+        // Unnamed instances inside this one count from 1 within it.
+        let mut inner: HashMap<usize, usize> = HashMap::new();
+        let mut nested_ids = nested.0.clone();
+        nested_ids.sort();
+        for &n in &nested_ids {
+            if scene.node(n).def.is_none() {
+                let NodeClass::Proto(q) = scene.node(n).class else {
+                    continue;
+                };
+                let k = inner.entry(q).or_insert(0);
+                *k += 1;
+                labels.insert(n, format!("{label}.{}_{k}", scene.protos[q].name));
+            }
+        }
+        created += nested.1;
+        if created > MAX_EXPANDED_NODES {
+            diags.error(
+                format!("expanding prototypes would create more than {MAX_EXPANDED_NODES} nodes"),
+                Some(scene.node(inst).span),
+            );
+            return;
+        }
+        queue.extend(nested.0.into_iter().map(|n| (n, depth + 1)));
+    }
+    reroute(scene, &connections);
+}
+
+/// Copies the body of prototype `p` for instance `inst`. Returns the
+/// instances inside the copy and how many nodes were made.
+fn instantiate(
+    scene: &mut Scene,
+    inst: NodeId,
+    p: usize,
+    label: &str,
+    connections: &mut Connections,
+) -> (Vec<NodeId>, usize) {
+    // Every template node of this prototype, in creation order.
+    let template: Vec<NodeId> = (0..scene.nodes.len() as u32)
+        .map(NodeId)
+        .filter(|&id| scene.node(id).in_proto == Some(p))
+        .collect();
+    let mut map: HashMap<NodeId, NodeId> = HashMap::new();
+    for &old in &template {
+        let new = NodeId(scene.nodes.len() as u32);
+        let n = scene.node(old);
+        let copy = super::Node {
+            type_name: n.type_name.clone(),
+            class: n.class,
+            def: n.def.as_ref().map(|d| format!("{label}.{d}")),
+            span: n.span,
+            user_fields: n.user_fields.clone(),
+            values: n.values.clone(),
+            raw_fields: n.raw_fields.clone(),
+            in_proto: None,
+        };
+        scene.nodes.push(copy);
+        map.insert(old, new);
+    }
+    let remap = |id: NodeId, map: &HashMap<NodeId, NodeId>| *map.get(&id).unwrap_or(&id);
+    for &new in map.values() {
+        for f in &mut scene.nodes[new.0 as usize].values {
+            if let Data::Nodes(list) = &mut f.value.data {
+                list.iter_mut().for_each(|n| *n = remap(*n, &map));
+            }
+        }
+    }
+    // IS: the instance's values (or the interface defaults) into the copy.
+    let proto = &scene.protos[p];
+    let mut sets = Vec::new();
+    for c in &proto.connections {
+        let target = remap(c.node, &map);
+        connections
+            .entry((inst, c.proto_field.clone()))
+            .or_default()
+            .push((target, c.node_field.clone()));
+        let Some(def) = proto.interface.iter().find(|f| f.name == c.proto_field) else {
+            continue;
+        };
+        if !def.access.writable() && def.access != super::Access::InitializeOnly {
+            continue;
+        }
+        let value = scene
+            .node(inst)
+            .values
+            .iter()
+            .rev()
+            .find(|f| f.name == c.proto_field)
+            .map(|f| (f.value.clone(), f.span))
+            .unwrap_or((def.default.clone(), c.span));
+        sets.push((target, c.node_field.clone(), value));
+    }
+    for (target, field, (value, span)) in sets {
+        // The body node's field as the catalogue names it.
+        let name = scene
+            .find_field(target, &field, Dir::In)
+            .map(|f| f.name.clone())
+            .unwrap_or(field);
+        let node = &mut scene.nodes[target.0 as usize];
+        node.values.retain(|f| f.name != name);
+        node.values.push(SetField { name, value, span });
+    }
+    let routes: Vec<Route> = scene.protos[p]
+        .routes
+        .iter()
+        .map(|r| Route {
+            from: remap(r.from, &map),
+            to: remap(r.to, &map),
+            ..r.clone()
+        })
+        .collect();
+    scene.routes.extend(routes);
+    let roots: Vec<NodeId> = scene.protos[p]
+        .body
+        .iter()
+        .map(|&b| remap(b, &map))
+        .collect();
+    scene.expansions.insert(inst, roots);
+    let nested = map
+        .values()
+        .copied()
+        .filter(|&n| matches!(scene.node(n).class, NodeClass::Proto(_)))
+        .collect();
+    (nested, map.len())
+}
+
+/// Moves routes that name an instance's field onto the body nodes that
+/// field is connected to (repeatedly, for instances inside instances).
+fn reroute(scene: &mut Scene, connections: &Connections) {
+    for _ in 0..MAX_NESTING {
+        let mut changed = false;
+        let mut out = Vec::with_capacity(scene.routes.len());
+        for r in std::mem::take(&mut scene.routes) {
+            if let Some(targets) = connections.get(&(r.to, r.to_field.clone())) {
+                changed = true;
+                for (node, field) in targets {
+                    let name = scene
+                        .find_field(*node, field, Dir::In)
+                        .map_or(field.clone(), |f| f.name.clone());
+                    out.push(Route {
+                        to: *node,
+                        to_field: name,
+                        ..r.clone()
+                    });
+                }
+            } else if let Some(sources) = connections.get(&(r.from, r.from_field.clone())) {
+                changed = true;
+                for (node, field) in sources {
+                    let name = scene
+                        .find_field(*node, field, Dir::Out)
+                        .map_or(field.clone(), |f| f.name.clone());
+                    out.push(Route {
+                        from: *node,
+                        from_field: name,
+                        ..r.clone()
+                    });
+                }
+            } else {
+                out.push(r);
+            }
+        }
+        scene.routes = out;
+        if !changed {
+            return;
+        }
+    }
+}
