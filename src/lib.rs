@@ -22,6 +22,8 @@ pub enum Encoding {
     Xml,
     /// ClassicVRML (.x3dv) and VRML97 (.wrl).
     Vrml,
+    /// X3D JSON (.x3dj, .json).
+    Json,
 }
 
 impl Encoding {
@@ -31,6 +33,9 @@ impl Encoding {
         let head = text.trim_start_matches('\u{feff}').trim_start();
         if head.starts_with('<') {
             return Encoding::Xml;
+        }
+        if head.starts_with('{') {
+            return Encoding::Json;
         }
         if head.starts_with("#VRML") || head.starts_with("#X3D") {
             return Encoding::Vrml;
@@ -43,6 +48,8 @@ impl Encoding {
             || lower.ends_with(".wrz")
         {
             Encoding::Vrml
+        } else if lower.ends_with(".x3dj") || lower.ends_with(".json") {
+            Encoding::Json
         } else {
             Encoding::Xml
         }
@@ -56,6 +63,7 @@ pub fn load(sources: &Sources, file: FileId, diags: &mut Diagnostics) -> scene::
     match Encoding::detect(&source.name, &source.text) {
         Encoding::Xml => syntax::xml::read(source, file, diags),
         Encoding::Vrml => syntax::vrml::read(source, file, diags),
+        Encoding::Json => syntax::json::read(source, file, diags),
     }
 }
 

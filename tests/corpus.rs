@@ -6,7 +6,7 @@ mod util;
 use std::path::{Path, PathBuf};
 
 /// The scene files x3dbake reads (every encoding it knows so far).
-const READ: &[&str] = &["x3d", "x3dv", "wrl", "gz"];
+const READ: &[&str] = &["x3d", "x3dv", "wrl", "gz", "x3dj"];
 
 fn corpus_files(exts: &[&str]) -> Option<Vec<PathBuf>> {
     let dir = util::root().join("../shared/corpus");

@@ -9,7 +9,7 @@ fn bake(input: &str, out: &std::path::Path) -> Vec<u8> {
 }
 
 #[test]
-fn xml_classic_vrml_and_gzip_give_identical_glb_and_csv() {
+fn xml_classic_vrml_json_and_gzip_give_identical_glb_and_csv() {
     let dir = tempfile::tempdir().unwrap();
     let gz = dir.path().join("bouncing_box.x3dv.gz");
     let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
@@ -29,7 +29,12 @@ fn xml_classic_vrml_and_gzip_give_identical_glb_and_csv() {
             &dir.path().join(format!("b.{ext}")),
         );
         let zipped = bake(&gz.to_string_lossy(), &dir.path().join(format!("c.{ext}")));
+        let json = bake(
+            "fixtures/scenes/bouncing_box.x3dj",
+            &dir.path().join(format!("d.{ext}")),
+        );
         assert!(xml == vrml, "XML and ClassicVRML differ ({ext})");
+        assert!(xml == json, "XML and JSON differ ({ext})");
         assert!(xml == zipped, "gzip differs ({ext})");
     }
 }

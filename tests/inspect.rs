@@ -5,8 +5,10 @@ mod util;
 
 #[test]
 fn bad_inputs_exit_1_with_rendered_errors() {
-    let files = util::fixtures("errors", "x3d");
-    assert!(files.len() >= 10);
+    let mut files = util::fixtures("errors", "x3d");
+    files.extend(util::fixtures("errors", "x3dj"));
+    files.extend(util::fixtures("errors", "x3dv"));
+    assert!(files.len() >= 14);
     for path in files {
         let rel = format!(
             "fixtures/errors/{}",
