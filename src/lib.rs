@@ -56,15 +56,33 @@ impl Encoding {
     }
 }
 
-/// Reads one source file (already added to `sources`) into a scene. Errors
-/// and warnings go to `diags`; when it has errors the scene is incomplete.
-pub fn load(sources: &Sources, file: FileId, diags: &mut Diagnostics) -> scene::Scene {
+/// Parses one source file (already added to `sources`) into a scene, as it
+/// is written: prototypes not expanded, Inline files not read.
+pub fn parse(sources: &Sources, file: FileId, diags: &mut Diagnostics) -> scene::Scene {
     let source = sources.get(file);
     match Encoding::detect(&source.name, &source.text) {
         Encoding::Xml => syntax::xml::read(source, file, diags),
         Encoding::Vrml => syntax::vrml::read(source, file, diags),
         Encoding::Json => syntax::json::read(source, file, diags),
     }
+}
+
+/// Reads one source file (already added to `sources`) into a scene: parsed,
+/// its Inline and EXTERNPROTO files read through `fetch` (when given; they
+/// are added to `sources`), its prototype instances expanded. Errors and
+/// warnings go to `diags`; when it has errors the scene is incomplete.
+pub fn load(
+    sources: &mut Sources,
+    file: FileId,
+    fetch: Option<&mut dyn scene::link::Fetch>,
+    diags: &mut Diagnostics,
+) -> scene::Scene {
+    let mut scene = parse(sources, file, diags);
+    if let Some(fetch) = fetch {
+        scene::link::link(&mut scene, sources, file, fetch, diags, &mut Vec::new());
+    }
+    scene::proto::expand(&mut scene, diags);
+    scene
 }
 
 /// The most bytes a gzipped input may expand to.

@@ -15,6 +15,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use x3dbake::anim::clip::{Clip, ClipOptions, clips};
 use x3dbake::diag::{Diagnostics, Severity};
 use x3dbake::scene::Scene;
+use x3dbake::scene::link::FileFetch;
 use x3dbake::source::{FileId, MAX_FILE_BYTES, Sources};
 use x3dbake::write::csv::{self, CsvOptions};
 use x3dbake::write::gltf;
@@ -82,7 +83,7 @@ fn read(path: &str) -> anyhow::Result<Input> {
     let scene = if diags.has_errors() {
         Scene::default()
     } else {
-        x3dbake::load(&sources, file, &mut diags)
+        x3dbake::load(&mut sources, file, Some(&mut FileFetch), &mut diags)
     };
     Ok(Input {
         sources,

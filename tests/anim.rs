@@ -15,7 +15,7 @@ fn load(name: &str, opts: ClipOptions) -> (Scene, Vec<Clip>, Diagnostics) {
     let mut sources = Sources::new();
     let mut diags = Diagnostics::default();
     let file = x3dbake::add_file(&mut sources, name, std::fs::read(path).unwrap(), &mut diags);
-    let scene = x3dbake::load(&sources, file, &mut diags);
+    let scene = x3dbake::load(&mut sources, file, None, &mut diags);
     assert!(!diags.has_errors(), "{:?}", diags.list);
     let clips = clips(&scene, opts, &mut diags);
     (scene, clips, diags)

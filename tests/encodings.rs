@@ -68,3 +68,55 @@ fn nested_prototypes_expand_the_same_in_xml_and_classic_vrml() {
     assert!(csv.contains("\nRight.Spinner_1.Clock,2,Wheel,rotation,0,"));
     assert!(csv.contains("\nPlain.Clock,4,Wheel,rotation,0,"));
 }
+
+#[test]
+fn inline_import_export_and_externproto_files_are_read() {
+    let o = util::run(&["fixtures/scenes/linked.x3dv", "-o", "-", "--rate", "1"]);
+    assert_eq!(o.status.code(), Some(0), "{}", util::stderr(&o));
+    assert!(o.stderr.is_empty(), "no warnings: {}", util::stderr(&o));
+    let csv = util::stdout(&o);
+    // The route to the IMPORTed name drives the Inline's exported node.
+    assert!(
+        csv.contains("\nSlide,1,Part.Mover,translation,0,0,4,0,\n"),
+        "{csv}"
+    );
+    // The EXTERNPROTO's body comes from the library file (the first URL is
+    // missing, the second is read); the instance's period reaches its clock.
+    assert!(
+        csv.contains("\nS.Clock,2,Wheel,rotation,0,0,1,0,3\n"),
+        "{csv}"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let glb = dir.path().join("l.glb");
+    assert_eq!(
+        util::run(&["fixtures/scenes/linked.x3dv", "-o", &glb.to_string_lossy()])
+            .status
+            .code(),
+        Some(0)
+    );
+}
+
+#[test]
+fn a_file_that_inlines_itself_is_an_error_and_a_missing_one_a_warning() {
+    let o = util::run(&["inspect", "fixtures/include/self.x3dv"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(util::stderr(&o).contains("fixtures/include/self.x3dv:3:14: error: Inline `self.x3dv` includes a file that is already being read"));
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("m.x3dv");
+    std::fs::write(
+        &f,
+        "#X3D V3.3 utf8\nInline { url [ \"gone.x3d\" \"https://example.org/gone.x3d\" ] }\n",
+    )
+    .unwrap();
+    let o = util::run(&["inspect", &f.to_string_lossy()]);
+    assert_eq!(o.status.code(), Some(0));
+    let err = util::stderr(&o);
+    assert!(
+        err.contains("warning: Inline: no file could be read: gone.x3d ("),
+        "{err}"
+    );
+    assert!(
+        err.contains("https://example.org/gone.x3d (not a local file)"),
+        "{err}"
+    );
+}

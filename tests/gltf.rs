@@ -111,7 +111,7 @@ fn load(path: &Path, opts: ClipOptions) -> (Scene, Vec<Clip>) {
         std::fs::read(path).unwrap(),
         &mut diags,
     );
-    let scene = x3dbake::load(&sources, file, &mut diags);
+    let scene = x3dbake::load(&mut sources, file, None, &mut diags);
     let found = clips(&scene, opts, &mut diags);
     (scene, found)
 }

@@ -13,7 +13,7 @@ fn read(bytes: Vec<u8>) {
     let mut diags = Diagnostics::default();
     let file = x3dbake::add_file(&mut sources, "m.x3d", bytes, &mut diags);
     if !diags.has_errors() {
-        let scene = x3dbake::load(&sources, file, &mut diags);
+        let scene = x3dbake::load(&mut sources, file, None, &mut diags);
         let clips = x3dbake::anim::clip::clips(&scene, Default::default(), &mut diags);
         let _ = x3dbake::inspect::report(&scene, &clips);
     }

@@ -58,7 +58,7 @@ fn load(text: &str) -> Scene {
         text.as_bytes().to_vec(),
         &mut diags,
     );
-    let scene = x3dbake::load(&sources, file, &mut diags);
+    let scene = x3dbake::load(&mut sources, file, None, &mut diags);
     assert!(!diags.has_errors(), "{:?}", diags.list);
     scene
 }

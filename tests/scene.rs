@@ -9,7 +9,7 @@ fn load(text: &str) -> (Scene, Diagnostics) {
     let mut sources = Sources::new();
     let mut diags = Diagnostics::default();
     let file = x3dbake::add_file(&mut sources, "t.x3d", text.as_bytes().to_vec(), &mut diags);
-    let scene = x3dbake::load(&sources, file, &mut diags);
+    let scene = x3dbake::load(&mut sources, file, None, &mut diags);
     (scene, diags)
 }
 

@@ -655,23 +655,39 @@ fn report_unbaked_routes(b: &mut Builder<'_>, clips: &[Clip]) {
 
 /// A field animated by two clips: they fight when both play.
 fn report_conflicts(diags: &mut Diagnostics, scene: &Scene, clips: &[Clip]) {
-    let mut seen: HashMap<(NodeId, &str), &str> = HashMap::new();
-    for clip in clips {
+    // One warning for each pair of clips, naming the first shared field.
+    let mut seen: HashMap<(NodeId, &str), usize> = HashMap::new();
+    let mut pairs: Vec<((usize, usize), &Track, usize)> = Vec::new();
+    for (ci, clip) in clips.iter().enumerate() {
         for t in &clip.tracks {
             match seen.get(&(t.target, t.field.as_str())) {
-                Some(&other) if other != clip.name => diags.warning(
-                    format!(
-                        "`{}.{}` is animated by clip `{other}` and by clip `{}`: when both play, the last event wins",
-                        scene.display_name(t.target),
-                        t.field,
-                        clip.name
-                    ),
-                    Some(t.span),
-                ),
+                Some(&other) if other != ci => {
+                    match pairs.iter_mut().find(|(p, _, _)| *p == (other, ci)) {
+                        Some((_, _, n)) => *n += 1,
+                        None => pairs.push(((other, ci), t, 1)),
+                    }
+                }
                 _ => {
-                    seen.insert((t.target, t.field.as_str()), &clip.name);
+                    seen.insert((t.target, t.field.as_str()), ci);
                 }
             }
         }
+    }
+    for ((a, b), t, n) in pairs {
+        let more = if n > 1 {
+            format!(" (and {} more fields)", n - 1)
+        } else {
+            String::new()
+        };
+        diags.warning(
+            format!(
+                "`{}.{}`{more} is animated by clip `{}` and by clip `{}`: when both play, the last event wins",
+                scene.display_name(t.target),
+                t.field,
+                clips[a].name,
+                clips[b].name
+            ),
+            Some(t.span),
+        );
     }
 }

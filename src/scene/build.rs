@@ -536,7 +536,26 @@ impl<'d> Builder<'d> {
         let routes = self.resolve_routes(&scope);
         self.scene.routes = routes;
         self.scene.defs = scope.order;
-        super::proto::expand(&mut self.scene, self.diags);
         self.scene
+    }
+
+    /// `IMPORT inline.exported AS local`: a stand-in node named `local`,
+    /// replaced by the real one when the Inline's file is read.
+    pub fn import(&mut self, inline: &str, exported: &str, local: &str, span: Span) {
+        let id = self.push_node("IMPORT", NodeClass::Unknown, span);
+        self.define(id, local, span);
+        self.scene.imports.push(super::Import {
+            placeholder: id,
+            inline: inline.to_string(),
+            exported: exported.to_string(),
+            span,
+        });
+    }
+
+    /// `EXPORT local AS name`.
+    pub fn export(&mut self, local: &str, name: &str, span: Span) {
+        if let Some(id) = self.lookup_use(local, span) {
+            self.scene.exports.push((name.to_string(), id));
+        }
     }
 }

@@ -4,7 +4,8 @@
 
 pub mod build;
 pub mod catalogue;
-mod proto;
+pub mod link;
+pub mod proto;
 pub mod value;
 
 pub use build::Builder;
@@ -126,8 +127,24 @@ pub struct Scene {
     pub routes: Vec<Route>,
     pub protos: Vec<Proto>,
     /// The nodes each prototype instance expanded to (its body's root
-    /// nodes, copied; the first one is what the instance is in the tree).
+    /// nodes, copied; the first one is what the instance is in the tree),
+    /// and the root nodes each Inline loaded.
     pub expansions: std::collections::HashMap<NodeId, Vec<NodeId>>,
+    /// IMPORT statements, resolved when Inline files are read.
+    pub imports: Vec<Import>,
+    /// EXPORT statements: the name other files import, and the node.
+    pub exports: Vec<(String, NodeId)>,
+}
+
+/// `IMPORT inline.exported AS local`: the local name stands for a node of
+/// the Inline's file.
+#[derive(Clone, Debug)]
+pub struct Import {
+    /// The node that stands for the imported one until it is resolved.
+    pub placeholder: NodeId,
+    pub inline: String,
+    pub exported: String,
+    pub span: Span,
 }
 
 impl Scene {

@@ -16,7 +16,8 @@ pub const MAX_EXPANDED_NODES: usize = 5_000_000;
 /// The body nodes one instance's interface field is connected to.
 type Connections = HashMap<(NodeId, String), Vec<(NodeId, String)>>;
 
-pub(super) fn expand(scene: &mut Scene, diags: &mut Diagnostics) {
+/// Expands every prototype instance of the scene.
+pub fn expand(scene: &mut Scene, diags: &mut Diagnostics) {
     let mut queue: Vec<(NodeId, usize)> = (0..scene.nodes.len() as u32)
         .map(NodeId)
         .filter(|&id| {
@@ -41,7 +42,7 @@ pub(super) fn expand(scene: &mut Scene, diags: &mut Diagnostics) {
                 let proto = &scene.protos[p];
                 diags.warning(
                     format!(
-                        "EXTERNPROTO `{}` is not read (its files are not loaded yet): its instances are not baked",
+                        "EXTERNPROTO `{}` could not be read: its instances are not baked",
                         proto.name
                     ),
                     Some(proto.span),

@@ -210,9 +210,7 @@ impl<'s> Reader<'s, '_> {
                         continue;
                     }
                     "IMPORT" | "EXPORT" => {
-                        self.b
-                            .diags()
-                            .warning(format!("{key}: Inline files are not read yet"), Some(span));
+                        self.import_export(&key, value)?;
                         continue;
                     }
                     _ => self.node(&key, value)?,
@@ -243,6 +241,31 @@ impl<'s> Reader<'s, '_> {
         }
         let parts: [(String, Span); 4] = parts.try_into().map_err(|_| Stop)?;
         self.b.add_route(parts, span);
+        Ok(())
+    }
+
+    fn import_export(&mut self, key: &str, raw: &'s RawValue) -> R<()> {
+        let span = self.span_of(raw.get());
+        let e = self.object(raw)?;
+        let mut get = |n: &str| -> R<Option<String>> {
+            match e.iter().find(|(k, _)| k == n) {
+                Some((_, v)) => Ok(Some(self.string(v)?)),
+                None => Ok(None),
+            }
+        };
+        if key == "IMPORT" {
+            let (Some(inline), Some(exported)) = (get("@inlineDEF")?, get("@importedDEF")?) else {
+                return self.fail(span, "IMPORT needs \"@inlineDEF\" and \"@importedDEF\"");
+            };
+            let local = get("@AS")?.unwrap_or_else(|| exported.clone());
+            self.b.import(&inline, &exported, &local, span);
+        } else {
+            let Some(local) = get("@localDEF")? else {
+                return self.fail(span, "EXPORT needs \"@localDEF\"");
+            };
+            let name = get("@AS")?.unwrap_or_else(|| local.clone());
+            self.b.export(&local, &name, span);
+        }
         Ok(())
     }
 

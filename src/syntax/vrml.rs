@@ -302,12 +302,15 @@ impl<'s> Parser<'s, '_> {
             "EXTERNPROTO" => self.extern_proto()?,
             "IMPORT" => self.import()?,
             "EXPORT" => {
-                self.lx.next();
-                self.ident("a DEF name")?;
+                let start = self.lx.next();
+                let (local, _) = self.ident("a DEF name")?;
+                let mut name = local;
                 if self.next_is("AS") {
                     self.lx.next();
-                    self.ident("a name")?;
+                    name = self.ident("a name")?.0;
                 }
+                let span = self.tspan(start);
+                self.b.export(local, name, span);
             }
             _ => return Ok(false),
         }
@@ -354,7 +357,7 @@ impl<'s> Parser<'s, '_> {
 
     fn import(&mut self) -> R<()> {
         let start = self.lx.next();
-        let (_inline, _) = self.ident("an Inline's DEF name")?;
+        let (inline, _) = self.ident("an Inline's DEF name")?;
         self.expect(Kind::Dot, "`.` and an exported name")?;
         let (exported, _) = self.ident("an exported name")?;
         let mut local = exported;
@@ -363,12 +366,7 @@ impl<'s> Parser<'s, '_> {
             local = self.ident("a name")?.0;
         }
         let span = self.tspan(start);
-        self.b.diags().warning(
-            format!("IMPORT `{local}`: Inline files are not read yet"),
-            Some(span),
-        );
-        let id = self.b.new_proto_instance("IMPORT", span);
-        self.b.define(id, local, span);
+        self.b.import(inline, exported, local, span);
         Ok(())
     }
 

@@ -341,23 +341,19 @@ impl<'s, 'd> Reader<'s, 'd> {
                 Frame::Ignore
             }
             ("IMPORT", _) => {
-                // Inline files are read later (issue: every encoding, Inline);
-                // until then an imported name is a node of unknown type, so
-                // routes to it are kept unchecked.
-                let local = Self::get(attrs, "AS")
-                    .or_else(|| Self::get(attrs, "importedDEF"))
-                    .map(|a| a.value.to_string());
-                if let Some(local) = local {
-                    self.b.diags().warning(
-                        format!("IMPORT `{local}`: Inline files are not read yet"),
-                        Some(span),
-                    );
-                    let id = self.b.new_proto_instance("IMPORT", span);
-                    self.b.define(id, &local, span);
-                }
+                let inline = self.required(attrs, "inlineDEF", name, span);
+                let exported = self.required(attrs, "importedDEF", name, span);
+                let local =
+                    Self::get(attrs, "AS").map_or(exported.clone(), |a| a.value.to_string());
+                self.b.import(&inline, &exported, &local, span);
                 Frame::Ignore
             }
-            ("EXPORT", _) => Frame::Ignore,
+            ("EXPORT", _) => {
+                let local = self.required(attrs, "localDEF", name, span);
+                let as_name = Self::get(attrs, "AS").map_or(local.clone(), |a| a.value.to_string());
+                self.b.export(&local, &as_name, span);
+                Frame::Ignore
+            }
             _ => self.node_element(name, span, attrs),
         }
     }

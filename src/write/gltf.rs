@@ -119,10 +119,21 @@ fn children_field(type_name: &str) -> Option<&'static [&'static str]> {
         "Group" | "StaticGroup" | "Collision" | "Anchor" | "Billboard" | "Transform" => {
             &["children"]
         }
+        "HAnimJoint" | "HAnimSite" | "HAnimSegment" => &["children"],
+        "HAnimHumanoid" => &["skeleton", "children"],
         "Switch" => &["children", "choice"],
         "LOD" => &["children", "level"],
         _ => return None,
     })
+}
+
+/// Node types with Transform's fields (translation, rotation, scale,
+/// center, scaleOrientation): written as Transforms.
+fn is_transform_like(type_name: &str) -> bool {
+    matches!(
+        type_name,
+        "Transform" | "HAnimHumanoid" | "HAnimJoint" | "HAnimSite" | "HAnimSegment"
+    )
 }
 
 /// How deep the node hierarchy is followed.
@@ -245,7 +256,7 @@ impl Writer<'_> {
             return;
         }
         let name = scene.node(id).def.clone();
-        let (top, inner) = if def.name == "Transform" {
+        let (top, inner) = if is_transform_like(&def.name) {
             self.transform_nodes(id, name)
         } else {
             let n = self.root.push(node(name));
@@ -505,7 +516,7 @@ impl Writer<'_> {
         let scene = self.scene;
         let is_transform = scene
             .known(track.target)
-            .is_some_and(|d| d.name == "Transform");
+            .is_some_and(|d| is_transform_like(&d.name));
         let path = match track.field.as_str() {
             "translation" if is_transform => animation::Property::Translation,
             "rotation" if is_transform => animation::Property::Rotation,

@@ -1,0 +1,393 @@
+//! Linking a scene with the files it names: Inline files are read and
+//! merged under their Inline node (each in its own DEF namespace, IMPORT
+//! and EXPORT honoured), and EXTERNPROTO declarations take the prototype
+//! from their file. Files come through a [`Fetch`] the caller gives, so the
+//! library itself opens nothing.
+
+use super::value::Data;
+use super::{Dir, NodeClass, NodeId, Route, Scene};
+use crate::diag::Diagnostics;
+use crate::source::{FileId, Sources};
+
+/// Gets the bytes of a file named by a URL in another file.
+pub trait Fetch {
+    /// `from` is the name of the file the URL stands in; the result is the
+    /// fetched file's name (for messages) and its bytes.
+    fn fetch(&mut self, from: &str, url: &str) -> Result<(String, Vec<u8>), String>;
+}
+
+/// Reads files from the file system, relative to the file that names them.
+/// Only local names are followed: `http:` and other schemes are refused.
+pub struct FileFetch;
+
+impl Fetch for FileFetch {
+    fn fetch(&mut self, from: &str, url: &str) -> Result<(String, Vec<u8>), String> {
+        let local = url
+            .strip_prefix("file://")
+            .or_else(|| url.strip_prefix("file:"))
+            .unwrap_or(url);
+        if local.contains("://") || local.starts_with("urn:") {
+            return Err("not a local file".to_string());
+        }
+        let local = percent_decode(local);
+        let base = std::path::Path::new(from)
+            .parent()
+            .unwrap_or(std::path::Path::new(""));
+        let path = base.join(&local);
+        let bytes = std::fs::read(&path).map_err(|e| e.to_string())?;
+        Ok((path.to_string_lossy().into_owned(), bytes))
+    }
+}
+
+fn percent_decode(s: &str) -> String {
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        let hex = |c: u8| (c as char).to_digit(16);
+        if b[i] == b'%'
+            && let (Some(h), Some(l)) = (
+                b.get(i + 1).and_then(|&c| hex(c)),
+                b.get(i + 2).and_then(|&c| hex(c)),
+            )
+        {
+            out.push((h * 16 + l) as u8);
+            i += 3;
+        } else {
+            out.push(b[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// How deep Inline files and EXTERNPROTO files may nest.
+pub const MAX_FILE_DEPTH: usize = 16;
+
+/// Where a merged file's nodes and prototypes went.
+struct Merged {
+    roots: Vec<NodeId>,
+    exports: Vec<(String, NodeId)>,
+    proto_offset: usize,
+    protos: Vec<String>,
+}
+
+/// Reads the Inline and EXTERNPROTO files of `scene` (whose text is
+/// `file`), recursively. `stack` holds the files being read, to refuse a
+/// file that includes itself.
+pub fn link(
+    scene: &mut Scene,
+    sources: &mut Sources,
+    file: FileId,
+    fetch: &mut dyn Fetch,
+    diags: &mut Diagnostics,
+    stack: &mut Vec<String>,
+) {
+    let from = sources.get(file).name.clone();
+    stack.push(from.clone());
+    let mut l = Linker {
+        sources,
+        fetch,
+        diags,
+        stack,
+        from,
+    };
+    l.inlines(scene);
+    l.extern_protos(scene);
+    l.stack.pop();
+}
+
+/// What linking one file needs.
+struct Linker<'a> {
+    sources: &'a mut Sources,
+    fetch: &'a mut dyn Fetch,
+    diags: &'a mut Diagnostics,
+    stack: &'a mut Vec<String>,
+    /// The file whose URLs are followed.
+    from: String,
+}
+
+impl Linker<'_> {
+    /// Fetches, parses and links one file; None (with a warning) when none of
+    /// the URLs can be read.
+    fn load_one(
+        &mut self,
+        urls: &[String],
+        what: &str,
+        span: crate::source::Span,
+    ) -> Option<(Scene, String)> {
+        let (sources, fetch, diags, stack, from) = (
+            &mut *self.sources,
+            &mut *self.fetch,
+            &mut *self.diags,
+            &mut *self.stack,
+            self.from.as_str(),
+        );
+        let mut tried = Vec::new();
+        for url in urls {
+            let (path, fragment) = url.split_once('#').unwrap_or((url, ""));
+            if path.is_empty() {
+                continue;
+            }
+            match fetch.fetch(from, path) {
+                Ok((name, bytes)) => {
+                    if stack.contains(&name) {
+                        diags.error(format!("{what} `{url}` includes a file that is already being read ({name}): a loop"), Some(span));
+                        return None;
+                    }
+                    if stack.len() >= MAX_FILE_DEPTH {
+                        diags.error(
+                            format!("{what} files nest deeper than {MAX_FILE_DEPTH}"),
+                            Some(span),
+                        );
+                        return None;
+                    }
+                    let id = crate::add_file(sources, &name, bytes, diags);
+                    if diags.has_errors() {
+                        return None;
+                    }
+                    let mut child = crate::parse(sources, id, diags);
+                    link(&mut child, sources, id, fetch, diags, stack);
+                    return Some((child, fragment.to_string()));
+                }
+                Err(e) => tried.push(format!("{url} ({e})")),
+            }
+        }
+        diags.warning(
+            format!("{what}: no file could be read: {}", tried.join(", ")),
+            Some(span),
+        );
+        None
+    }
+
+    fn inlines(&mut self, scene: &mut Scene) {
+        let inline_nodes: Vec<NodeId> = (0..scene.nodes.len() as u32)
+            .map(NodeId)
+            .filter(|&id| {
+                scene.known(id).is_some_and(|d| d.name == "Inline")
+                    && scene.node(id).in_proto.is_none()
+            })
+            .collect();
+        let mut exports: Vec<(NodeId, Vec<(String, NodeId)>)> = Vec::new();
+        for (n, id) in inline_nodes.into_iter().enumerate() {
+            if !scene.value(id, "load").is_some_and(|v| v.as_bool()) {
+                continue;
+            }
+            let urls = scene
+                .value(id, "url")
+                .map(|v| v.strings().to_vec())
+                .unwrap_or_default();
+            if urls.is_empty() {
+                continue;
+            }
+            let span = scene.value_span(id, "url").unwrap_or(scene.node(id).span);
+            let Some((child, _)) = self.load_one(&urls, "Inline", span) else {
+                continue;
+            };
+            let prefix = scene
+                .node(id)
+                .def
+                .clone()
+                .unwrap_or_else(|| format!("Inline_{}", n + 1));
+            let merged = merge(scene, child, &prefix);
+            scene.expansions.insert(id, merged.roots);
+            exports.push((id, merged.exports));
+        }
+        // IMPORT: the stand-in node becomes the exported one.
+        for imp in std::mem::take(&mut scene.imports) {
+            let inline = scene.def(&imp.inline);
+            let found = exports
+                .iter()
+                .find(|(i, _)| Some(*i) == inline)
+                .and_then(|(_, list)| list.iter().find(|(name, _)| *name == imp.exported))
+                .map(|&(_, node)| node);
+            match found {
+                Some(node) => replace_node(scene, imp.placeholder, node, self.diags),
+                None => self.diags.warning(
+                    format!(
+                        "IMPORT `{}.{}`: no such EXPORT in a loaded Inline",
+                        imp.inline, imp.exported
+                    ),
+                    Some(imp.span),
+                ),
+            }
+        }
+    }
+}
+
+/// Routes that name a stand-in now name the real node (their fields are
+/// checked now that its type is known).
+fn replace_node(scene: &mut Scene, from: NodeId, to: NodeId, diags: &mut Diagnostics) {
+    let mut routes = std::mem::take(&mut scene.routes);
+    routes.retain_mut(|r| {
+        for (node, field, dir) in [
+            (&mut r.from, &mut r.from_field, Dir::Out),
+            (&mut r.to, &mut r.to_field, Dir::In),
+        ] {
+            if *node != from {
+                continue;
+            }
+            *node = to;
+            match scene.find_field(to, field, dir) {
+                Some(f) => *field = f.name.clone(),
+                None if matches!(scene.node(to).class, NodeClass::Unknown) => {}
+                None => {
+                    diags.error(
+                        format!(
+                            "ROUTE names `{}.{field}`, but `{}` has no such field",
+                            scene.display_name(to),
+                            scene.node(to).type_name
+                        ),
+                        Some(r.span),
+                    );
+                    return false;
+                }
+            }
+        }
+        true
+    });
+    // The types of both ends are known now.
+    for r in &mut routes {
+        if r.ty.is_none() {
+            r.ty = scene
+                .find_field(r.from, &r.from_field, Dir::Out)
+                .map(|f| f.ty);
+        }
+    }
+    scene.routes = routes;
+}
+
+impl Linker<'_> {
+    fn extern_protos(&mut self, scene: &mut Scene) {
+        for p in 0..scene.protos.len() {
+            let Some(urls) = scene.protos[p].extern_url.clone() else {
+                continue;
+            };
+            if urls.is_empty() {
+                continue;
+            }
+            let name = scene.protos[p].name.clone();
+            let span = scene.protos[p].span;
+            let Some((child, fragment)) =
+                self.load_one(&urls, &format!("EXTERNPROTO `{name}`"), span)
+            else {
+                continue;
+            };
+            let wanted = if fragment.is_empty() {
+                None
+            } else {
+                Some(fragment)
+            };
+            // Only the library's prototypes are wanted: not its routes, and its
+            // body nodes are named by each instance when it is expanded.
+            let child = Scene {
+                routes: Vec::new(),
+                roots: Vec::new(),
+                ..child
+            };
+            let merged = merge(scene, child, "");
+            let q = match &wanted {
+                Some(w) => merged.protos.iter().position(|n| n == w),
+                None => merged.protos.iter().position(|_| true),
+            };
+            let Some(q) = q
+                .map(|i| i + merged.proto_offset)
+                .filter(|&q| scene.protos[q].extern_url.is_none())
+            else {
+                self.diags.warning(
+                    format!(
+                        "EXTERNPROTO `{name}`: the file has no PROTO `{}`",
+                        wanted.unwrap_or_default()
+                    ),
+                    Some(span),
+                );
+                continue;
+            };
+            // The declaration takes the prototype: its body nodes become ours.
+            for node in &mut scene.nodes {
+                if node.in_proto == Some(q) {
+                    node.in_proto = Some(p);
+                }
+            }
+            let loaded = &scene.protos[q];
+            let (body, routes, connections, interface) = (
+                loaded.body.clone(),
+                loaded.routes.clone(),
+                loaded.connections.clone(),
+                loaded.interface.clone(),
+            );
+            let proto = &mut scene.protos[p];
+            proto.body = body;
+            proto.routes = routes;
+            proto.connections = connections;
+            // Defaults come from the PROTO; the EXTERNPROTO only names fields.
+            for f in &mut proto.interface {
+                if let Some(d) = interface.iter().find(|d| d.name == f.name && d.ty == f.ty) {
+                    f.default = d.default.clone();
+                }
+            }
+            proto.extern_url = None;
+        }
+    }
+}
+
+/// Appends another file's scene to `scene`: its nodes, prototypes and
+/// routes, its node names prefixed with `prefix.`.
+fn merge(scene: &mut Scene, child: Scene, prefix: &str) -> Merged {
+    let node_offset = scene.nodes.len() as u32;
+    let proto_offset = scene.protos.len();
+    let shift = |id: NodeId| NodeId(id.0 + node_offset);
+    for mut node in child.nodes {
+        if !prefix.is_empty() {
+            node.def = node.def.map(|d| format!("{prefix}.{d}"));
+        }
+        node.in_proto = node.in_proto.map(|p| p + proto_offset);
+        if let NodeClass::Proto(p) = node.class {
+            node.class = NodeClass::Proto(p + proto_offset);
+        }
+        for f in &mut node.values {
+            if let Data::Nodes(list) = &mut f.value.data {
+                list.iter_mut().for_each(|n| *n = shift(*n));
+            }
+        }
+        scene.nodes.push(node);
+    }
+    let shift_route = |r: Route| Route {
+        from: shift(r.from),
+        to: shift(r.to),
+        ..r
+    };
+    let mut names = Vec::new();
+    for mut p in child.protos {
+        names.push(p.name.clone());
+        p.body.iter_mut().for_each(|n| *n = shift(*n));
+        p.routes = p.routes.into_iter().map(shift_route).collect();
+        p.connections
+            .iter_mut()
+            .for_each(|c| c.node = shift(c.node));
+        for f in &mut p.interface {
+            if let Data::Nodes(list) = &mut f.default.data {
+                list.iter_mut().for_each(|n| *n = shift(*n));
+            }
+        }
+        scene.protos.push(p);
+    }
+    scene
+        .routes
+        .extend(child.routes.into_iter().map(shift_route));
+    for (k, v) in child.expansions {
+        scene
+            .expansions
+            .insert(shift(k), v.into_iter().map(shift).collect());
+    }
+    Merged {
+        roots: child.roots.into_iter().map(shift).collect(),
+        exports: child
+            .exports
+            .into_iter()
+            .map(|(n, id)| (n, shift(id)))
+            .collect(),
+        proto_offset,
+        protos: names,
+    }
+}
