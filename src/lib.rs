@@ -6,6 +6,7 @@
 
 pub mod anim;
 pub mod diag;
+pub mod geom;
 pub mod inspect;
 pub mod interp;
 pub mod scene;

@@ -147,6 +147,13 @@ struct Writer<'a> {
     transforms: HashMap<NodeId, Vec<TransformNodes>>,
     /// Time accessors already written, by their f32 bits.
     times: HashMap<Vec<u32>, Index<json::Accessor>>,
+    /// Meshes already written, by geometry and appearance node.
+    meshes: HashMap<(NodeId, Option<NodeId>), Option<Index<json::Mesh>>>,
+    /// Materials already written, by appearance, two-sidedness and vertex
+    /// colours.
+    materials: HashMap<(Option<NodeId>, bool, bool), Index<json::Material>>,
+    /// Extensions the document uses.
+    extensions: Vec<&'static str>,
 }
 
 /// Builds the glTF document for a scene and its clips.
@@ -158,6 +165,9 @@ pub fn build(scene: &Scene, clips: &[Clip], opts: &Options, diags: &mut Diagnost
         bin: Vec::new(),
         transforms: HashMap::new(),
         times: HashMap::new(),
+        meshes: HashMap::new(),
+        materials: HashMap::new(),
+        extensions: Vec::new(),
     };
     w.root.asset.generator = Some(format!("x3dbake {}", env!("CARGO_PKG_VERSION")));
     let mut roots = Vec::new();
@@ -177,6 +187,9 @@ pub fn build(scene: &Scene, clips: &[Clip], opts: &Options, diags: &mut Diagnost
     for clip in clips {
         w.animation(clip, opts);
     }
+    w.extensions.sort();
+    w.extensions.dedup();
+    w.root.extensions_used = w.extensions.iter().map(|e| e.to_string()).collect();
     if !w.bin.is_empty() {
         let len = w.bin.len() as u64;
         w.root.push(json::Buffer {
@@ -235,6 +248,14 @@ impl Writer<'_> {
         let Some(def) = scene.known(id) else {
             return;
         };
+        match def.name.as_str() {
+            "Shape" => return self.shape(id, parent),
+            "Viewpoint" => return self.viewpoint(id, parent),
+            "DirectionalLight" | "PointLight" | "SpotLight" => {
+                return self.light(id, &def.name, parent);
+            }
+            _ => {}
+        }
         let Some(fields) = children_field(&def.name) else {
             return;
         };
@@ -377,30 +398,33 @@ impl Writer<'_> {
         ty: accessor::Type,
         min_max: bool,
     ) -> Index<json::Accessor> {
+        self.accessor_for(data, ty, min_max, None)
+    }
+
+    /// The same, for vertex data (a buffer view with its target).
+    fn accessor_for(
+        &mut self,
+        data: &[f32],
+        ty: accessor::Type,
+        min_max: bool,
+        target: Option<buffer::Target>,
+    ) -> Index<json::Accessor> {
         let offset = self.bin.len();
         for x in data {
             self.bin.extend_from_slice(&x.to_le_bytes());
         }
-        let view = self.root.push(buffer::View {
-            buffer: Index::new(0),
-            byte_length: USize64((data.len() * 4) as u64),
-            byte_offset: Some(USize64(offset as u64)),
-            byte_stride: None,
-            name: None,
-            target: None,
-            extensions: None,
-            extras: None,
-        });
-        let n = match ty {
-            accessor::Type::Scalar => 1,
-            accessor::Type::Vec3 => 3,
-            accessor::Type::Vec4 => 4,
-            _ => 1,
-        };
+        let view = self.view(offset, data.len() * 4, target);
+        let n = ty.multiplicity();
         let (min, max) = if min_max {
-            let lo = data.iter().copied().fold(f32::INFINITY, f32::min);
-            let hi = data.iter().copied().fold(f32::NEG_INFINITY, f32::max);
-            (Some(serde_json::json!([lo])), Some(serde_json::json!([hi])))
+            let bound = |pick: fn(f32, f32) -> f32, start: f32| -> Vec<f32> {
+                (0..n)
+                    .map(|c| data.iter().skip(c).step_by(n).copied().fold(start, pick))
+                    .collect()
+            };
+            (
+                Some(serde_json::json!(bound(f32::min, f32::INFINITY))),
+                Some(serde_json::json!(bound(f32::max, f32::NEG_INFINITY))),
+            )
         } else {
             (None, None)
         };
@@ -420,6 +444,336 @@ impl Writer<'_> {
             normalized: false,
             sparse: None,
         })
+    }
+
+    fn view(
+        &mut self,
+        offset: usize,
+        len: usize,
+        target: Option<buffer::Target>,
+    ) -> Index<buffer::View> {
+        self.root.push(buffer::View {
+            buffer: Index::new(0),
+            byte_length: USize64(len as u64),
+            byte_offset: Some(USize64(offset as u64)),
+            byte_stride: None,
+            name: None,
+            target: target.map(Checked::Valid),
+            extensions: None,
+            extras: None,
+        })
+    }
+
+    /// Vertex indices as u32.
+    fn indices(&mut self, data: &[u32]) -> Index<json::Accessor> {
+        let offset = self.bin.len();
+        for x in data {
+            self.bin.extend_from_slice(&x.to_le_bytes());
+        }
+        let view = self.view(
+            offset,
+            data.len() * 4,
+            Some(buffer::Target::ElementArrayBuffer),
+        );
+        self.root.push(json::Accessor {
+            buffer_view: Some(view),
+            byte_offset: None,
+            count: USize64(data.len() as u64),
+            component_type: Checked::Valid(accessor::GenericComponentType(
+                accessor::ComponentType::U32,
+            )),
+            extensions: None,
+            extras: None,
+            type_: Checked::Valid(accessor::Type::Scalar),
+            min: None,
+            max: None,
+            name: None,
+            normalized: false,
+            sparse: None,
+        })
+    }
+
+    /// A Shape: a glTF node with its mesh (shared when the geometry and
+    /// appearance are).
+    fn shape(&mut self, id: NodeId, parent: &mut Vec<Index<json::Node>>) {
+        let scene = self.scene;
+        let node_of = |f: &str| scene.value(id, f).and_then(|v| v.nodes().first().copied());
+        let Some(geometry) = node_of("geometry") else {
+            return;
+        };
+        let appearance = node_of("appearance");
+        let mesh = match self.meshes.get(&(geometry, appearance)) {
+            Some(m) => *m,
+            None => {
+                let m = self.mesh(geometry, appearance);
+                self.meshes.insert((geometry, appearance), m);
+                m
+            }
+        };
+        let Some(mesh) = mesh else {
+            return;
+        };
+        let mut n = node(scene.node(id).def.clone());
+        n.mesh = Some(mesh);
+        parent.push(self.root.push(n));
+    }
+
+    fn mesh(&mut self, geometry: NodeId, appearance: Option<NodeId>) -> Option<Index<json::Mesh>> {
+        let m = crate::geom::mesh(self.scene, geometry, self.diags)?;
+        let flat = |v: &[glam::Vec3]| v.iter().flat_map(|p| p.to_array()).collect::<Vec<f32>>();
+        let mut attributes = std::collections::BTreeMap::new();
+        let array = Some(buffer::Target::ArrayBuffer);
+        let position = self.accessor_for(&flat(&m.positions), accessor::Type::Vec3, true, array);
+        attributes.insert(Checked::Valid(json::mesh::Semantic::Positions), position);
+        if !m.normals.is_empty() {
+            let a = self.accessor_for(&flat(&m.normals), accessor::Type::Vec3, false, array);
+            attributes.insert(Checked::Valid(json::mesh::Semantic::Normals), a);
+        }
+        if !m.uvs.is_empty() {
+            // X3D texture space has v up from the bottom; glTF's runs down.
+            let uv: Vec<f32> = m.uvs.iter().flat_map(|t| [t.x, 1.0 - t.y]).collect();
+            let a = self.accessor_for(&uv, accessor::Type::Vec2, false, array);
+            attributes.insert(Checked::Valid(json::mesh::Semantic::TexCoords(0)), a);
+        }
+        if !m.colors.is_empty() {
+            let c: Vec<f32> = m
+                .colors
+                .iter()
+                .flatten()
+                .map(|x| x.clamp(0.0, 1.0))
+                .collect();
+            let a = self.accessor_for(&c, accessor::Type::Vec4, false, array);
+            attributes.insert(Checked::Valid(json::mesh::Semantic::Colors(0)), a);
+        }
+        let indices = self.indices(&m.indices);
+        let material = self.material(appearance, m.double_sided, !m.colors.is_empty());
+        let mode = match m.primitive() {
+            crate::geom::Primitive::Triangles => json::mesh::Mode::Triangles,
+            crate::geom::Primitive::Lines => json::mesh::Mode::Lines,
+            crate::geom::Primitive::Points => json::mesh::Mode::Points,
+        };
+        Some(self.root.push(json::Mesh {
+            extensions: None,
+            extras: None,
+            name: self.scene.node(geometry).def.clone(),
+            primitives: vec![json::mesh::Primitive {
+                attributes,
+                extensions: None,
+                extras: None,
+                indices: Some(indices),
+                material: Some(material),
+                mode: Checked::Valid(mode),
+                targets: None,
+            }],
+            weights: None,
+        }))
+    }
+
+    /// The material of an Appearance: Material as metallic-roughness (see
+    /// the README for the mapping); none at all is unlit white, as X3D
+    /// draws geometry without a Material.
+    fn material(
+        &mut self,
+        appearance: Option<NodeId>,
+        double_sided: bool,
+        vertex_colors: bool,
+    ) -> Index<json::Material> {
+        let key = (appearance, double_sided, vertex_colors);
+        if let Some(&m) = self.materials.get(&key) {
+            return m;
+        }
+        let scene = self.scene;
+        let x3d_material = appearance
+            .and_then(|a| scene.value(a, "material"))
+            .and_then(|v| v.nodes().first().copied());
+        let mut m = json::Material {
+            double_sided,
+            ..Default::default()
+        };
+        match x3d_material {
+            Some(mat) => {
+                let f = |name: &str| {
+                    scene
+                        .value(mat, name)
+                        .map(|v| v.floats().to_vec())
+                        .unwrap_or_default()
+                };
+                let diffuse = f("diffuseColor");
+                let transparency = f("transparency")
+                    .first()
+                    .copied()
+                    .unwrap_or(0.0)
+                    .clamp(0.0, 1.0);
+                let shininess = f("shininess")
+                    .first()
+                    .copied()
+                    .unwrap_or(0.2)
+                    .clamp(0.0, 1.0);
+                let base = if vertex_colors || diffuse.len() < 3 {
+                    [1.0; 3]
+                } else {
+                    [diffuse[0], diffuse[1], diffuse[2]].map(|x| x.clamp(0.0, 1.0))
+                };
+                m.pbr_metallic_roughness.base_color_factor = json::material::PbrBaseColorFactor([
+                    base[0],
+                    base[1],
+                    base[2],
+                    1.0 - transparency,
+                ]);
+                m.pbr_metallic_roughness.metallic_factor = json::material::StrengthFactor(0.0);
+                m.pbr_metallic_roughness.roughness_factor =
+                    json::material::StrengthFactor(1.0 - shininess);
+                let e = f("emissiveColor");
+                if e.len() == 3 && e != [0.0; 3] {
+                    m.emissive_factor = json::material::EmissiveFactor(
+                        [e[0], e[1], e[2]].map(|x| x.clamp(0.0, 1.0)),
+                    );
+                }
+                if transparency > 0.0 {
+                    m.alpha_mode = Checked::Valid(json::material::AlphaMode::Blend);
+                }
+                m.name = scene.node(mat).def.clone();
+            }
+            None => {
+                m.extensions = Some(json::extensions::material::Material {
+                    unlit: Some(json::extensions::material::Unlit {}),
+                    ..Default::default()
+                });
+                self.extensions.push("KHR_materials_unlit");
+            }
+        }
+        let index = self.root.push(m);
+        self.materials.insert(key, index);
+        index
+    }
+
+    /// A Viewpoint: a node with a perspective camera.
+    fn viewpoint(&mut self, id: NodeId, parent: &mut Vec<Index<json::Node>>) {
+        let scene = self.scene;
+        let f = |name: &str| {
+            scene
+                .value(id, name)
+                .map(|v| v.floats().to_vec())
+                .unwrap_or_default()
+        };
+        let fov = f("fieldOfView")
+            .first()
+            .copied()
+            .unwrap_or(std::f32::consts::FRAC_PI_4)
+            .clamp(0.01, 3.1);
+        let near = f("nearDistance")
+            .first()
+            .copied()
+            .filter(|&n| n > 0.0)
+            .unwrap_or(0.1);
+        let far = f("farDistance").first().copied().filter(|&x| x > near);
+        let camera = self.root.push(json::Camera {
+            name: scene.node(id).def.clone(),
+            orthographic: None,
+            perspective: Some(json::camera::Perspective {
+                aspect_ratio: None,
+                yfov: fov,
+                zfar: far,
+                znear: near,
+                extensions: None,
+                extras: None,
+            }),
+            type_: Checked::Valid(json::camera::Type::Perspective),
+            extensions: None,
+            extras: None,
+        });
+        let mut n = node(scene.node(id).def.clone());
+        n.camera = Some(camera);
+        let p = f("position");
+        n.translation = Some([p[0], p[1], p[2]]).filter(|v| *v != [0.0; 3]);
+        let o: Vec<f64> = f("orientation").iter().map(|&x| x as f64).collect();
+        n.rotation =
+            Some(quat_f32(rotation::from_axis_angle(&o))).filter(|q| q.0 != [0.0, 0.0, 0.0, 1.0]);
+        parent.push(self.root.push(n));
+    }
+
+    /// A light: KHR_lights_punctual on a node placed and turned as the
+    /// light is. A light that is off is left out.
+    fn light(&mut self, id: NodeId, ty: &str, parent: &mut Vec<Index<json::Node>>) {
+        use json::extensions::scene::khr_lights_punctual as klp;
+        let scene = self.scene;
+        if !scene.value(id, "on").is_some_and(|v| v.as_bool()) {
+            return;
+        }
+        let f = |name: &str| {
+            scene
+                .value(id, name)
+                .map(|v| v.floats().to_vec())
+                .unwrap_or_default()
+        };
+        let color = f("color");
+        let intensity = f("intensity").first().copied().unwrap_or(1.0).max(0.0);
+        let (type_, spot, range) = match ty {
+            "DirectionalLight" => (klp::Type::Directional, None, None),
+            "PointLight" => (
+                klp::Type::Point,
+                None,
+                f("radius").first().copied().filter(|&r| r > 0.0),
+            ),
+            _ => {
+                let outer = f("cutOffAngle")
+                    .first()
+                    .copied()
+                    .unwrap_or(std::f32::consts::FRAC_PI_2)
+                    .clamp(0.001, std::f32::consts::FRAC_PI_2);
+                let inner = f("beamWidth")
+                    .first()
+                    .copied()
+                    .unwrap_or(std::f32::consts::FRAC_PI_4)
+                    .clamp(0.0, outer * 0.999);
+                let spot = klp::Spot {
+                    inner_cone_angle: inner,
+                    outer_cone_angle: outer,
+                };
+                (
+                    klp::Type::Spot,
+                    Some(spot),
+                    f("radius").first().copied().filter(|&r| r > 0.0),
+                )
+            }
+        };
+        let light = klp::Light {
+            color: [color[0], color[1], color[2]],
+            extensions: None,
+            extras: None,
+            intensity,
+            name: scene.node(id).def.clone(),
+            range,
+            spot,
+            type_: Checked::Valid(type_),
+        };
+        let lights = &mut self
+            .root
+            .extensions
+            .get_or_insert_with(Default::default)
+            .khr_lights_punctual;
+        let list = &mut lights.get_or_insert_with(Default::default).lights;
+        list.push(light);
+        let index = Index::new(list.len() as u32 - 1);
+        self.extensions.push("KHR_lights_punctual");
+        let mut n = node(scene.node(id).def.clone());
+        n.extensions = Some(json::extensions::scene::Node {
+            khr_lights_punctual: Some(klp::KhrLightsPunctual { light: index }),
+            ..Default::default()
+        });
+        if ty != "DirectionalLight" {
+            let l = f("location");
+            n.translation = Some([l[0], l[1], l[2]]).filter(|v| *v != [0.0; 3]);
+        }
+        if ty != "PointLight" {
+            // glTF lights shine down −Z: turn −Z onto the X3D direction.
+            let d = vec3(&f("direction"));
+            if let Some(d) = d.try_normalize() {
+                let q = DQuat::from_rotation_arc(-DVec3::Z, d);
+                n.rotation = Some(quat_f32(q)).filter(|q| q.0 != [0.0, 0.0, 0.0, 1.0]);
+            }
+        }
+        parent.push(self.root.push(n));
     }
 
     /// Key times as f32, strictly increasing: a repeated time (a jump) moves

@@ -1,0 +1,714 @@
+//! X3D geometry as vertex and index lists: polygons triangulated, normals
+//! made where the file gives none, primitives tessellated.
+
+use crate::diag::Diagnostics;
+use crate::scene::{NodeId, Scene};
+use glam::{Vec2, Vec3};
+use std::f32::consts::{PI, TAU};
+
+/// How the indices are drawn.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Primitive {
+    Triangles,
+    Lines,
+    Points,
+}
+
+/// One drawable: a vertex per corner (no sharing between faces, so that
+/// per-face attributes stay exact), and indices into them.
+#[derive(Clone, Debug, Default)]
+pub struct Mesh {
+    pub positions: Vec<Vec3>,
+    pub normals: Vec<Vec3>,
+    pub colors: Vec<[f32; 4]>,
+    pub uvs: Vec<Vec2>,
+    pub indices: Vec<u32>,
+    pub primitive: Option<Primitive>,
+    /// Both sides are drawn (X3D solid FALSE).
+    pub double_sided: bool,
+}
+
+impl Mesh {
+    fn new(primitive: Primitive) -> Mesh {
+        Mesh {
+            primitive: Some(primitive),
+            ..Mesh::default()
+        }
+    }
+
+    pub fn primitive(&self) -> Primitive {
+        self.primitive.unwrap_or(Primitive::Triangles)
+    }
+}
+
+fn floats(scene: &Scene, id: NodeId, field: &str) -> Vec<f32> {
+    scene
+        .value(id, field)
+        .map(|v| v.floats().to_vec())
+        .unwrap_or_default()
+}
+
+fn ints(scene: &Scene, id: NodeId, field: &str) -> Vec<i32> {
+    scene
+        .value(id, field)
+        .map(|v| v.ints().to_vec())
+        .unwrap_or_default()
+}
+
+fn flag(scene: &Scene, id: NodeId, field: &str) -> bool {
+    scene.value(id, field).is_some_and(|v| v.as_bool())
+}
+
+/// The node in an SFNode field.
+fn child(scene: &Scene, id: NodeId, field: &str) -> Option<NodeId> {
+    scene
+        .value(id, field)
+        .and_then(|v| v.nodes().first().copied())
+}
+
+fn vec3s(v: &[f32]) -> Vec<Vec3> {
+    v.chunks_exact(3).map(Vec3::from_slice).collect()
+}
+
+/// Points of a Coordinate (or CoordinateDouble) node in a field.
+fn points(scene: &Scene, id: NodeId, field: &str) -> Vec<Vec3> {
+    let Some(c) = child(scene, id, field) else {
+        return Vec::new();
+    };
+    match scene.value(c, "point") {
+        Some(v) if !v.doubles().is_empty() => v
+            .doubles()
+            .chunks_exact(3)
+            .map(|p| Vec3::new(p[0] as f32, p[1] as f32, p[2] as f32))
+            .collect(),
+        Some(v) => vec3s(v.floats()),
+        None => Vec::new(),
+    }
+}
+
+/// Colours of a Color or ColorRGBA node, as RGBA.
+fn colors(scene: &Scene, id: NodeId) -> Vec<[f32; 4]> {
+    let Some(c) = child(scene, id, "color") else {
+        return Vec::new();
+    };
+    let Some(v) = scene.value(c, "color") else {
+        return Vec::new();
+    };
+    let n = v.ty.components();
+    v.floats()
+        .chunks_exact(n)
+        .map(|c| [c[0], c[1], c[2], if n == 4 { c[3] } else { 1.0 }])
+        .collect()
+}
+
+fn uvs(scene: &Scene, id: NodeId) -> Vec<Vec2> {
+    match child(scene, id, "texCoord") {
+        Some(t) => floats(scene, t, "point")
+            .chunks_exact(2)
+            .map(Vec2::from_slice)
+            .collect(),
+        None => Vec::new(),
+    }
+}
+
+fn normals(scene: &Scene, id: NodeId) -> Vec<Vec3> {
+    match child(scene, id, "normal") {
+        Some(n) => vec3s(&floats(scene, n, "vector")),
+        None => Vec::new(),
+    }
+}
+
+/// The mesh of a geometry node, or `None` for types x3dbake does not draw
+/// (with a warning) and for geometry with nothing to draw.
+pub fn mesh(scene: &Scene, id: NodeId, diags: &mut Diagnostics) -> Option<Mesh> {
+    let ty = scene.known(id).map(|d| d.name.as_str());
+    let solid = scene.value(id, "solid").is_none_or(|v| v.as_bool());
+    let mut m = match ty {
+        Some("IndexedFaceSet") => indexed_face_set(scene, id),
+        Some("IndexedTriangleSet") => triangle_set(scene, id, Some(ints(scene, id, "index"))),
+        Some("TriangleSet") => triangle_set(scene, id, None),
+        Some("IndexedLineSet") => line_set(scene, id),
+        Some("LineSet") => strips(scene, id),
+        Some("PointSet") => point_set(scene, id),
+        Some("Box") => {
+            let s = floats(scene, id, "size");
+            boxed(Vec3::from_slice(&s) / 2.0)
+        }
+        Some("Sphere") => sphere(floats(scene, id, "radius")[0]),
+        Some("Cylinder") => cylinder(scene, id),
+        Some("Cone") => cone(scene, id),
+        _ => {
+            diags.warning(
+                format!("`{}` geometry is not drawn yet", scene.node(id).type_name),
+                Some(scene.node(id).span),
+            );
+            return None;
+        }
+    };
+    m.double_sided = !solid;
+    if m.indices.is_empty() { None } else { Some(m) }
+}
+
+/// Splits an index list at −1 (and at its end).
+fn faces(index: &[i32]) -> impl Iterator<Item = &[i32]> {
+    index.split(|&i| i < 0).filter(|f| !f.is_empty())
+}
+
+fn indexed_face_set(scene: &Scene, id: NodeId) -> Mesh {
+    let coords = points(scene, id, "coord");
+    let coord_index = ints(scene, id, "coordIndex");
+    let ccw = scene.value(id, "ccw").is_none_or(|v| v.as_bool());
+    let convex = scene.value(id, "convex").is_none_or(|v| v.as_bool());
+    let crease = floats(scene, id, "creaseAngle")
+        .first()
+        .copied()
+        .unwrap_or(0.0);
+    let given_normals = normals(scene, id);
+    let normal_per_vertex = flag(scene, id, "normalPerVertex");
+    let normal_index = ints(scene, id, "normalIndex");
+    let cols = colors(scene, id);
+    let color_per_vertex = flag(scene, id, "colorPerVertex");
+    let color_index = ints(scene, id, "colorIndex");
+    let tex = uvs(scene, id);
+    let tex_index = ints(scene, id, "texCoordIndex");
+    let mut m = Mesh::new(Primitive::Triangles);
+    // Corners: (coord index, position in coordIndex, face number).
+    let mut corner_of_coord: Vec<(usize, usize)> = Vec::new();
+    let mut face_normals: Vec<Vec3> = Vec::new();
+    let mut corner_face: Vec<usize> = Vec::new();
+    let mut pos = 0usize;
+    for (face_no, face) in coord_index.split(|&i| i < 0).enumerate() {
+        let start = pos;
+        pos += face.len() + 1;
+        let valid: Vec<(usize, usize)> = face
+            .iter()
+            .enumerate()
+            .filter(|&(_, &c)| (c as usize) < coords.len() && c >= 0)
+            .map(|(k, &c)| (c as usize, start + k))
+            .collect();
+        if valid.len() < 3 {
+            continue;
+        }
+        let poly: Vec<Vec3> = valid.iter().map(|&(c, _)| coords[c]).collect();
+        let normal = newell(&poly) * if ccw { 1.0 } else { -1.0 };
+        let tris = if convex {
+            fan(poly.len())
+        } else {
+            ear_clip(&poly, newell(&poly))
+        };
+        let base = m.positions.len() as u32;
+        for (k, &(c, at)) in valid.iter().enumerate() {
+            m.positions.push(coords[c]);
+            corner_of_coord.push((c, at));
+            corner_face.push(face_normals.len());
+            let pick = |list: &[i32], fallback: usize| {
+                list.get(fallback).map_or(fallback, |&i| i.max(0) as usize)
+            };
+            if !cols.is_empty() {
+                let ci = if color_per_vertex {
+                    if color_index.is_empty() {
+                        c
+                    } else {
+                        pick(&color_index, at)
+                    }
+                } else if color_index.is_empty() {
+                    face_no
+                } else {
+                    pick(&color_index, face_no)
+                };
+                m.colors.push(*cols.get(ci).unwrap_or(&[1.0; 4]));
+            }
+            if !tex.is_empty() {
+                let ti = if tex_index.is_empty() {
+                    c
+                } else {
+                    pick(&tex_index, at)
+                };
+                m.uvs.push(*tex.get(ti).unwrap_or(&Vec2::ZERO));
+            }
+            if !given_normals.is_empty() {
+                let ni = if normal_per_vertex {
+                    if normal_index.is_empty() {
+                        c
+                    } else {
+                        pick(&normal_index, at)
+                    }
+                } else if normal_index.is_empty() {
+                    face_no
+                } else {
+                    pick(&normal_index, face_no)
+                };
+                let n = given_normals.get(ni).copied().unwrap_or(normal);
+                m.normals.push(n.try_normalize().unwrap_or(Vec3::Y));
+            }
+            let _ = k;
+        }
+        for t in tris {
+            let (a, b, c) = (base + t[0] as u32, base + t[1] as u32, base + t[2] as u32);
+            if ccw {
+                m.indices.extend([a, b, c]);
+            } else {
+                m.indices.extend([a, c, b]);
+            }
+        }
+        face_normals.push(normal.try_normalize().unwrap_or(Vec3::Y));
+    }
+    if given_normals.is_empty() {
+        m.normals = crease_normals(&corner_of_coord, &corner_face, &face_normals, crease);
+    }
+    m
+}
+
+/// Per corner: the average of the normals of the faces around its
+/// coordinate whose angle to its own face is within the crease angle.
+fn crease_normals(
+    corners: &[(usize, usize)],
+    corner_face: &[usize],
+    face_normals: &[Vec3],
+    crease: f32,
+) -> Vec<Vec3> {
+    let mut faces_at: std::collections::HashMap<usize, Vec<usize>> =
+        std::collections::HashMap::new();
+    for (k, &(c, _)) in corners.iter().enumerate() {
+        faces_at.entry(c).or_default().push(corner_face[k]);
+    }
+    let cos = crease.cos();
+    corners
+        .iter()
+        .enumerate()
+        .map(|(k, &(c, _))| {
+            let own = face_normals[corner_face[k]];
+            if crease <= 0.0 {
+                return own;
+            }
+            let mut sum = Vec3::ZERO;
+            let mut seen = Vec::new();
+            for &f in &faces_at[&c] {
+                if !seen.contains(&f) && face_normals[f].dot(own) >= cos {
+                    sum += face_normals[f];
+                    seen.push(f);
+                }
+            }
+            sum.try_normalize().unwrap_or(own)
+        })
+        .collect()
+}
+
+/// The normal of a polygon by Newell's method (not normalised; zero for a
+/// degenerate polygon).
+fn newell(p: &[Vec3]) -> Vec3 {
+    let mut n = Vec3::ZERO;
+    for i in 0..p.len() {
+        let (a, b) = (p[i], p[(i + 1) % p.len()]);
+        n += Vec3::new(
+            (a.y - b.y) * (a.z + b.z),
+            (a.z - b.z) * (a.x + b.x),
+            (a.x - b.x) * (a.y + b.y),
+        );
+    }
+    n
+}
+
+fn fan(n: usize) -> Vec<[usize; 3]> {
+    (1..n - 1).map(|i| [0, i, i + 1]).collect()
+}
+
+/// Triangulates a simple polygon (convex or not) by ear clipping in the
+/// plane of its normal. Falls back to a fan for degenerate input.
+fn ear_clip(poly: &[Vec3], normal: Vec3) -> Vec<[usize; 3]> {
+    let n = poly.len();
+    let Some(normal) = normal.try_normalize() else {
+        return fan(n);
+    };
+    let u = normal.any_orthonormal_vector();
+    let v = normal.cross(u);
+    let p2: Vec<Vec2> = poly.iter().map(|p| Vec2::new(p.dot(u), p.dot(v))).collect();
+    let cross = |a: Vec2, b: Vec2, c: Vec2| (b - a).perp_dot(c - a);
+    let mut idx: Vec<usize> = (0..n).collect();
+    let mut out = Vec::with_capacity(n - 2);
+    let mut guard = 0;
+    while idx.len() > 3 && guard < n * n {
+        guard += 1;
+        let m = idx.len();
+        let mut clipped = false;
+        for i in 0..m {
+            let (a, b, c) = (idx[(i + m - 1) % m], idx[i], idx[(i + 1) % m]);
+            if cross(p2[a], p2[b], p2[c]) <= 0.0 {
+                continue; // reflex or degenerate corner
+            }
+            let inside = idx.iter().any(|&q| {
+                q != a && q != b && q != c && {
+                    let p = p2[q];
+                    cross(p2[a], p2[b], p) >= 0.0
+                        && cross(p2[b], p2[c], p) >= 0.0
+                        && cross(p2[c], p2[a], p) >= 0.0
+                }
+            });
+            if !inside {
+                out.push([a, b, c]);
+                idx.remove(i);
+                clipped = true;
+                break;
+            }
+        }
+        if !clipped {
+            break;
+        }
+    }
+    if idx.len() == 3 {
+        out.push([idx[0], idx[1], idx[2]]);
+    } else if idx.len() > 3 {
+        // Self-intersecting: the rest as a fan.
+        out.extend((1..idx.len() - 1).map(|i| [idx[0], idx[i], idx[i + 1]]));
+    }
+    out
+}
+
+/// IndexedTriangleSet (with an index) or TriangleSet: flat normals unless
+/// given.
+fn triangle_set(scene: &Scene, id: NodeId, index: Option<Vec<i32>>) -> Mesh {
+    let coords = points(scene, id, "coord");
+    let ccw = scene.value(id, "ccw").is_none_or(|v| v.as_bool());
+    let given = normals(scene, id);
+    let cols = colors(scene, id);
+    let tex = uvs(scene, id);
+    let order: Vec<usize> = match index {
+        Some(ix) => ix
+            .iter()
+            .filter(|&&i| i >= 0)
+            .map(|&i| i as usize)
+            .collect(),
+        None => (0..coords.len()).collect(),
+    };
+    let mut m = Mesh::new(Primitive::Triangles);
+    for tri in order.chunks_exact(3) {
+        if tri.iter().any(|&i| i >= coords.len()) {
+            continue;
+        }
+        let p = [coords[tri[0]], coords[tri[1]], coords[tri[2]]];
+        let flat = ((p[1] - p[0]).cross(p[2] - p[0]) * if ccw { 1.0 } else { -1.0 })
+            .try_normalize()
+            .unwrap_or(Vec3::Y);
+        let base = m.positions.len() as u32;
+        for &i in tri {
+            m.positions.push(coords[i]);
+            m.normals
+                .push(given.get(i).and_then(|n| n.try_normalize()).unwrap_or(flat));
+            if !cols.is_empty() {
+                m.colors.push(*cols.get(i).unwrap_or(&[1.0; 4]));
+            }
+            if !tex.is_empty() {
+                m.uvs.push(*tex.get(i).unwrap_or(&Vec2::ZERO));
+            }
+        }
+        if ccw {
+            m.indices.extend([base, base + 1, base + 2]);
+        } else {
+            m.indices.extend([base, base + 2, base + 1]);
+        }
+    }
+    m
+}
+
+fn line_set(scene: &Scene, id: NodeId) -> Mesh {
+    let coords = points(scene, id, "coord");
+    let cols = colors(scene, id);
+    let mut m = Mesh::new(Primitive::Lines);
+    for poly in faces(&ints(scene, id, "coordIndex")) {
+        let valid: Vec<usize> = poly
+            .iter()
+            .map(|&c| c as usize)
+            .filter(|&c| c < coords.len())
+            .collect();
+        push_strip(&mut m, &valid, &coords, &cols);
+    }
+    m
+}
+
+fn strips(scene: &Scene, id: NodeId) -> Mesh {
+    let coords = points(scene, id, "coord");
+    let cols = colors(scene, id);
+    let mut m = Mesh::new(Primitive::Lines);
+    let mut start = 0usize;
+    for count in ints(scene, id, "vertexCount") {
+        let n = count.max(0) as usize;
+        let strip: Vec<usize> = (start..start + n).filter(|&c| c < coords.len()).collect();
+        push_strip(&mut m, &strip, &coords, &cols);
+        start += n;
+    }
+    m
+}
+
+fn push_strip(m: &mut Mesh, strip: &[usize], coords: &[Vec3], cols: &[[f32; 4]]) {
+    if strip.len() < 2 {
+        return;
+    }
+    let base = m.positions.len() as u32;
+    for &c in strip {
+        m.positions.push(coords[c]);
+        if !cols.is_empty() {
+            m.colors.push(*cols.get(c).unwrap_or(&[1.0; 4]));
+        }
+    }
+    for k in 0..strip.len() as u32 - 1 {
+        m.indices.extend([base + k, base + k + 1]);
+    }
+}
+
+fn point_set(scene: &Scene, id: NodeId) -> Mesh {
+    let coords = points(scene, id, "coord");
+    let cols = colors(scene, id);
+    let mut m = Mesh::new(Primitive::Points);
+    for (i, p) in coords.iter().enumerate() {
+        m.positions.push(*p);
+        if !cols.is_empty() {
+            m.colors.push(*cols.get(i).unwrap_or(&[1.0; 4]));
+        }
+        m.indices.push(i as u32);
+    }
+    m
+}
+
+/// A quad of four corners (counter-clockwise seen from `n`) with UVs.
+fn quad(m: &mut Mesh, corners: [Vec3; 4], n: Vec3) {
+    let base = m.positions.len() as u32;
+    for (c, uv) in corners.iter().zip([
+        Vec2::new(0.0, 1.0),
+        Vec2::new(1.0, 1.0),
+        Vec2::new(1.0, 0.0),
+        Vec2::new(0.0, 0.0),
+    ]) {
+        m.positions.push(*c);
+        m.normals.push(n);
+        m.uvs.push(uv);
+    }
+    m.indices
+        .extend([base, base + 1, base + 2, base, base + 2, base + 3]);
+}
+
+fn boxed(h: Vec3) -> Mesh {
+    let mut m = Mesh::new(Primitive::Triangles);
+    let c = |x: f32, y: f32, z: f32| Vec3::new(x * h.x, y * h.y, z * h.z);
+    quad(
+        &mut m,
+        [
+            c(-1., -1., 1.),
+            c(1., -1., 1.),
+            c(1., 1., 1.),
+            c(-1., 1., 1.),
+        ],
+        Vec3::Z,
+    );
+    quad(
+        &mut m,
+        [
+            c(1., -1., -1.),
+            c(-1., -1., -1.),
+            c(-1., 1., -1.),
+            c(1., 1., -1.),
+        ],
+        -Vec3::Z,
+    );
+    quad(
+        &mut m,
+        [
+            c(1., -1., 1.),
+            c(1., -1., -1.),
+            c(1., 1., -1.),
+            c(1., 1., 1.),
+        ],
+        Vec3::X,
+    );
+    quad(
+        &mut m,
+        [
+            c(-1., -1., -1.),
+            c(-1., -1., 1.),
+            c(-1., 1., 1.),
+            c(-1., 1., -1.),
+        ],
+        -Vec3::X,
+    );
+    quad(
+        &mut m,
+        [
+            c(-1., 1., 1.),
+            c(1., 1., 1.),
+            c(1., 1., -1.),
+            c(-1., 1., -1.),
+        ],
+        Vec3::Y,
+    );
+    quad(
+        &mut m,
+        [
+            c(-1., -1., -1.),
+            c(1., -1., -1.),
+            c(1., -1., 1.),
+            c(-1., -1., 1.),
+        ],
+        -Vec3::Y,
+    );
+    // quad() winds corners as given; the corner orders above run
+    // bottom-left, bottom-right, top-right, top-left seen from outside.
+    m
+}
+
+/// Segments around, and rings from pole to pole.
+const SLICES: usize = 32;
+const STACKS: usize = 16;
+
+fn sphere(r: f32) -> Mesh {
+    let mut m = Mesh::new(Primitive::Triangles);
+    for i in 0..=STACKS {
+        let theta = PI * i as f32 / STACKS as f32;
+        for j in 0..=SLICES {
+            let phi = TAU * j as f32 / SLICES as f32;
+            // X3D: texture seam at the back (−Z), u increasing counter-clockwise from above.
+            let n = Vec3::new(
+                -phi.sin() * theta.sin(),
+                theta.cos(),
+                -phi.cos() * theta.sin(),
+            );
+            m.positions.push(n * r);
+            m.normals.push(n);
+            m.uvs.push(Vec2::new(
+                j as f32 / SLICES as f32,
+                1.0 - i as f32 / STACKS as f32,
+            ));
+        }
+    }
+    let row = SLICES as u32 + 1;
+    for i in 0..STACKS as u32 {
+        for j in 0..SLICES as u32 {
+            let (a, b) = (i * row + j, (i + 1) * row + j);
+            if i != 0 {
+                m.indices.extend([a, b, a + 1]);
+            }
+            if i != STACKS as u32 - 1 {
+                m.indices.extend([a + 1, b, b + 1]);
+            }
+        }
+    }
+    m
+}
+
+/// The side of a cylinder or cone: radius `r0` at y = −h/2 to `r1` at +h/2.
+fn side(m: &mut Mesh, h: f32, r0: f32, r1: f32) {
+    let slope = (r0 - r1) / h;
+    let base = m.positions.len() as u32;
+    for j in 0..=SLICES {
+        let phi = TAU * j as f32 / SLICES as f32;
+        let (s, c) = (-phi.sin(), -phi.cos());
+        let n = Vec3::new(s, slope, c).normalize();
+        for (y, r, v) in [(-h / 2.0, r0, 0.0), (h / 2.0, r1, 1.0)] {
+            m.positions.push(Vec3::new(s * r, y, c * r));
+            m.normals.push(n);
+            m.uvs.push(Vec2::new(j as f32 / SLICES as f32, v));
+        }
+    }
+    for j in 0..SLICES as u32 {
+        let (a, b) = (base + 2 * j, base + 2 * j + 2);
+        m.indices.extend([a, b, a + 1, a + 1, b, b + 1]);
+    }
+}
+
+/// A disc at height y facing up (`up`) or down.
+fn cap(m: &mut Mesh, y: f32, r: f32, up: bool) {
+    let n = if up { Vec3::Y } else { -Vec3::Y };
+    let center = m.positions.len() as u32;
+    m.positions.push(Vec3::new(0.0, y, 0.0));
+    m.normals.push(n);
+    m.uvs.push(Vec2::splat(0.5));
+    for j in 0..=SLICES {
+        let phi = TAU * j as f32 / SLICES as f32;
+        let (s, c) = (-phi.sin(), -phi.cos());
+        m.positions.push(Vec3::new(s * r, y, c * r));
+        m.normals.push(n);
+        m.uvs.push(Vec2::new(0.5 + s / 2.0, 0.5 - c / 2.0));
+    }
+    for j in 0..SLICES as u32 {
+        let (a, b) = (center + 1 + j, center + 2 + j);
+        if up {
+            m.indices.extend([center, a, b]);
+        } else {
+            m.indices.extend([center, b, a]);
+        }
+    }
+}
+
+fn cylinder(scene: &Scene, id: NodeId) -> Mesh {
+    let h = floats(scene, id, "height")[0];
+    let r = floats(scene, id, "radius")[0];
+    let mut m = Mesh::new(Primitive::Triangles);
+    if flag(scene, id, "side") {
+        side(&mut m, h, r, r);
+    }
+    if flag(scene, id, "top") {
+        cap(&mut m, h / 2.0, r, true);
+    }
+    if flag(scene, id, "bottom") {
+        cap(&mut m, -h / 2.0, r, false);
+    }
+    m
+}
+
+fn cone(scene: &Scene, id: NodeId) -> Mesh {
+    let h = floats(scene, id, "height")[0];
+    let r = floats(scene, id, "bottomRadius")[0];
+    let mut m = Mesh::new(Primitive::Triangles);
+    if flag(scene, id, "side") {
+        side(&mut m, h, r, 0.0);
+    }
+    if flag(scene, id, "bottom") {
+        cap(&mut m, -h / 2.0, r, false);
+    }
+    m
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn area_normal(m: &Mesh) -> Vec3 {
+        m.indices
+            .chunks_exact(3)
+            .map(|t| {
+                let p = |i: u32| m.positions[i as usize];
+                (p(t[1]) - p(t[0])).cross(p(t[2]) - p(t[0]))
+            })
+            .sum()
+    }
+
+    #[test]
+    fn ear_clipping_an_l_shape_covers_its_area() {
+        let l = [(0., 0.), (2., 0.), (2., 1.), (1., 1.), (1., 2.), (0., 2.)]
+            .map(|(x, y)| Vec3::new(x, y, 0.0));
+        let tris = ear_clip(&l, newell(&l));
+        assert_eq!(tris.len(), 4);
+        let area: f32 = tris
+            .iter()
+            .map(|t| (l[t[1]] - l[t[0]]).cross(l[t[2]] - l[t[0]]).z / 2.0)
+            .sum();
+        assert!((area - 3.0).abs() < 1e-6, "{area}");
+        assert!(
+            tris.iter()
+                .all(|t| (l[t[1]] - l[t[0]]).cross(l[t[2]] - l[t[0]]).z > 0.0)
+        );
+    }
+
+    #[test]
+    fn closed_primitives_face_outwards() {
+        for m in [boxed(Vec3::ONE), sphere(1.0)] {
+            // Every triangle faces away from the centre.
+            for t in m.indices.chunks_exact(3) {
+                let p = |i: u32| m.positions[i as usize];
+                let n = (p(t[1]) - p(t[0])).cross(p(t[2]) - p(t[0]));
+                let c = (p(t[0]) + p(t[1]) + p(t[2])) / 3.0;
+                assert!(n.dot(c) > 0.0, "{t:?}");
+            }
+            assert!(area_normal(&m).length() < 1e-4);
+            assert!(m.normals.iter().all(|n| (n.length() - 1.0).abs() < 1e-5));
+        }
+    }
+}
