@@ -472,11 +472,12 @@ fn point_set(scene: &Scene, id: NodeId) -> Mesh {
 /// A quad of four corners (counter-clockwise seen from `n`) with UVs.
 fn quad(m: &mut Mesh, corners: [Vec3; 4], n: Vec3) {
     let base = m.positions.len() as u32;
+    // X3D texture coordinates (v up): bottom-left is (0, 0).
     for (c, uv) in corners.iter().zip([
-        Vec2::new(0.0, 1.0),
-        Vec2::new(1.0, 1.0),
-        Vec2::new(1.0, 0.0),
         Vec2::new(0.0, 0.0),
+        Vec2::new(1.0, 0.0),
+        Vec2::new(1.0, 1.0),
+        Vec2::new(0.0, 1.0),
     ]) {
         m.positions.push(*c);
         m.normals.push(n);
@@ -549,8 +550,6 @@ fn boxed(h: Vec3) -> Mesh {
         ],
         -Vec3::Y,
     );
-    // quad() winds corners as given; the corner orders above run
-    // bottom-left, bottom-right, top-right, top-left seen from outside.
     m
 }
 

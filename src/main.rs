@@ -272,7 +272,15 @@ fn bake_one(job: &Job, path: &str) -> (Outcome, String) {
             vec![(dest.clone(), bytes)]
         }
         Format::Gltf | Format::Glb => {
-            let mut doc = gltf::build(&input.scene, &found, &job.gltf_opts, &mut input.diags);
+            let (scene, sources) = (&input.scene, &input.sources);
+            // Images are read relative to the file that names them.
+            let mut images = |id: x3dbake::scene::NodeId, url: &str| {
+                let from = &sources.get(scene.node(id).span.file).name;
+                x3dbake::scene::link::Fetch::fetch(&mut FileFetch, from, url)
+                    .ok()
+                    .map(|(_, b)| b)
+            };
+            let mut doc = gltf::build(scene, &found, &job.gltf_opts, &mut images, &mut input.diags);
             match gltf_files(&mut doc, job, dest.as_deref(), path) {
                 Ok(f) => f,
                 Err(e) => return fail(e),

@@ -136,11 +136,23 @@ fn is_transform_like(type_name: &str) -> bool {
     )
 }
 
+/// The MIME type of PNG or JPEG bytes (the image types core glTF takes).
+fn image_mime(bytes: &[u8]) -> Option<&'static str> {
+    if bytes.starts_with(b"\x89PNG\r\n\x1a\n") {
+        Some("image/png")
+    } else if bytes.starts_with(&[0xFF, 0xD8, 0xFF]) {
+        Some("image/jpeg")
+    } else {
+        None
+    }
+}
+
 /// How deep the node hierarchy is followed.
 const MAX_DEPTH: usize = 2000;
 
 struct Writer<'a> {
     scene: &'a Scene,
+    images: &'a mut Images<'a>,
     diags: &'a mut Diagnostics,
     root: json::Root,
     bin: Vec<u8>,
@@ -156,9 +168,20 @@ struct Writer<'a> {
     extensions: Vec<&'static str>,
 }
 
-/// Builds the glTF document for a scene and its clips.
-pub fn build(scene: &Scene, clips: &[Clip], opts: &Options, diags: &mut Diagnostics) -> Document {
+/// Finds the bytes of an image an ImageTexture node names by a URL.
+pub type Images<'a> = dyn FnMut(NodeId, &str) -> Option<Vec<u8>> + 'a;
+
+/// Builds the glTF document for a scene and its clips. Images of
+/// ImageTexture nodes come from `images` and are embedded.
+pub fn build(
+    scene: &Scene,
+    clips: &[Clip],
+    opts: &Options,
+    images: &mut Images<'_>,
+    diags: &mut Diagnostics,
+) -> Document {
     let mut w = Writer {
+        images,
         scene,
         diags,
         root: json::Root::default(),
@@ -633,6 +656,12 @@ impl Writer<'_> {
                     m.alpha_mode = Checked::Valid(json::material::AlphaMode::Blend);
                 }
                 m.name = scene.node(mat).def.clone();
+                if let Some(texture) = appearance.and_then(|a| self.texture(a)) {
+                    // An RGB texture replaces the diffuse colour (X3D lighting).
+                    let f = &mut m.pbr_metallic_roughness.base_color_factor.0;
+                    f[..3].copy_from_slice(&[1.0; 3]);
+                    m.pbr_metallic_roughness.base_color_texture = Some(texture);
+                }
             }
             None => {
                 m.extensions = Some(json::extensions::material::Material {
@@ -640,11 +669,132 @@ impl Writer<'_> {
                     ..Default::default()
                 });
                 self.extensions.push("KHR_materials_unlit");
+                m.pbr_metallic_roughness.base_color_texture =
+                    appearance.and_then(|a| self.texture(a));
             }
         }
         let index = self.root.push(m);
         self.materials.insert(key, index);
         index
+    }
+
+    /// The texture of an Appearance's ImageTexture, its image embedded, with
+    /// its TextureTransform (KHR_texture_transform).
+    fn texture(&mut self, appearance: NodeId) -> Option<json::texture::Info> {
+        let scene = self.scene;
+        let node_of =
+            |id: NodeId, f: &str| scene.value(id, f).and_then(|v| v.nodes().first().copied());
+        let tex = node_of(appearance, "texture")?;
+        let span = Some(scene.node(tex).span);
+        if scene.known(tex).is_none_or(|d| d.name != "ImageTexture") {
+            let ty = &scene.node(tex).type_name;
+            self.diags
+                .warning(format!("`{ty}` textures are not written yet"), span);
+            return None;
+        }
+        let urls = scene
+            .value(tex, "url")
+            .map(|v| v.strings().to_vec())
+            .unwrap_or_default();
+        let found = urls
+            .iter()
+            .find_map(|u| (self.images)(tex, u).and_then(|b| Some((image_mime(&b)?, b))));
+        let Some((mime, bytes)) = found else {
+            let list = urls.join(", ");
+            self.diags.warning(
+                format!("ImageTexture: no PNG or JPEG image could be read from {list}"),
+                span,
+            );
+            return None;
+        };
+        let offset = self.bin.len();
+        self.bin.extend_from_slice(&bytes);
+        while !self.bin.len().is_multiple_of(4) {
+            self.bin.push(0);
+        }
+        let view = self.view(offset, bytes.len(), None);
+        let image = self.root.push(json::Image {
+            buffer_view: Some(view),
+            mime_type: Some(json::image::MimeType(mime.to_string())),
+            name: scene.node(tex).def.clone(),
+            uri: None,
+            extensions: None,
+            extras: None,
+        });
+        let wrap = |f: &str| {
+            let repeat = scene.value(tex, f).is_none_or(|v| v.as_bool());
+            Checked::Valid(if repeat {
+                json::texture::WrappingMode::Repeat
+            } else {
+                json::texture::WrappingMode::ClampToEdge
+            })
+        };
+        let sampler = self.root.push(json::texture::Sampler {
+            mag_filter: None,
+            min_filter: None,
+            name: None,
+            wrap_s: wrap("repeatS"),
+            wrap_t: wrap("repeatT"),
+            extensions: None,
+            extras: None,
+        });
+        let texture = self.root.push(json::Texture {
+            name: None,
+            sampler: Some(sampler),
+            source: image,
+            extensions: None,
+            extras: None,
+        });
+        let extensions =
+            node_of(appearance, "textureTransform").and_then(|t| self.texture_transform(t));
+        Some(json::texture::Info {
+            index: texture,
+            tex_coord: 0,
+            extensions,
+            extras: None,
+        })
+    }
+
+    /// X3D's TextureTransform, Tc' = −C·S·R·C·T·Tc, as KHR_texture_transform
+    /// in glTF's flipped v: exact for translation, center and scale; a
+    /// rotation is left out with a warning.
+    fn texture_transform(&mut self, t: NodeId) -> Option<json::extensions::texture::Info> {
+        let scene = self.scene;
+        let f = |name: &str| {
+            scene
+                .value(t, name)
+                .map(|v| v.floats().to_vec())
+                .unwrap_or_default()
+        };
+        let (c, s, tr) = (f("center"), f("scale"), f("translation"));
+        if c.len() < 2 || s.len() < 2 || tr.len() < 2 {
+            return None;
+        }
+        if f("rotation").first().is_some_and(|&r| r != 0.0) {
+            self.diags.warning(
+                "TextureTransform rotation is not written yet: left out",
+                Some(scene.node(t).span),
+            );
+        }
+        // In X3D's texture space Tc' = S·Tc + k with k = S·(T + C) − C; in
+        // glTF's (v' = 1 − v) the scale is the same and the v offset is
+        // 1 − s_v − k_v.
+        let k = [s[0] * (tr[0] + c[0]) - c[0], s[1] * (tr[1] + c[1]) - c[1]];
+        self.extensions.push("KHR_texture_transform");
+        Some(json::extensions::texture::Info {
+            texture_transform: Some(json::extensions::texture::TextureTransform {
+                offset: json::extensions::texture::TextureTransformOffset([
+                    k[0],
+                    1.0 - s[1] - k[1],
+                ]),
+                rotation: json::extensions::texture::TextureTransformRotation(0.0),
+                scale: json::extensions::texture::TextureTransformScale([s[0], s[1]]),
+                // gltf-json writes `null` for None, which is not valid.
+                tex_coord: Some(0),
+                extras: None,
+            }),
+            ..Default::default()
+        })
     }
 
     /// A Viewpoint: a node with a perspective camera.
