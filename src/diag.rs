@@ -74,20 +74,32 @@ impl Diagnostic {
                 1
             };
             let gutter = line.to_string().len();
-            let shown: String = text
+            let chars: Vec<char> = text
                 .chars()
                 .map(|c| if c == '\t' { ' ' } else { c })
                 .collect();
+            // A long line is shown as a window around the span.
+            let (from, to) = if chars.len() > MAX_SHOWN {
+                let from = (col - 1)
+                    .saturating_sub(MAX_SHOWN / 2)
+                    .min(chars.len() - MAX_SHOWN);
+                (from, from + MAX_SHOWN)
+            } else {
+                (0, chars.len())
+            };
+            let mut shown: String = chars[from..to].iter().collect();
+            let mut pad = col - 1 - from.min(col - 1);
+            if from > 0 {
+                shown.insert(0, '…');
+                pad += 1;
+            }
+            if to < chars.len() {
+                shown.push('…');
+            }
+            let width = width.min(MAX_SHOWN);
             let _ = writeln!(out, "{:gutter$} |", "");
             let _ = writeln!(out, "{line} | {shown}");
-            let _ = writeln!(
-                out,
-                "{:gutter$} | {:pad$}{}",
-                "",
-                "",
-                "^".repeat(width),
-                pad = col - 1
-            );
+            let _ = writeln!(out, "{:gutter$} | {:pad$}{}", "", "", "^".repeat(width));
         }
         for note in &self.notes {
             let _ = writeln!(out, "  = note: {note}");
@@ -95,6 +107,9 @@ impl Diagnostic {
         out
     }
 }
+
+/// The most characters of a source line shown under a message.
+const MAX_SHOWN: usize = 120;
 
 /// Warnings and errors collected during one stage.
 #[derive(Debug, Default)]
@@ -131,6 +146,25 @@ impl Diagnostics {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn long_lines_show_a_window_around_the_span() {
+        let mut s = Sources::new();
+        let text = format!("{}BAD{}", "a".repeat(1000), "b".repeat(1000));
+        let id = s.add("long.x3d", text);
+        let d = Diagnostic::error("bad", Some(Span::new(id, 1000..1003)));
+        let r = d.render(&s);
+        let lines: Vec<&str> = r.lines().collect();
+        assert!(
+            lines[2].starts_with("1 | …") && lines[2].ends_with('…'),
+            "{r}"
+        );
+        assert!(lines[2].chars().count() < 140);
+        // The caret stands under BAD (counting characters: … is one).
+        let caret = lines[3].chars().position(|c| c == '^').unwrap();
+        let shown: String = lines[2].chars().skip(caret).take(3).collect();
+        assert_eq!(shown, "BAD", "{r}");
+    }
 
     #[test]
     fn renders_line_and_caret_under_span() {

@@ -8,7 +8,11 @@ fn bad_inputs_exit_1_with_rendered_errors() {
     let mut files = util::fixtures("errors", "x3d");
     files.extend(util::fixtures("errors", "x3dj"));
     files.extend(util::fixtures("errors", "x3dv"));
-    assert!(files.len() >= 14);
+    assert!(files.len() >= 18);
+    let mut stems: Vec<_> = files.iter().map(|f| f.with_extension("")).collect();
+    stems.sort();
+    stems.dedup();
+    assert_eq!(stems.len(), files.len(), "two bad inputs share a name: their .expected would clash");
     for path in files {
         let rel = format!(
             "fixtures/errors/{}",

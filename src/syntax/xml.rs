@@ -10,6 +10,9 @@ use quick_xml::XmlVersion;
 use quick_xml::events::{BytesStart, Event};
 use std::borrow::Cow;
 
+/// How deep elements may nest before the reader gives up.
+pub const MAX_DEPTH: usize = 500;
+
 /// What an open element is, for the elements inside it.
 #[derive(Debug)]
 enum Frame {
@@ -103,6 +106,14 @@ impl<'s, 'd> Reader<'s, 'd> {
                 }
             };
             match event {
+                Event::Start(_) if self.frames.len() >= MAX_DEPTH => {
+                    let at = bom + reader.buffer_position() as usize;
+                    let span = self.span(at.saturating_sub(1)..at);
+                    self.b
+                        .diags()
+                        .error(format!("elements nest deeper than {MAX_DEPTH}"), Some(span));
+                    return;
+                }
                 Event::Start(e) => self.start(&e, false),
                 Event::Empty(e) => self.start(&e, true),
                 Event::End(_) => self.end(),
