@@ -12,7 +12,11 @@ fn bad_inputs_exit_1_with_rendered_errors() {
     let mut stems: Vec<_> = files.iter().map(|f| f.with_extension("")).collect();
     stems.sort();
     stems.dedup();
-    assert_eq!(stems.len(), files.len(), "two bad inputs share a name: their .expected would clash");
+    assert_eq!(
+        stems.len(),
+        files.len(),
+        "two bad inputs share a name: their .expected would clash"
+    );
     for path in files {
         let rel = format!(
             "fixtures/errors/{}",

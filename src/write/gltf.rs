@@ -756,8 +756,10 @@ impl Writer<'_> {
     }
 
     /// X3D's TextureTransform, Tc' = −C·S·R·C·T·Tc, as KHR_texture_transform
-    /// in glTF's flipped v: exact for translation, center and scale; a
-    /// rotation is left out with a warning.
+    /// in glTF's flipped v, where `rotation` r turns uv by −r (the Khronos
+    /// GLSL read as written; three.js agrees). Exact unless it
+    /// both rotates and scales unevenly, which glTF's fixed order cannot hold:
+    /// then the rotation is left out, with a warning.
     fn texture_transform(&mut self, t: NodeId) -> Option<json::extensions::texture::Info> {
         let scene = self.scene;
         let f = |name: &str| {
@@ -770,24 +772,32 @@ impl Writer<'_> {
         if c.len() < 2 || s.len() < 2 || tr.len() < 2 {
             return None;
         }
-        if f("rotation").first().is_some_and(|&r| r != 0.0) {
+        let mut a = f("rotation").first().copied().unwrap_or(0.0);
+        if a != 0.0 && s[0] != s[1] {
             self.diags.warning(
-                "TextureTransform rotation is not written yet: left out",
+                "a TextureTransform that rotates and scales unevenly cannot be written exactly: its rotation is left out",
                 Some(scene.node(t).span),
             );
+            a = 0.0;
         }
-        // In X3D's texture space Tc' = S·Tc + k with k = S·(T + C) − C; in
-        // glTF's (v' = 1 − v) the scale is the same and the v offset is
-        // 1 − s_v − k_v.
-        let k = [s[0] * (tr[0] + c[0]) - c[0], s[1] * (tr[1] + c[1]) - c[1]];
+        // X3D: Tc' = M·Tc + k with M = S·R(a), k = M·(T + C) − C. With
+        // v_gltf = 1 − v the matrix becomes S·R(−a), which is glTF's
+        // rotation a, and the offset is (k_u + m01, 1 − m11 − k_v).
+        let (sn, cs) = a.sin_cos();
+        let m = [[s[0] * cs, -s[0] * sn], [s[1] * sn, s[1] * cs]];
+        let (px, py) = (tr[0] + c[0], tr[1] + c[1]);
+        let k = [
+            m[0][0] * px + m[0][1] * py - c[0],
+            m[1][0] * px + m[1][1] * py - c[1],
+        ];
         self.extensions.push("KHR_texture_transform");
         Some(json::extensions::texture::Info {
             texture_transform: Some(json::extensions::texture::TextureTransform {
                 offset: json::extensions::texture::TextureTransformOffset([
-                    k[0],
-                    1.0 - s[1] - k[1],
+                    k[0] + m[0][1],
+                    1.0 - m[1][1] - k[1],
                 ]),
-                rotation: json::extensions::texture::TextureTransformRotation(0.0),
+                rotation: json::extensions::texture::TextureTransformRotation(a),
                 scale: json::extensions::texture::TextureTransformScale([s[0], s[1]]),
                 // gltf-json writes `null` for None, which is not valid.
                 tex_coord: Some(0),
