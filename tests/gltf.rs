@@ -200,19 +200,23 @@ fn close(path: &str, got: &[f64], want: &[f64], tol: f64) -> bool {
         .all(|(a, b)| (a - b).abs() <= tol * (1.0 + b.abs()))
 }
 
-/// Reads a baked file back and compares every channel with the X3D.
-/// Returns how many comparisons were made.
-fn round_trip(
-    x3d: &Path,
-    baked: &Path,
-    opts: ClipOptions,
-    exact_tol: f64,
-    sampled_tol: f64,
-) -> usize {
+/// A channel of a baked file read back with the `gltf` crate, beside the
+/// X3D track it was baked from.
+struct Played {
+    clip: Clip,
+    track: x3dbake::anim::clip::Track,
+    sampler: Sampler,
+    path: &'static str,
+    /// Added to the X3D value (a Transform's center, for translation).
+    center: Vec<f64>,
+}
+
+/// Reads back every channel of a baked file.
+fn read_back(x3d: &Path, baked: &Path, opts: ClipOptions) -> Vec<Played> {
     let (scene, clips) = load(x3d, opts);
     let (doc, buffers, _) =
         gltf::import(baked).unwrap_or_else(|e| panic!("{}: {e}", baked.display()));
-    let mut compared = 0;
+    let mut out = Vec::new();
     for anim in doc.animations() {
         let clip = clips
             .iter()
@@ -232,20 +236,18 @@ fn round_trip(
                 Scales(it) => ("scale", it.map(|v| v.to_vec()).collect()),
                 MorphTargetWeights(_) => panic!("no morph targets yet"),
             };
-            let node = channel.target().node();
-            let name = node.name().unwrap().trim_end_matches("_scaleOrientation");
+            let name = channel
+                .target()
+                .node()
+                .name()
+                .unwrap()
+                .trim_end_matches("_scaleOrientation");
             let target = scene.def(name).unwrap();
             let track = clip
                 .tracks
                 .iter()
                 .find(|t| t.target == target && t.field == path)
                 .unwrap();
-            let sampler = Sampler {
-                times,
-                outputs,
-                interpolation: channel.sampler().interpolation(),
-                rotation: path == "rotation",
-            };
             let center: Vec<f64> = if path == "translation" {
                 scene
                     .value(target, "center")
@@ -257,41 +259,72 @@ fn round_trip(
             } else {
                 vec![0.0; 4]
             };
-            let tol = if clip.exact_keyframes(track).is_some() {
-                exact_tol
-            } else {
-                sampled_tol
+            let interpolation = channel.sampler().interpolation();
+            let sampler = Sampler {
+                times,
+                outputs,
+                interpolation,
+                rotation: path == "rotation",
             };
-            let mut want = Vec::new();
-            // Key times, mid-segments, and a fine grid (avoiding the very
-            // instants of jumps, which glTF moves by one f32 step).
-            let mut probes: Vec<f64> = sampler.times.iter().map(|&t| t as f64).collect();
-            probes.extend(
-                sampler
-                    .times
-                    .windows(2)
-                    .map(|w| (w[0] as f64 + w[1] as f64) / 2.0),
-            );
-            probes.extend((0..500).map(|i| clip.duration() * (i as f64 + 0.37) / 500.0));
-            for t in probes {
-                let jump = sampler.times.windows(2).any(|w| {
-                    w[1].to_bits() == w[0].to_bits() + 1 && (t - w[0] as f64).abs() < 1e-5
-                });
-                if jump {
-                    continue;
-                }
-                clip.eval(track, t, &mut want);
-                let want: Vec<f64> = want.iter().zip(center.iter()).map(|(a, b)| a + b).collect();
-                let got = sampler.at(t);
-                assert!(
-                    close(path, &got, &want, tol),
-                    "{} {}.{} at {t}: glTF {got:?}, X3D {want:?} (tolerance {tol})",
-                    baked.display(),
-                    name,
-                    path
-                );
-                compared += 1;
+            out.push(Played {
+                clip: clip.clone(),
+                track: track.clone(),
+                sampler,
+                path,
+                center,
+            });
+        }
+    }
+    out
+}
+
+impl Played {
+    /// The X3D value at clip time t, as the glTF node holds it.
+    fn want(&self, t: f64) -> Vec<f64> {
+        let mut v = Vec::new();
+        self.clip.eval(&self.track, t, &mut v);
+        v.iter().zip(&self.center).map(|(a, b)| a + b).collect()
+    }
+}
+
+/// Reads a baked file back and compares every channel with the X3D.
+/// Returns how many comparisons were made.
+fn round_trip(
+    x3d: &Path,
+    baked: &Path,
+    opts: ClipOptions,
+    exact_tol: f64,
+    sampled_tol: f64,
+) -> usize {
+    let mut compared = 0;
+    for p in read_back(x3d, baked, opts) {
+        let tol = if p.clip.exact_keyframes(&p.track).is_some() {
+            exact_tol
+        } else {
+            sampled_tol
+        };
+        let times = &p.sampler.times;
+        // Key times, mid-segments, and a fine grid (avoiding the very
+        // instants of jumps, which glTF moves by one f32 step).
+        let mut probes: Vec<f64> = times.iter().map(|&t| t as f64).collect();
+        probes.extend(times.windows(2).map(|w| (w[0] as f64 + w[1] as f64) / 2.0));
+        probes.extend((0..500).map(|i| p.clip.duration() * (i as f64 + 0.37) / 500.0));
+        for t in probes {
+            let jump = times
+                .windows(2)
+                .any(|w| w[1].to_bits() == w[0].to_bits() + 1 && (t - w[0] as f64).abs() < 1e-5);
+            if jump {
+                continue;
             }
+            let (got, want) = (p.sampler.at(t), p.want(t));
+            assert!(
+                close(p.path, &got, &want, tol),
+                "{} {}.{} at {t}: glTF {got:?}, X3D {want:?} (tolerance {tol})",
+                baked.display(),
+                p.track.field,
+                p.path
+            );
+            compared += 1;
         }
     }
     compared
@@ -484,63 +517,18 @@ fn usage_errors_exit_2() {
 /// The largest error of every channel of a baked file against the X3D, on
 /// a grid of 4000 points a clip, with key counts.
 fn max_error(x3d: &Path, baked: &Path) -> (f64, usize) {
-    let (scene, clips) = load(x3d, ClipOptions::default());
-    let (doc, buffers, _) = gltf::import(baked).unwrap();
     let (mut worst, mut keys) = (0.0f64, 0);
-    for anim in doc.animations() {
-        let clip = clips
-            .iter()
-            .find(|c| Some(c.name.as_str()) == anim.name())
-            .unwrap();
-        for channel in anim.channels() {
-            let reader = channel.reader(|b| Some(&buffers[b.index()]));
-            let times: Vec<f32> = reader.read_inputs().unwrap().collect();
-            keys += times.len();
-            use gltf::animation::util::ReadOutputs::*;
-            let (path, outputs): (&str, Vec<Vec<f32>>) = match reader.read_outputs().unwrap() {
-                Translations(it) => ("translation", it.map(|v| v.to_vec()).collect()),
-                Rotations(r) => ("rotation", r.into_f32().map(|v| v.to_vec()).collect()),
-                Scales(it) => ("scale", it.map(|v| v.to_vec()).collect()),
-                MorphTargetWeights(_) => unreachable!(),
-            };
-            let name = channel
-                .target()
-                .node()
-                .name()
-                .unwrap()
-                .trim_end_matches("_scaleOrientation");
-            let target = scene.def(name).unwrap();
-            let track = clip
-                .tracks
-                .iter()
-                .find(|t| t.target == target && t.field == path)
-                .unwrap();
-            let sampler = Sampler {
-                times,
-                outputs,
-                interpolation: channel.sampler().interpolation(),
-                rotation: path == "rotation",
-            };
-            let center: Vec<f64> = if path == "translation" {
-                scene
-                    .value(target, "center")
-                    .unwrap()
-                    .floats()
-                    .iter()
-                    .map(|&x| x as f64)
-                    .collect()
-            } else {
-                vec![0.0; 4]
-            };
-            let mut want = Vec::new();
-            for i in 0..4000 {
-                let t = clip.duration() * (i as f64 + 0.5) / 4000.0;
-                clip.eval(track, t, &mut want);
-                let want: Vec<f64> = want.iter().zip(&center).map(|(a, b)| a + b).collect();
-                let got = sampler.at(t);
-                let e = x3dbake::anim::reduce::distance(&got, &want, path == "rotation", 3);
-                worst = worst.max(e);
-            }
+    for p in read_back(x3d, baked, ClipOptions::default()) {
+        keys += p.sampler.times.len();
+        for i in 0..4000 {
+            let t = p.clip.duration() * (i as f64 + 0.5) / 4000.0;
+            let e = x3dbake::anim::reduce::distance(
+                &p.sampler.at(t),
+                &p.want(t),
+                p.path == "rotation",
+                3,
+            );
+            worst = worst.max(e);
         }
     }
     (worst, keys)
