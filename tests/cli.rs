@@ -274,25 +274,26 @@ fn options_select_clips_and_forms() {
 
 #[test]
 fn warnings_one_line_each_verbose_in_full_quiet_none() {
-    let o = util::run(&[BOX, "-o", "-", "--format", "glb"]);
+    let scene = "fixtures/scenes/routing.x3d";
+    let o = util::run(&[scene, "-o", "-", "--format", "glb"]);
     let err = util::stderr(&o);
     assert!(
         err.lines()
-            .all(|l| l.starts_with("fixtures/scenes/bouncing_box.x3d:")),
+            .all(|l| l.starts_with("fixtures/scenes/routing.x3d:")),
         "{err}"
     );
-    assert_eq!(err.lines().count(), 2);
+    assert_eq!(err.lines().count(), 4, "{err}");
     let v = util::stderr(&util::run(&[
-        BOX,
+        scene,
         "-o",
         "-",
         "--format",
         "glb",
         "--verbose",
     ]));
-    assert!(v.contains(" | ") && v.lines().count() > 2);
+    assert!(v.contains(" | ") && v.lines().count() > 4);
     assert!(
-        util::run(&[BOX, "-o", "-", "--format", "glb", "--quiet"])
+        util::run(&[scene, "-o", "-", "--format", "glb", "--quiet"])
             .stderr
             .is_empty()
     );

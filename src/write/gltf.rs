@@ -61,6 +61,10 @@ impl Default for Options {
 pub struct Document {
     pub root: json::Root,
     pub bin: Vec<u8>,
+    /// KHR_animation_pointer channels: (animation, channel, JSON pointer).
+    /// gltf-json knows only node targets, so these are written into the
+    /// JSON when it is made.
+    pub pointers: Vec<(usize, usize, String)>,
 }
 
 impl Document {
@@ -79,8 +83,18 @@ impl Document {
 
     /// The JSON text (compact; the same input gives the same bytes).
     pub fn json(&self) -> String {
-        // Serialising plain data structures cannot fail.
-        self.root.to_string().expect("glTF JSON serialises")
+        if self.pointers.is_empty() {
+            // Serialising plain data structures cannot fail.
+            return self.root.to_string().expect("glTF JSON serialises");
+        }
+        let mut v = serde_json::to_value(&self.root).expect("glTF JSON serialises");
+        for (a, c, pointer) in &self.pointers {
+            v["animations"][*a]["channels"][*c]["target"] = serde_json::json!({
+                "path": "pointer",
+                "extensions": { "KHR_animation_pointer": { "pointer": pointer } }
+            });
+        }
+        v.to_string()
     }
 }
 
@@ -166,6 +180,70 @@ struct Writer<'a> {
     materials: HashMap<(Option<NodeId>, bool, bool), Index<json::Material>>,
     /// Extensions the document uses.
     extensions: Vec<&'static str>,
+    /// The glTF nodes of Viewpoints and lights, for TRS channels.
+    placed: HashMap<NodeId, Vec<Index<json::Node>>>,
+    /// The glTF materials made from each X3D Material.
+    x3d_materials: HashMap<NodeId, Vec<MadeMaterial>>,
+    /// The glTF cameras of each Viewpoint and lights of each light.
+    cameras: HashMap<NodeId, Vec<usize>>,
+    lights: HashMap<NodeId, Vec<usize>>,
+    /// Fields some clip animates.
+    animated: std::collections::HashSet<(NodeId, String)>,
+    pointers: Vec<(usize, usize, String)>,
+}
+
+/// A glTF material made from an X3D Material.
+#[derive(Clone, Copy)]
+struct MadeMaterial {
+    index: usize,
+    base: [f32; 3],
+    alpha: f32,
+    /// The base colour is white (vertex colours or a texture give it).
+    white: bool,
+}
+
+/// How a pointer channel's values come from the X3D values.
+#[derive(Clone, Copy)]
+enum Conv {
+    Same,
+    /// An RGB colour with a fixed alpha after it.
+    AppendAlpha(f32),
+    /// A transparency t as the colour's alpha 1 − t, after a fixed RGB.
+    AlphaOf([f32; 3]),
+    /// 1 − v (shininess as roughness).
+    OneMinus,
+}
+
+impl Conv {
+    /// Converts a value (`tangent`: the derivative of one, without offsets).
+    fn apply(self, v: &[f64], tangent: bool) -> Vec<f64> {
+        let zero = if tangent { 0.0 } else { 1.0 };
+        match self {
+            Conv::Same => v.to_vec(),
+            Conv::AppendAlpha(a) => v
+                .iter()
+                .copied()
+                .chain([if tangent { 0.0 } else { a as f64 }])
+                .collect(),
+            Conv::AlphaOf(c) => {
+                let rgb = c.map(|x| if tangent { 0.0 } else { x as f64 });
+                rgb.into_iter().chain([zero - v[0]]).collect()
+            }
+            Conv::OneMinus => vec![zero - v[0]],
+        }
+    }
+}
+
+/// Where a track's values go in glTF.
+enum Target {
+    /// A TRS property of nodes; `offset` is added to the values.
+    Node {
+        path: animation::Property,
+        nodes: Vec<Index<json::Node>>,
+        offset: Vec<f64>,
+    },
+    /// KHR_animation_pointer: JSON pointers and the value conversion.
+    Pointer { pointers: Vec<String>, conv: Conv },
 }
 
 /// Finds the bytes of an image an ImageTexture node names by a URL.
@@ -191,6 +269,16 @@ pub fn build(
         meshes: HashMap::new(),
         materials: HashMap::new(),
         extensions: Vec::new(),
+        placed: HashMap::new(),
+        x3d_materials: HashMap::new(),
+        cameras: HashMap::new(),
+        lights: HashMap::new(),
+        animated: clips
+            .iter()
+            .flat_map(|c| &c.tracks)
+            .map(|t| (t.target, t.field.clone()))
+            .collect(),
+        pointers: Vec::new(),
     };
     w.root.asset.generator = Some(format!("x3dbake {}", env!("CARGO_PKG_VERSION")));
     let mut roots = Vec::new();
@@ -226,6 +314,7 @@ pub fn build(
     Document {
         root: w.root,
         bin: w.bin,
+        pointers: w.pointers,
     }
 }
 
@@ -652,15 +741,29 @@ impl Writer<'_> {
                         [e[0], e[1], e[2]].map(|x| x.clamp(0.0, 1.0)),
                     );
                 }
-                if transparency > 0.0 {
+                if transparency > 0.0 || self.animated.contains(&(mat, "transparency".to_string()))
+                {
                     m.alpha_mode = Checked::Valid(json::material::AlphaMode::Blend);
                 }
                 m.name = scene.node(mat).def.clone();
+                let index = self.root.materials.len();
+                let white = vertex_colors;
+                let made = MadeMaterial {
+                    index,
+                    base,
+                    alpha: 1.0 - transparency,
+                    white,
+                };
+                self.x3d_materials.entry(mat).or_default().push(made);
                 if let Some(texture) = appearance.and_then(|a| self.texture(a)) {
                     // An RGB texture replaces the diffuse colour (X3D lighting).
                     let f = &mut m.pbr_metallic_roughness.base_color_factor.0;
                     f[..3].copy_from_slice(&[1.0; 3]);
                     m.pbr_metallic_roughness.base_color_texture = Some(texture);
+                    if let Some(last) = self.x3d_materials.get_mut(&mat).and_then(|v| v.last_mut())
+                    {
+                        last.white = true;
+                    }
                 }
             }
             None => {
@@ -842,6 +945,7 @@ impl Writer<'_> {
             extensions: None,
             extras: None,
         });
+        self.cameras.entry(id).or_default().push(camera.value());
         let mut n = node(scene.node(id).def.clone());
         n.camera = Some(camera);
         let p = f("position");
@@ -849,7 +953,9 @@ impl Writer<'_> {
         let o: Vec<f64> = f("orientation").iter().map(|&x| x as f64).collect();
         n.rotation =
             Some(quat_f32(rotation::from_axis_angle(&o))).filter(|q| q.0 != [0.0, 0.0, 0.0, 1.0]);
-        parent.push(self.root.push(n));
+        let index = self.root.push(n);
+        self.placed.entry(id).or_default().push(index);
+        parent.push(index);
     }
 
     /// A light: KHR_lights_punctual on a node placed and turned as the
@@ -915,6 +1021,7 @@ impl Writer<'_> {
         let list = &mut lights.get_or_insert_with(Default::default).lights;
         list.push(light);
         let index = Index::new(list.len() as u32 - 1);
+        self.lights.entry(id).or_default().push(index.value());
         self.extensions.push("KHR_lights_punctual");
         let mut n = node(scene.node(id).def.clone());
         n.extensions = Some(json::extensions::scene::Node {
@@ -933,7 +1040,9 @@ impl Writer<'_> {
                 n.rotation = Some(quat_f32(q)).filter(|q| q.0 != [0.0, 0.0, 0.0, 1.0]);
             }
         }
-        parent.push(self.root.push(n));
+        let index = self.root.push(n);
+        self.placed.entry(id).or_default().push(index);
+        parent.push(index);
     }
 
     /// Key times as f32, strictly increasing: a repeated time (a jump) moves
@@ -961,22 +1070,65 @@ impl Writer<'_> {
     fn animation(&mut self, clip: &Clip, opts: &Options) {
         let mut channels = Vec::new();
         let mut samplers = Vec::new();
+        let mut pointers = Vec::new();
+        let anim = self.root.animations.len();
         for track in &clip.tracks {
-            let Some(path) = self.path(track) else {
-                continue;
-            };
             if !track.interpolator().produces() {
                 continue;
             }
-            let Some(places) = self.transforms.get(&track.target).cloned() else {
-                continue; // a Transform not in the shown hierarchy
+            let partner = |field: &str| {
+                clip.tracks
+                    .iter()
+                    .find(|t| t.target == track.target && t.field == field)
             };
-            let Some(k) = self.keyframes(clip, track, opts) else {
+            let is_material = self
+                .scene
+                .known(track.target)
+                .is_some_and(|d| d.name == "Material");
+            let transparency =
+                partner("transparency").filter(|_| is_material && track.field == "diffuseColor");
+            if is_material && track.field == "transparency" && partner("diffuseColor").is_some() {
+                continue; // written with the diffuseColor, as one baseColorFactor
+            }
+            let Some(target) = self.target(track) else {
                 continue;
             };
+            let k = match transparency {
+                // Colour and transparency in one clip: one RGBA curve, sampled.
+                Some(tr) => {
+                    let mut a = Vec::new();
+                    let interpolation = match (opts.mode, opts.interpolation) {
+                        (Mode::Sample, SampleInterpolation::Step) => Interpolation::Step,
+                        (Mode::Sample, SampleInterpolation::Cubic) => Interpolation::Cubic,
+                        _ => Interpolation::Linear,
+                    };
+                    Some(Keyframes::sample(
+                        &clip.map,
+                        opts.rate,
+                        4,
+                        interpolation,
+                        false,
+                        |f, out| {
+                            track.eval_fraction(f, out);
+                            tr.eval_fraction(f, &mut a);
+                            out.push(1.0 - a.first().copied().unwrap_or(0.0));
+                        },
+                    ))
+                }
+                None => self.keyframes(clip, track, opts),
+            };
+            let Some(k) = k else {
+                continue;
+            };
+            let target = match (transparency, target) {
+                (Some(_), Target::Pointer { pointers, .. }) => Target::Pointer {
+                    pointers,
+                    conv: Conv::Same,
+                },
+                (_, t) => t,
+            };
             let times = self.times(&k);
-            let center = places[0].center;
-            let output = self.values(&k, path, center);
+            let output = self.values(&k, &target);
             let interpolation = match k.interpolation {
                 Interpolation::Linear | Interpolation::Slerp => animation::Interpolation::Linear,
                 Interpolation::Step => animation::Interpolation::Step,
@@ -990,28 +1142,37 @@ impl Writer<'_> {
                 interpolation: Checked::Valid(interpolation),
                 output,
             });
-            for place in places {
-                let node = if path == animation::Property::Scale {
-                    place.scale
-                } else {
-                    place.main
-                };
-                channels.push(animation::Channel {
-                    sampler,
-                    target: animation::Target {
-                        extensions: None,
-                        extras: None,
-                        node,
-                        path: Checked::Valid(path),
-                    },
+            let channel = |node: Index<json::Node>, path: animation::Property| animation::Channel {
+                sampler,
+                target: animation::Target {
                     extensions: None,
                     extras: None,
-                });
+                    node,
+                    path: Checked::Valid(path),
+                },
+                extensions: None,
+                extras: None,
+            };
+            match target {
+                Target::Node { path, nodes, .. } => {
+                    channels.extend(nodes.into_iter().map(|n| channel(n, path)))
+                }
+                Target::Pointer { pointers: list, .. } => {
+                    for pointer in list {
+                        // A placeholder target, replaced by the pointer in the JSON.
+                        pointers.push((anim, channels.len(), pointer));
+                        channels.push(channel(Index::new(0), animation::Property::Translation));
+                    }
+                }
             }
         }
         if channels.is_empty() {
             return;
         }
+        if !pointers.is_empty() {
+            self.extensions.push("KHR_animation_pointer");
+        }
+        self.pointers.extend(pointers);
         let extras = serde_json::json!({
             "loop": clip.looping(),
             "clock": self.scene.node(clip.clock_node).type_name,
@@ -1025,61 +1186,162 @@ impl Writer<'_> {
         });
     }
 
-    /// The glTF path a track animates, or a warning when it has none yet.
-    fn path(&mut self, track: &Track) -> Option<animation::Property> {
+    /// Where a track goes in glTF, or a warning when it has no place yet.
+    fn target(&mut self, track: &Track) -> Option<Target> {
+        use animation::Property::{Rotation, Scale, Translation};
         let scene = self.scene;
-        let is_transform = scene
-            .known(track.target)
-            .is_some_and(|d| is_transform_like(&d.name));
-        let path = match track.field.as_str() {
-            "translation" if is_transform => animation::Property::Translation,
-            "rotation" if is_transform => animation::Property::Rotation,
-            "scale" if is_transform => animation::Property::Scale,
-            _ => {
-                self.diags.warning(
-                    format!(
-                        "`{}.{}` ({}) has no glTF animation target yet: not written",
-                        scene.display_name(track.target),
-                        track.field,
-                        scene.node(track.target).type_name
-                    ),
-                    Some(track.span),
-                );
-                return None;
-            }
+        let ty = scene.known(track.target).map_or("", |d| d.name.as_str());
+        let field = track.field.as_str();
+        let node_target = |path, nodes: Vec<Index<json::Node>>, offset: Vec<f64>| {
+            Some(Target::Node {
+                path,
+                nodes,
+                offset,
+            })
         };
-        Some(path)
+        let found = match (ty, field) {
+            (t, "translation" | "rotation" | "scale") if is_transform_like(t) => {
+                let places = self
+                    .transforms
+                    .get(&track.target)
+                    .cloned()
+                    .unwrap_or_default();
+                let path = match field {
+                    "translation" => Translation,
+                    "rotation" => Rotation,
+                    _ => Scale,
+                };
+                let nodes = places
+                    .iter()
+                    .map(|p| if path == Scale { p.scale } else { p.main })
+                    .collect();
+                let offset = match (path, places.first()) {
+                    (Translation, Some(p)) => p.center.to_array().to_vec(),
+                    _ => vec![0.0; 4],
+                };
+                node_target(path, nodes, offset)
+            }
+            ("Viewpoint", "position") | ("PointLight" | "SpotLight", "location") => node_target(
+                Translation,
+                self.placed.get(&track.target).cloned().unwrap_or_default(),
+                vec![0.0; 3],
+            ),
+            ("Viewpoint", "orientation") => node_target(
+                Rotation,
+                self.placed.get(&track.target).cloned().unwrap_or_default(),
+                vec![0.0; 4],
+            ),
+            ("Viewpoint", "fieldOfView") => self.pointer_list(
+                &self.cameras,
+                track,
+                "/cameras/{}/perspective/yfov",
+                Conv::Same,
+            ),
+            ("DirectionalLight" | "PointLight" | "SpotLight", "color" | "intensity") => {
+                let path = format!("/extensions/KHR_lights_punctual/lights/{{}}/{field}");
+                self.pointer_list(&self.lights, track, &path, Conv::Same)
+            }
+            ("Material", _) => self.material_target(track),
+            _ => None,
+        };
+        if found.is_none() {
+            self.diags.warning(
+                format!(
+                    "`{}.{}` ({}) has no glTF animation target yet: not written",
+                    scene.display_name(track.target),
+                    track.field,
+                    scene.node(track.target).type_name
+                ),
+                Some(track.span),
+            );
+        }
+        // A node not in the shown hierarchy has no glTF node to animate.
+        found.filter(|t| match t {
+            Target::Node { nodes, .. } => !nodes.is_empty(),
+            Target::Pointer { pointers, .. } => !pointers.is_empty(),
+        })
     }
 
-    /// Output values as glTF wants them: translation offset by the
-    /// Transform's center; cubic keys as (in-tangent, value, out-tangent).
-    fn values(
-        &mut self,
-        k: &Keyframes,
-        path: animation::Property,
-        center: DVec3,
-    ) -> Index<json::Accessor> {
+    /// Pointer targets with `{}` replaced by each glTF index of the node.
+    fn pointer_list(
+        &self,
+        map: &HashMap<NodeId, Vec<usize>>,
+        track: &Track,
+        path: &str,
+        conv: Conv,
+    ) -> Option<Target> {
+        let indices = map.get(&track.target)?;
+        let pointers = indices
+            .iter()
+            .map(|i| path.replace("{}", &i.to_string()))
+            .collect();
+        Some(Target::Pointer { pointers, conv })
+    }
+
+    /// A Material field as a pointer into every glTF material made from it.
+    fn material_target(&mut self, track: &Track) -> Option<Target> {
+        let list = self.x3d_materials.get(&track.target)?.clone();
+        let (property, conv) = match track.field.as_str() {
+            // With vertex colours or a texture the base colour is white.
+            "diffuseColor" if list.iter().all(|m| !m.white) => (
+                "pbrMetallicRoughness/baseColorFactor",
+                Conv::AppendAlpha(list[0].alpha),
+            ),
+            "transparency" => (
+                "pbrMetallicRoughness/baseColorFactor",
+                Conv::AlphaOf(list[0].base),
+            ),
+            "emissiveColor" => ("emissiveFactor", Conv::Same),
+            "shininess" => ("pbrMetallicRoughness/roughnessFactor", Conv::OneMinus),
+            _ => return None,
+        };
+        let pointers = list
+            .iter()
+            .map(|m| format!("/materials/{}/{property}", m.index))
+            .collect();
+        Some(Target::Pointer { pointers, conv })
+    }
+
+    /// Output values as glTF wants them: node values plus their offset,
+    /// pointer values converted; cubic keys as (in-tangent, value,
+    /// out-tangent).
+    fn values(&mut self, k: &Keyframes, target: &Target) -> Index<json::Accessor> {
         let w = k.width;
-        let offset: Vec<f64> = match path {
-            animation::Property::Translation => center.to_array().to_vec(),
-            _ => vec![0.0; w],
+        let convert = |v: &[f64], tangent: bool| -> Vec<f64> {
+            match target {
+                Target::Node { offset, .. } if !tangent => {
+                    v.iter().zip(offset).map(|(a, b)| a + b).collect()
+                }
+                Target::Node { .. } => v.to_vec(),
+                Target::Pointer { conv, .. } => conv.apply(v, tangent),
+            }
         };
         let mut out: Vec<f32> = Vec::with_capacity(k.values.len() * 3);
+        let mut width = w;
         for i in 0..k.len() {
-            let v = k.value(i);
-            let value = v.iter().zip(&offset).map(|(a, b)| (a + b) as f32);
+            let value = convert(k.value(i), false);
+            width = value.len();
             if k.interpolation == Interpolation::Cubic {
-                out.extend(k.in_tangents[i * w..(i + 1) * w].iter().map(|&x| x as f32));
-                out.extend(value);
-                out.extend(k.out_tangents[i * w..(i + 1) * w].iter().map(|&x| x as f32));
+                out.extend(
+                    convert(&k.in_tangents[i * w..(i + 1) * w], true)
+                        .iter()
+                        .map(|&x| x as f32),
+                );
+                out.extend(value.iter().map(|&x| x as f32));
+                out.extend(
+                    convert(&k.out_tangents[i * w..(i + 1) * w], true)
+                        .iter()
+                        .map(|&x| x as f32),
+                );
             } else {
-                out.extend(value);
+                out.extend(value.iter().map(|&x| x as f32));
             }
         }
-        let ty = if w == 4 {
-            accessor::Type::Vec4
-        } else {
-            accessor::Type::Vec3
+        let ty = match width {
+            1 => accessor::Type::Scalar,
+            2 => accessor::Type::Vec2,
+            4 => accessor::Type::Vec4,
+            _ => accessor::Type::Vec3,
         };
         self.accessor(&out, ty, false)
     }
