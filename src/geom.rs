@@ -26,6 +26,11 @@ pub struct Mesh {
     pub primitive: Option<Primitive>,
     /// Both sides are drawn (X3D solid FALSE).
     pub double_sided: bool,
+    /// For each vertex, the point of the Coordinate node it came from (empty
+    /// for primitives), so that animated points can move it.
+    pub coord_index: Vec<u32>,
+    /// The Coordinate node, when there is one.
+    pub coord: Option<NodeId>,
 }
 
 impl Mesh {
@@ -146,6 +151,9 @@ pub fn mesh(scene: &Scene, id: NodeId, diags: &mut Diagnostics) -> Option<Mesh> 
         }
     };
     m.double_sided = !solid;
+    if !m.coord_index.is_empty() {
+        m.coord = child(scene, id, "coord");
+    }
     if m.indices.is_empty() { None } else { Some(m) }
 }
 
@@ -199,6 +207,7 @@ fn indexed_face_set(scene: &Scene, id: NodeId) -> Mesh {
         let base = m.positions.len() as u32;
         for (k, &(c, at)) in valid.iter().enumerate() {
             m.positions.push(coords[c]);
+            m.coord_index.push(c as u32);
             corner_of_coord.push((c, at));
             corner_face.push(face_normals.len());
             let pick = |list: &[i32], fallback: usize| {
@@ -392,6 +401,7 @@ fn triangle_set(scene: &Scene, id: NodeId, index: Option<Vec<i32>>) -> Mesh {
         let base = m.positions.len() as u32;
         for &i in tri {
             m.positions.push(coords[i]);
+            m.coord_index.push(i as u32);
             m.normals
                 .push(given.get(i).and_then(|n| n.try_normalize()).unwrap_or(flat));
             if !cols.is_empty() {
@@ -446,6 +456,7 @@ fn push_strip(m: &mut Mesh, strip: &[usize], coords: &[Vec3], cols: &[[f32; 4]])
     let base = m.positions.len() as u32;
     for &c in strip {
         m.positions.push(coords[c]);
+        m.coord_index.push(c as u32);
         if !cols.is_empty() {
             m.colors.push(*cols.get(c).unwrap_or(&[1.0; 4]));
         }
@@ -461,6 +472,7 @@ fn point_set(scene: &Scene, id: NodeId) -> Mesh {
     let mut m = Mesh::new(Primitive::Points);
     for (i, p) in coords.iter().enumerate() {
         m.positions.push(*p);
+        m.coord_index.push(i as u32);
         if !cols.is_empty() {
             m.colors.push(*cols.get(i).unwrap_or(&[1.0; 4]));
         }

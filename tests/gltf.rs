@@ -834,3 +834,74 @@ fn pointer_channels_resolve_and_play_back_like_the_x3d() {
     }
     assert!(checked > 4000);
 }
+
+#[test]
+fn animated_points_play_back_as_morph_targets() {
+    let dir = tempfile::tempdir().unwrap();
+    let x3d = util::root().join("fixtures/scenes/morph.x3d");
+    let baked = dir.path().join("m.glb");
+    assert_eq!(
+        bake(&x3d.to_string_lossy(), &baked, &[]).status.code(),
+        Some(0)
+    );
+    let (doc, buffers, _) = gltf::import(&baked).unwrap();
+    let (_, clips) = load(&x3d, ClipOptions::default());
+    let prim = doc.meshes().next().unwrap().primitives().next().unwrap();
+    let reader = prim.reader(|b| Some(&buffers[b.index()]));
+    let base: Vec<[f32; 3]> = reader.read_positions().unwrap().collect();
+    let targets: Vec<Vec<[f32; 3]>> = reader
+        .read_morph_targets()
+        .map(|(p, _, _)| p.unwrap().collect())
+        .collect();
+    // 3 keys of Flap (exact) and the sampled Grow (30 Hz over 3 s).
+    assert_eq!(targets.len(), 3 + 91);
+    let mut checked = 0;
+    for anim in doc.animations() {
+        let clip = clips
+            .iter()
+            .find(|c| Some(c.name.as_str()) == anim.name())
+            .unwrap();
+        let track = &clip.tracks[0];
+        let tol = if clip.exact_keyframes(track).is_some() {
+            1e-5
+        } else {
+            2e-2
+        };
+        let channel = anim.channels().next().unwrap();
+        let r = channel.reader(|b| Some(&buffers[b.index()]));
+        let times: Vec<f32> = r.read_inputs().unwrap().collect();
+        let weights: Vec<f32> = match r.read_outputs().unwrap() {
+            gltf::animation::util::ReadOutputs::MorphTargetWeights(w) => w.into_f32().collect(),
+            _ => panic!("a weights channel"),
+        };
+        let n = targets.len();
+        let sampler = Sampler {
+            times,
+            outputs: weights.chunks(n).map(|c| c.to_vec()).collect(),
+            interpolation: channel.sampler().interpolation(),
+            rotation: false,
+        };
+        let mut want = Vec::new();
+        for i in 0..300 {
+            let t = clip.duration() * (i as f64 + 0.41) / 300.0;
+            let w = sampler.at(t);
+            clip.eval(track, t, &mut want);
+            // Each corner of the quad is a vertex: corner v is point v here.
+            for (v, b) in base.iter().enumerate() {
+                let p: Vec<f64> = (0..3)
+                    .map(|c| {
+                        b[c] as f64 + (0..n).map(|k| w[k] * targets[k][v][c] as f64).sum::<f64>()
+                    })
+                    .collect();
+                assert!(
+                    close("", &p, &want[3 * v..3 * v + 3], tol),
+                    "{} at {t}: vertex {v} {p:?} vs {:?}",
+                    clip.name,
+                    &want[3 * v..3 * v + 3]
+                );
+                checked += 1;
+            }
+        }
+    }
+    assert_eq!(checked, 2 * 300 * 4);
+}

@@ -190,6 +190,21 @@ struct Writer<'a> {
     /// Fields some clip animates.
     animated: std::collections::HashSet<(NodeId, String)>,
     pointers: Vec<(usize, usize, String)>,
+    clips: &'a [Clip],
+    opts: Options,
+    /// Morph targets made for animated Coordinate points, by (clip, track).
+    morphs: HashMap<(usize, usize), Morph>,
+    /// The glTF nodes that show each mesh.
+    mesh_nodes: HashMap<usize, Vec<Index<json::Node>>>,
+}
+
+/// A track of Coordinate points as morph targets of a mesh: its keyframes
+/// become targets `first..first + keyframes.len()` of `total`.
+struct Morph {
+    mesh: usize,
+    first: usize,
+    total: usize,
+    keyframes: Keyframes,
 }
 
 /// A glTF material made from an X3D Material.
@@ -244,6 +259,12 @@ enum Target {
     },
     /// KHR_animation_pointer: JSON pointers and the value conversion.
     Pointer { pointers: Vec<String>, conv: Conv },
+    /// Morph weights of nodes: one-hot at target `first + key` of `total`.
+    Weights {
+        nodes: Vec<Index<json::Node>>,
+        first: usize,
+        total: usize,
+    },
 }
 
 /// Finds the bytes of an image an ImageTexture node names by a URL.
@@ -279,6 +300,10 @@ pub fn build(
             .map(|t| (t.target, t.field.clone()))
             .collect(),
         pointers: Vec::new(),
+        clips,
+        opts: *opts,
+        morphs: HashMap::new(),
+        mesh_nodes: HashMap::new(),
     };
     w.root.asset.generator = Some(format!("x3dbake {}", env!("CARGO_PKG_VERSION")));
     let mut roots = Vec::new();
@@ -295,8 +320,8 @@ pub fn build(
         });
         w.root.scene = Some(s);
     }
-    for clip in clips {
-        w.animation(clip, opts);
+    for (ci, clip) in clips.iter().enumerate() {
+        w.animation(ci, clip, opts);
     }
     w.extensions.sort();
     w.extensions.dedup();
@@ -627,7 +652,9 @@ impl Writer<'_> {
         };
         let mut n = node(scene.node(id).def.clone());
         n.mesh = Some(mesh);
-        parent.push(self.root.push(n));
+        let index = self.root.push(n);
+        self.mesh_nodes.entry(mesh.value()).or_default().push(index);
+        parent.push(index);
     }
 
     fn mesh(&mut self, geometry: NodeId, appearance: Option<NodeId>) -> Option<Index<json::Mesh>> {
@@ -659,6 +686,8 @@ impl Writer<'_> {
         }
         let indices = self.indices(&m.indices);
         let material = self.material(appearance, m.double_sided, !m.colors.is_empty());
+        let mesh_index = self.root.meshes.len();
+        let (targets, weights) = self.morph_targets(&m, mesh_index);
         let mode = match m.primitive() {
             crate::geom::Primitive::Triangles => json::mesh::Mode::Triangles,
             crate::geom::Primitive::Lines => json::mesh::Mode::Lines,
@@ -675,10 +704,91 @@ impl Writer<'_> {
                 indices: Some(indices),
                 material: Some(material),
                 mode: Checked::Valid(mode),
-                targets: None,
+                targets,
             }],
-            weights: None,
+            weights,
         }))
+    }
+
+    /// Morph targets for every track that animates the mesh's Coordinate
+    /// points: one target per keyframe, the difference of its points from
+    /// the mesh's own. Returns the targets and the mesh's rest weights.
+    #[allow(clippy::type_complexity)]
+    fn morph_targets(
+        &mut self,
+        m: &crate::geom::Mesh,
+        mesh: usize,
+    ) -> (Option<Vec<json::mesh::MorphTarget>>, Option<Vec<f32>>) {
+        let Some(coord) = m.coord else {
+            return (None, None);
+        };
+        let clips = self.clips;
+        let mut targets = Vec::new();
+        let mut made = Vec::new();
+        for (ci, clip) in clips.iter().enumerate() {
+            for (ti, track) in clip.tracks.iter().enumerate() {
+                if track.target != coord
+                    || track.field != "point"
+                    || !track.interpolator().produces()
+                {
+                    continue;
+                }
+                let opts = self.opts;
+                let Some(mut k) = self.keyframes(clip, track, &opts) else {
+                    continue;
+                };
+                if k.interpolation == Interpolation::Cubic {
+                    // One-hot weights follow keys linearly or in steps only.
+                    k = clip.sampled_as(track, opts.rate, Interpolation::Linear);
+                }
+                let first = targets.len();
+                for i in 0..k.len() {
+                    let points = k.value(i);
+                    let delta: Vec<f32> = m
+                        .positions
+                        .iter()
+                        .zip(&m.coord_index)
+                        .flat_map(|(p, &c)| {
+                            let c = c as usize * 3;
+                            match points.get(c..c + 3) {
+                                Some(q) => {
+                                    [q[0] as f32 - p.x, q[1] as f32 - p.y, q[2] as f32 - p.z]
+                                }
+                                None => [0.0; 3],
+                            }
+                        })
+                        .collect();
+                    let a = self.accessor_for(
+                        &delta,
+                        accessor::Type::Vec3,
+                        true,
+                        Some(buffer::Target::ArrayBuffer),
+                    );
+                    targets.push(json::mesh::MorphTarget {
+                        positions: Some(a),
+                        normals: None,
+                        tangents: None,
+                    });
+                }
+                made.push(((ci, ti), first, k));
+            }
+        }
+        if targets.is_empty() {
+            return (None, None);
+        }
+        let total = targets.len();
+        for (key, first, keyframes) in made {
+            self.morphs.insert(
+                key,
+                Morph {
+                    mesh,
+                    first,
+                    total,
+                    keyframes,
+                },
+            );
+        }
+        (Some(targets), Some(vec![0.0; total]))
     }
 
     /// The material of an Appearance: Material as metallic-roughness (see
@@ -1067,12 +1177,12 @@ impl Writer<'_> {
         a
     }
 
-    fn animation(&mut self, clip: &Clip, opts: &Options) {
+    fn animation(&mut self, ci: usize, clip: &Clip, opts: &Options) {
         let mut channels = Vec::new();
         let mut samplers = Vec::new();
         let mut pointers = Vec::new();
         let anim = self.root.animations.len();
-        for track in &clip.tracks {
+        for (ti, track) in clip.tracks.iter().enumerate() {
             if !track.interpolator().produces() {
                 continue;
             }
@@ -1090,12 +1200,25 @@ impl Writer<'_> {
             if is_material && track.field == "transparency" && partner("diffuseColor").is_some() {
                 continue; // written with the diffuseColor, as one baseColorFactor
             }
-            let Some(target) = self.target(track) else {
+            let morph = self.morphs.remove(&(ci, ti));
+            let target = match &morph {
+                Some(m) => {
+                    let nodes = self.mesh_nodes.get(&m.mesh).cloned().unwrap_or_default();
+                    Some(Target::Weights {
+                        nodes,
+                        first: m.first,
+                        total: m.total,
+                    })
+                }
+                None => self.target(track),
+            };
+            let Some(target) = target else {
                 continue;
             };
-            let k = match transparency {
+            let k = match (transparency, morph) {
+                (_, Some(m)) => Some(m.keyframes),
                 // Colour and transparency in one clip: one RGBA curve, sampled.
-                Some(tr) => {
+                (Some(tr), None) => {
                     let mut a = Vec::new();
                     let interpolation = match (opts.mode, opts.interpolation) {
                         (Mode::Sample, SampleInterpolation::Step) => Interpolation::Step,
@@ -1115,7 +1238,7 @@ impl Writer<'_> {
                         },
                     ))
                 }
-                None => self.keyframes(clip, track, opts),
+                (None, None) => self.keyframes(clip, track, opts),
             };
             let Some(k) = k else {
                 continue;
@@ -1157,6 +1280,11 @@ impl Writer<'_> {
                 Target::Node { path, nodes, .. } => {
                     channels.extend(nodes.into_iter().map(|n| channel(n, path)))
                 }
+                Target::Weights { nodes, .. } => channels.extend(
+                    nodes
+                        .into_iter()
+                        .map(|n| channel(n, animation::Property::MorphTargetWeights)),
+                ),
                 Target::Pointer { pointers: list, .. } => {
                     for pointer in list {
                         // A placeholder target, replaced by the pointer in the JSON.
@@ -1257,7 +1385,7 @@ impl Writer<'_> {
         }
         // A node not in the shown hierarchy has no glTF node to animate.
         found.filter(|t| match t {
-            Target::Node { nodes, .. } => !nodes.is_empty(),
+            Target::Node { nodes, .. } | Target::Weights { nodes, .. } => !nodes.is_empty(),
             Target::Pointer { pointers, .. } => !pointers.is_empty(),
         })
     }
@@ -1307,6 +1435,14 @@ impl Writer<'_> {
     /// out-tangent).
     fn values(&mut self, k: &Keyframes, target: &Target) -> Index<json::Accessor> {
         let w = k.width;
+        if let Target::Weights { first, total, .. } = *target {
+            // Key i: weight 1 on its own target, 0 on the others.
+            let mut out = vec![0.0f32; k.len() * total];
+            for i in 0..k.len() {
+                out[i * total + first + i] = 1.0;
+            }
+            return self.accessor(&out, accessor::Type::Scalar, false);
+        }
         let convert = |v: &[f64], tangent: bool| -> Vec<f64> {
             match target {
                 Target::Node { offset, .. } if !tangent => {
@@ -1314,6 +1450,7 @@ impl Writer<'_> {
                 }
                 Target::Node { .. } => v.to_vec(),
                 Target::Pointer { conv, .. } => conv.apply(v, tangent),
+                Target::Weights { .. } => v.to_vec(),
             }
         };
         let mut out: Vec<f32> = Vec::with_capacity(k.values.len() * 3);
