@@ -4,31 +4,34 @@ use crate::anim::clip::Clip;
 use crate::anim::keyframes::Interpolation;
 use crate::anim::{InterpOptions, NodeFn, node_function};
 use crate::diag::Diagnostics;
-use crate::interp::Exact;
+use crate::interp::Kind;
 use crate::scene::{NodeClass, NodeId, Scene};
 use std::fmt::Write as _;
 
 /// How an interpolator node can be written: its exact form, or sampled.
-fn form(scene: &Scene, id: NodeId) -> &'static str {
-    match node_function(scene, id, InterpOptions::default()) {
-        Some((NodeFn::Value(it), _)) if !it.produces() => "no keys: sends nothing",
-        Some((NodeFn::Value(it), _)) => match it.exact() {
-            Some(Exact::Linear { .. }) => "exact: linear",
-            Some(Exact::Slerp { .. }) => "exact: slerp",
-            Some(Exact::Hermite { .. }) => "exact: hermite",
-            Some(Exact::Step { .. }) => "exact: step",
-            None => "sampled",
+fn form(f: &NodeFn) -> &'static str {
+    match f {
+        NodeFn::Value(it) if !it.produces() => "no keys: sends nothing",
+        NodeFn::Value(it) => match it.kind() {
+            Kind::Linear => "exact: linear",
+            Kind::Orientation => "exact: slerp",
+            Kind::Spline => "exact: hermite",
+            Kind::Step => "exact: step",
+            Kind::Color | Kind::Normal | Kind::Squad => "sampled",
         },
-        Some((NodeFn::Fraction(_), _)) => "modifies fractions: chains through it are sampled",
-        None => "",
+        NodeFn::Fraction(_) => "modifies fractions: chains through it are sampled",
     }
 }
 
+/// The forms of the scene's interpolators, by node, for the report.
+pub type Forms = std::collections::HashMap<NodeId, &'static str>;
+
 /// Warnings about interpolator keys and values (NOTES.md's undefined cases),
-/// at the node that has them.
-pub fn check_interpolators(scene: &Scene, diags: &mut Diagnostics) {
+/// at the node that has them; returns each interpolator's form.
+pub fn check_interpolators(scene: &Scene, diags: &mut Diagnostics) -> Forms {
+    let mut forms = Forms::new();
     for id in ids(scene).filter(|&id| scene.node(id).in_proto.is_none()) {
-        if let Some((_, warnings)) = node_function(scene, id, InterpOptions::default()) {
+        if let Some((f, warnings)) = node_function(scene, id, InterpOptions::default()) {
             let span = scene
                 .value_span(id, "keyValue")
                 .or(Some(scene.node(id).span));
@@ -36,8 +39,10 @@ pub fn check_interpolators(scene: &Scene, diags: &mut Diagnostics) {
                 let name = scene.display_name(id);
                 diags.warning(format!("{} {name}: {w}", scene.node(id).type_name), span);
             }
+            forms.insert(id, form(&f));
         }
     }
+    forms
 }
 
 /// Node types that produce a fraction or a value over time.
@@ -56,7 +61,7 @@ pub fn is_interpolator(type_name: &str) -> bool {
 }
 
 /// The report, one section a kind of thing.
-pub fn report(scene: &Scene, clips: &[Clip]) -> String {
+pub fn report(scene: &Scene, clips: &[Clip], forms: &Forms) -> String {
     let mut out = String::new();
     let label = |id: NodeId| scene.display_name(id);
     let known = |id: NodeId| matches!(scene.node(id).class, NodeClass::Known(_));
@@ -99,7 +104,7 @@ pub fn report(scene: &Scene, clips: &[Clip]) -> String {
             out,
             "  {ty} {} keys {keys} ({})",
             label(id),
-            form(scene, id)
+            forms.get(&id).copied().unwrap_or("")
         );
     }
 

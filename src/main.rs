@@ -110,19 +110,34 @@ fn rendered(input: &Input, quiet: bool, verbose: bool) -> String {
     out
 }
 
+/// A file read, checked, and its clips built; with the interpolators' forms.
+struct Analysed {
+    input: Input,
+    clips: Vec<Clip>,
+    forms: x3dbake::inspect::Forms,
+}
+
 /// Reads a file and builds its clips, with every check.
-fn analyse(path: &str, opts: &ClipOptions) -> anyhow::Result<(Input, Vec<Clip>)> {
+fn analyse(path: &str, opts: &ClipOptions) -> anyhow::Result<Analysed> {
     let mut input = read(path)?;
-    let mut found = Vec::new();
+    let (mut found, mut forms) = (Vec::new(), Default::default());
     if !input.diags.has_errors() {
-        x3dbake::inspect::check_interpolators(&input.scene, &mut input.diags);
+        forms = x3dbake::inspect::check_interpolators(&input.scene, &mut input.diags);
         found = clips(&input.scene, *opts, &mut input.diags);
     }
-    Ok((input, found))
+    Ok(Analysed {
+        input,
+        clips: found,
+        forms,
+    })
 }
 
 fn inspect(path: &str, opts: &ClipOptions, quiet: bool, verbose: bool) -> Outcome {
-    let (input, found) = match analyse(path, opts) {
+    let Analysed {
+        input,
+        clips: found,
+        forms,
+    } = match analyse(path, opts) {
         Ok(x) => x,
         Err(e) => {
             eprintln!("x3dbake: {e:#}");
@@ -133,7 +148,7 @@ fn inspect(path: &str, opts: &ClipOptions, quiet: bool, verbose: bool) -> Outcom
     if input.diags.has_errors() {
         return Outcome::InvalidInput;
     }
-    let mut text = x3dbake::inspect::report(&input.scene, &found);
+    let mut text = x3dbake::inspect::report(&input.scene, &found, &forms);
     text.push_str(&format!("warnings: {}\n", input.diags.warnings().count()));
     write_stdout(text.as_bytes())
 }
@@ -217,7 +232,11 @@ fn bake_one(job: &Job, path: &str) -> (Outcome, String) {
             dest.display()
         ));
     }
-    let (mut input, mut found) = match analyse(path, &job.clip_opts) {
+    let Analysed {
+        mut input,
+        clips: mut found,
+        ..
+    } = match analyse(path, &job.clip_opts) {
         Ok(x) => x,
         Err(e) => return fail(e),
     };

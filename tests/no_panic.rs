@@ -15,7 +15,8 @@ fn read(bytes: Vec<u8>) {
     if !diags.has_errors() {
         let scene = x3dbake::load(&mut sources, file, None, &mut diags);
         let clips = x3dbake::anim::clip::clips(&scene, Default::default(), &mut diags);
-        let _ = x3dbake::inspect::report(&scene, &clips);
+        let forms = x3dbake::inspect::check_interpolators(&scene, &mut diags);
+        let _ = x3dbake::inspect::report(&scene, &clips, &forms);
     }
     for d in &diags.list {
         let _ = d.render(&sources);
