@@ -205,52 +205,38 @@ fn indexed_face_set(scene: &Scene, id: NodeId) -> Mesh {
             ear_clip(&poly, newell(&poly))
         };
         let base = m.positions.len() as u32;
-        for (k, &(c, at)) in valid.iter().enumerate() {
+        for &(c, at) in &valid {
             m.positions.push(coords[c]);
             m.coord_index.push(c as u32);
             corner_of_coord.push((c, at));
             corner_face.push(face_normals.len());
-            let pick = |list: &[i32], fallback: usize| {
-                list.get(fallback).map_or(fallback, |&i| i.max(0) as usize)
+            // Which colour or normal a corner takes: per vertex by its own
+            // index list or the coordIndex, per face by the list or in order.
+            let which = |per_vertex: bool, list: &[i32]| {
+                let (slot, fallback) = if per_vertex {
+                    (at, c)
+                } else {
+                    (face_no, face_no)
+                };
+                if list.is_empty() {
+                    fallback
+                } else {
+                    list.get(slot).map_or(fallback, |&i| i.max(0) as usize)
+                }
             };
             if !cols.is_empty() {
-                let ci = if color_per_vertex {
-                    if color_index.is_empty() {
-                        c
-                    } else {
-                        pick(&color_index, at)
-                    }
-                } else if color_index.is_empty() {
-                    face_no
-                } else {
-                    pick(&color_index, face_no)
-                };
+                let ci = which(color_per_vertex, &color_index);
                 m.colors.push(*cols.get(ci).unwrap_or(&[1.0; 4]));
             }
             if !tex.is_empty() {
-                let ti = if tex_index.is_empty() {
-                    c
-                } else {
-                    pick(&tex_index, at)
-                };
+                let ti = which(true, &tex_index);
                 m.uvs.push(*tex.get(ti).unwrap_or(&Vec2::ZERO));
             }
             if !given_normals.is_empty() {
-                let ni = if normal_per_vertex {
-                    if normal_index.is_empty() {
-                        c
-                    } else {
-                        pick(&normal_index, at)
-                    }
-                } else if normal_index.is_empty() {
-                    face_no
-                } else {
-                    pick(&normal_index, face_no)
-                };
+                let ni = which(normal_per_vertex, &normal_index);
                 let n = given_normals.get(ni).copied().unwrap_or(normal);
                 m.normals.push(n.try_normalize().unwrap_or(Vec3::Y));
             }
-            let _ = k;
         }
         for t in tris {
             let (a, b, c) = (base + t[0] as u32, base + t[1] as u32, base + t[2] as u32);
