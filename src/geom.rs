@@ -46,38 +46,13 @@ impl Mesh {
     }
 }
 
-fn floats(scene: &Scene, id: NodeId, field: &str) -> Vec<f32> {
-    scene
-        .value(id, field)
-        .map(|v| v.floats().to_vec())
-        .unwrap_or_default()
-}
-
-fn ints(scene: &Scene, id: NodeId, field: &str) -> Vec<i32> {
-    scene
-        .value(id, field)
-        .map(|v| v.ints().to_vec())
-        .unwrap_or_default()
-}
-
-fn flag(scene: &Scene, id: NodeId, field: &str) -> bool {
-    scene.value(id, field).is_some_and(|v| v.as_bool())
-}
-
-/// The node in an SFNode field.
-fn child(scene: &Scene, id: NodeId, field: &str) -> Option<NodeId> {
-    scene
-        .value(id, field)
-        .and_then(|v| v.nodes().first().copied())
-}
-
 fn vec3s(v: &[f32]) -> Vec<Vec3> {
     v.chunks_exact(3).map(Vec3::from_slice).collect()
 }
 
 /// Points of a Coordinate (or CoordinateDouble) node in a field.
 fn points(scene: &Scene, id: NodeId, field: &str) -> Vec<Vec3> {
-    let Some(c) = child(scene, id, field) else {
+    let Some(c) = scene.child(id, field) else {
         return Vec::new();
     };
     match scene.value(c, "point") {
@@ -93,7 +68,7 @@ fn points(scene: &Scene, id: NodeId, field: &str) -> Vec<Vec3> {
 
 /// Colours of a Color or ColorRGBA node, as RGBA.
 fn colors(scene: &Scene, id: NodeId) -> Vec<[f32; 4]> {
-    let Some(c) = child(scene, id, "color") else {
+    let Some(c) = scene.child(id, "color") else {
         return Vec::new();
     };
     let Some(v) = scene.value(c, "color") else {
@@ -107,8 +82,9 @@ fn colors(scene: &Scene, id: NodeId) -> Vec<[f32; 4]> {
 }
 
 fn uvs(scene: &Scene, id: NodeId) -> Vec<Vec2> {
-    match child(scene, id, "texCoord") {
-        Some(t) => floats(scene, t, "point")
+    match scene.child(id, "texCoord") {
+        Some(t) => scene
+            .floats(t, "point")
             .chunks_exact(2)
             .map(Vec2::from_slice)
             .collect(),
@@ -117,8 +93,8 @@ fn uvs(scene: &Scene, id: NodeId) -> Vec<Vec2> {
 }
 
 fn normals(scene: &Scene, id: NodeId) -> Vec<Vec3> {
-    match child(scene, id, "normal") {
-        Some(n) => vec3s(&floats(scene, n, "vector")),
+    match scene.child(id, "normal") {
+        Some(n) => vec3s(scene.floats(n, "vector")),
         None => Vec::new(),
     }
 }
@@ -130,16 +106,16 @@ pub fn mesh(scene: &Scene, id: NodeId, diags: &mut Diagnostics) -> Option<Mesh> 
     let solid = scene.value(id, "solid").is_none_or(|v| v.as_bool());
     let mut m = match ty {
         Some("IndexedFaceSet") => indexed_face_set(scene, id),
-        Some("IndexedTriangleSet") => triangle_set(scene, id, Some(ints(scene, id, "index"))),
+        Some("IndexedTriangleSet") => triangle_set(scene, id, Some(scene.ints(id, "index"))),
         Some("TriangleSet") => triangle_set(scene, id, None),
         Some("IndexedLineSet") => line_set(scene, id),
         Some("LineSet") => strips(scene, id),
         Some("PointSet") => point_set(scene, id),
         Some("Box") => {
-            let s = floats(scene, id, "size");
-            boxed(Vec3::from_slice(&s) / 2.0)
+            let s = scene.floats(id, "size");
+            boxed(Vec3::from_slice(s) / 2.0)
         }
-        Some("Sphere") => sphere(floats(scene, id, "radius")[0]),
+        Some("Sphere") => sphere(scene.floats(id, "radius")[0]),
         Some("Cylinder") => cylinder(scene, id),
         Some("Cone") => cone(scene, id),
         _ => {
@@ -152,7 +128,7 @@ pub fn mesh(scene: &Scene, id: NodeId, diags: &mut Diagnostics) -> Option<Mesh> 
     };
     m.double_sided = !solid;
     if !m.coord_index.is_empty() {
-        m.coord = child(scene, id, "coord");
+        m.coord = scene.child(id, "coord");
     }
     if m.indices.is_empty() { None } else { Some(m) }
 }
@@ -164,21 +140,22 @@ fn faces(index: &[i32]) -> impl Iterator<Item = &[i32]> {
 
 fn indexed_face_set(scene: &Scene, id: NodeId) -> Mesh {
     let coords = points(scene, id, "coord");
-    let coord_index = ints(scene, id, "coordIndex");
+    let coord_index = scene.ints(id, "coordIndex");
     let ccw = scene.value(id, "ccw").is_none_or(|v| v.as_bool());
     let convex = scene.value(id, "convex").is_none_or(|v| v.as_bool());
-    let crease = floats(scene, id, "creaseAngle")
+    let crease = scene
+        .floats(id, "creaseAngle")
         .first()
         .copied()
         .unwrap_or(0.0);
     let given_normals = normals(scene, id);
-    let normal_per_vertex = flag(scene, id, "normalPerVertex");
-    let normal_index = ints(scene, id, "normalIndex");
+    let normal_per_vertex = scene.flag(id, "normalPerVertex");
+    let normal_index = scene.ints(id, "normalIndex");
     let cols = colors(scene, id);
-    let color_per_vertex = flag(scene, id, "colorPerVertex");
-    let color_index = ints(scene, id, "colorIndex");
+    let color_per_vertex = scene.flag(id, "colorPerVertex");
+    let color_index = scene.ints(id, "colorIndex");
     let tex = uvs(scene, id);
-    let tex_index = ints(scene, id, "texCoordIndex");
+    let tex_index = scene.ints(id, "texCoordIndex");
     let mut m = Mesh::new(Primitive::Triangles);
     // Corners: (coord index, position in coordIndex, face number).
     let mut corner_of_coord: Vec<(usize, usize)> = Vec::new();
@@ -225,15 +202,15 @@ fn indexed_face_set(scene: &Scene, id: NodeId) -> Mesh {
                 }
             };
             if !cols.is_empty() {
-                let ci = which(color_per_vertex, &color_index);
+                let ci = which(color_per_vertex, color_index);
                 m.colors.push(*cols.get(ci).unwrap_or(&[1.0; 4]));
             }
             if !tex.is_empty() {
-                let ti = which(true, &tex_index);
+                let ti = which(true, tex_index);
                 m.uvs.push(*tex.get(ti).unwrap_or(&Vec2::ZERO));
             }
             if !given_normals.is_empty() {
-                let ni = which(normal_per_vertex, &normal_index);
+                let ni = which(normal_per_vertex, normal_index);
                 let n = given_normals.get(ni).copied().unwrap_or(normal);
                 m.normals.push(n.try_normalize().unwrap_or(Vec3::Y));
             }
@@ -361,7 +338,7 @@ fn ear_clip(poly: &[Vec3], normal: Vec3) -> Vec<[usize; 3]> {
 
 /// IndexedTriangleSet (with an index) or TriangleSet: flat normals unless
 /// given.
-fn triangle_set(scene: &Scene, id: NodeId, index: Option<Vec<i32>>) -> Mesh {
+fn triangle_set(scene: &Scene, id: NodeId, index: Option<&[i32]>) -> Mesh {
     let coords = points(scene, id, "coord");
     let ccw = scene.value(id, "ccw").is_none_or(|v| v.as_bool());
     let given = normals(scene, id);
@@ -410,7 +387,7 @@ fn line_set(scene: &Scene, id: NodeId) -> Mesh {
     let coords = points(scene, id, "coord");
     let cols = colors(scene, id);
     let mut m = Mesh::new(Primitive::Lines);
-    for poly in faces(&ints(scene, id, "coordIndex")) {
+    for poly in faces(scene.ints(id, "coordIndex")) {
         let valid: Vec<usize> = poly
             .iter()
             .map(|&c| c as usize)
@@ -426,7 +403,7 @@ fn strips(scene: &Scene, id: NodeId) -> Mesh {
     let cols = colors(scene, id);
     let mut m = Mesh::new(Primitive::Lines);
     let mut start = 0usize;
-    for count in ints(scene, id, "vertexCount") {
+    for &count in scene.ints(id, "vertexCount") {
         let n = count.max(0) as usize;
         let strip: Vec<usize> = (start..start + n).filter(|&c| c < coords.len()).collect();
         push_strip(&mut m, &strip, &coords, &cols);
@@ -635,29 +612,29 @@ fn cap(m: &mut Mesh, y: f32, r: f32, up: bool) {
 }
 
 fn cylinder(scene: &Scene, id: NodeId) -> Mesh {
-    let h = floats(scene, id, "height")[0];
-    let r = floats(scene, id, "radius")[0];
+    let h = scene.floats(id, "height")[0];
+    let r = scene.floats(id, "radius")[0];
     let mut m = Mesh::new(Primitive::Triangles);
-    if flag(scene, id, "side") {
+    if scene.flag(id, "side") {
         side(&mut m, h, r, r);
     }
-    if flag(scene, id, "top") {
+    if scene.flag(id, "top") {
         cap(&mut m, h / 2.0, r, true);
     }
-    if flag(scene, id, "bottom") {
+    if scene.flag(id, "bottom") {
         cap(&mut m, -h / 2.0, r, false);
     }
     m
 }
 
 fn cone(scene: &Scene, id: NodeId) -> Mesh {
-    let h = floats(scene, id, "height")[0];
-    let r = floats(scene, id, "bottomRadius")[0];
+    let h = scene.floats(id, "height")[0];
+    let r = scene.floats(id, "bottomRadius")[0];
     let mut m = Mesh::new(Primitive::Triangles);
-    if flag(scene, id, "side") {
+    if scene.flag(id, "side") {
         side(&mut m, h, r, 0.0);
     }
-    if flag(scene, id, "bottom") {
+    if scene.flag(id, "bottom") {
         cap(&mut m, -h / 2.0, r, false);
     }
     m

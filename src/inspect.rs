@@ -73,7 +73,7 @@ pub fn report(scene: &Scene, clips: &[Clip], forms: &Forms) -> String {
     let _ = writeln!(out, "clocks: {}", clocks.len());
     for id in clocks {
         let n = scene.node(id);
-        let num = |f: &str| scene.value(id, f).map(|v| v.as_f64()).unwrap_or(0.0);
+        let num = |f: &str| scene.number(id, f);
         if n.type_name == "Timer" {
             let _ = writeln!(
                 out,
@@ -83,7 +83,7 @@ pub fn report(scene: &Scene, clips: &[Clip], forms: &Forms) -> String {
                 num("shift")
             );
         } else {
-            let looping = scene.value(id, "loop").is_some_and(|v| v.as_bool());
+            let looping = scene.flag(id, "loop");
             let _ = writeln!(
                 out,
                 "  TimeSensor {} cycleInterval {}s loop {looping}",

@@ -28,7 +28,7 @@ fn load_fixture(name: &str) -> Scene {
 fn every_field_type_reads_back() {
     let s = load_fixture("every_field_type.x3d");
     let id = s.def("Types").unwrap();
-    let v = |n: &str| s.value(id, n).unwrap().into_owned();
+    let v = |n: &str| s.value(id, n).unwrap().clone();
     assert_eq!(v("b").bools(), &[true]);
     assert_eq!(v("mb").bools(), &[true, false, true]);
     assert_eq!(v("i").ints(), &[-7]);

@@ -440,29 +440,21 @@ fn identity() -> Interpolator {
     Interpolator::new(&spec, &mut Vec::new())
 }
 
-fn number(scene: &Scene, id: NodeId, field: &str) -> f64 {
-    scene.value(id, field).map_or(0.0, |v| v.as_f64())
-}
-
-fn flag(scene: &Scene, id: NodeId, field: &str) -> bool {
-    scene.value(id, field).is_some_and(|v| v.as_bool())
-}
-
 /// A clock node's fields.
 pub fn clock_of(scene: &Scene, id: NodeId) -> Option<Clock> {
     match type_of(scene, id) {
         "TimeSensor" => Some(Clock::TimeSensor {
-            cycle_interval: number(scene, id, "cycleInterval"),
-            looping: flag(scene, id, "loop"),
-            enabled: flag(scene, id, "enabled"),
-            start_time: number(scene, id, "startTime"),
-            stop_time: number(scene, id, "stopTime"),
-            pause_time: number(scene, id, "pauseTime"),
-            resume_time: number(scene, id, "resumeTime"),
+            cycle_interval: scene.number(id, "cycleInterval"),
+            looping: scene.flag(id, "loop"),
+            enabled: scene.flag(id, "enabled"),
+            start_time: scene.number(id, "startTime"),
+            stop_time: scene.number(id, "stopTime"),
+            pause_time: scene.number(id, "pauseTime"),
+            resume_time: scene.number(id, "resumeTime"),
         }),
         "Timer" => Some(Clock::Timer {
-            period: number(scene, id, "period"),
-            shift: number(scene, id, "shift"),
+            period: scene.number(id, "period"),
+            shift: scene.number(id, "shift"),
         }),
         _ => None,
     }

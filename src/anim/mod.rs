@@ -42,10 +42,6 @@ fn numbers(scene: &Scene, id: NodeId, field: &str) -> Vec<f64> {
     }
 }
 
-fn flag(scene: &Scene, id: NodeId, field: &str) -> bool {
-    scene.value(id, field).is_some_and(|v| v.as_bool())
-}
-
 /// The function of an interpolator, sequencer or EaseInEaseOut node, with
 /// warnings about its keys. `None` for other node types.
 pub fn node_function(
@@ -62,8 +58,8 @@ pub fn node_function(
         return Some((NodeFn::Fraction(ease), warnings));
     }
     let (mut kind, elem, multiple) = Kind::of_node(type_name)?;
-    let smooth = flag(scene, id, "smooth");
-    let mut closed = flag(scene, id, "closed");
+    let smooth = scene.flag(id, "smooth");
+    let mut closed = scene.flag(id, "closed");
     if smooth {
         match type_name {
             "ScalarInterpolator" | "PositionInterpolator" => {
@@ -81,7 +77,7 @@ pub fn node_function(
         multiple,
         key_velocity: &numbers(scene, id, "keyVelocity"),
         closed,
-        normalize_velocity: flag(scene, id, "normalizeVelocity"),
+        normalize_velocity: scene.flag(id, "normalizeVelocity"),
         rule: opts.rule,
     };
     let it = Interpolator::new(&spec, &mut warnings);

@@ -170,7 +170,7 @@ impl Linker<'_> {
             .collect();
         let mut exports: Vec<(NodeId, Vec<(String, NodeId)>)> = Vec::new();
         for (n, id) in inline_nodes.into_iter().enumerate() {
-            if !scene.value(id, "load").is_some_and(|v| v.as_bool()) {
+            if !scene.flag(id, "load") {
                 continue;
             }
             let urls = scene

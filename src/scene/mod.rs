@@ -13,7 +13,6 @@ pub use catalogue::{FieldDef, NodeDef, node_def};
 pub use value::{Access, FieldType, NodeId, Value};
 
 use crate::source::Span;
-use std::borrow::Cow;
 
 /// What kind of node a node is.
 #[derive(Clone, Copy, Debug)]
@@ -198,14 +197,41 @@ impl Scene {
 
     /// The value of a field: as set in the file, else its default. `None`
     /// for a name that is not a field of the node.
-    pub fn value(&self, id: NodeId, name: &str) -> Option<Cow<'_, Value>> {
+    pub fn value(&self, id: NodeId, name: &str) -> Option<&Value> {
         let node = self.node(id);
         if let Some(set) = node.values.iter().rev().find(|f| f.name == name) {
-            return Some(Cow::Borrowed(&set.value));
+            return Some(&set.value);
         }
         self.field_defs(id)
             .find(|f| f.name == name)
-            .map(|f| Cow::Borrowed(&f.default))
+            .map(|f| &f.default)
+    }
+
+    /// A field's single-precision numbers (empty when the node has no such
+    /// field, or it holds other values).
+    pub fn floats(&self, id: NodeId, name: &str) -> &[f32] {
+        self.value(id, name).map_or(&[], |v| v.floats())
+    }
+
+    /// A field's integers (empty as for [`Scene::floats`]).
+    pub fn ints(&self, id: NodeId, name: &str) -> &[i32] {
+        self.value(id, name).map_or(&[], |v| v.ints())
+    }
+
+    /// An SFBool field; false when the node has no such field.
+    pub fn flag(&self, id: NodeId, name: &str) -> bool {
+        self.value(id, name).is_some_and(|v| v.as_bool())
+    }
+
+    /// The first number of a field as f64; 0 when the node has no such field.
+    pub fn number(&self, id: NodeId, name: &str) -> f64 {
+        self.value(id, name).map_or(0.0, |v| v.as_f64())
+    }
+
+    /// The node in an SFNode field (the first of an MFNode field).
+    pub fn child(&self, id: NodeId, name: &str) -> Option<NodeId> {
+        self.value(id, name)
+            .and_then(|v| v.nodes().first().copied())
     }
 
     /// Where a field was set in the file, if it was.

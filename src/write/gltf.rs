@@ -467,12 +467,7 @@ impl Writer<'_> {
         name: Option<String>,
     ) -> (Index<json::Node>, Index<json::Node>) {
         let scene = self.scene;
-        let field = |f: &str| {
-            scene
-                .value(id, f)
-                .map(|v| v.floats().to_vec())
-                .unwrap_or_default()
-        };
+        let field = |f: &str| scene.floats(id, f).to_vec();
         let t = vec3(&field("translation"));
         let c = vec3(&field("center"));
         let s = vec3(&field("scale"));
@@ -634,11 +629,10 @@ impl Writer<'_> {
     /// appearance are).
     fn shape(&mut self, id: NodeId, parent: &mut Vec<Index<json::Node>>) {
         let scene = self.scene;
-        let node_of = |f: &str| scene.value(id, f).and_then(|v| v.nodes().first().copied());
-        let Some(geometry) = node_of("geometry") else {
+        let Some(geometry) = scene.child(id, "geometry") else {
             return;
         };
-        let appearance = node_of("appearance");
+        let appearance = scene.child(id, "appearance");
         let mesh = match self.meshes.get(&(geometry, appearance)) {
             Some(m) => *m,
             None => {
@@ -805,21 +799,14 @@ impl Writer<'_> {
             return m;
         }
         let scene = self.scene;
-        let x3d_material = appearance
-            .and_then(|a| scene.value(a, "material"))
-            .and_then(|v| v.nodes().first().copied());
+        let x3d_material = appearance.and_then(|a| scene.child(a, "material"));
         let mut m = json::Material {
             double_sided,
             ..Default::default()
         };
         match x3d_material {
             Some(mat) => {
-                let f = |name: &str| {
-                    scene
-                        .value(mat, name)
-                        .map(|v| v.floats().to_vec())
-                        .unwrap_or_default()
-                };
+                let f = |name: &str| scene.floats(mat, name).to_vec();
                 let diffuse = f("diffuseColor");
                 let transparency = f("transparency")
                     .first()
@@ -895,9 +882,7 @@ impl Writer<'_> {
     /// its TextureTransform (KHR_texture_transform).
     fn texture(&mut self, appearance: NodeId) -> Option<json::texture::Info> {
         let scene = self.scene;
-        let node_of =
-            |id: NodeId, f: &str| scene.value(id, f).and_then(|v| v.nodes().first().copied());
-        let tex = node_of(appearance, "texture")?;
+        let tex = scene.child(appearance, "texture")?;
         let span = Some(scene.node(tex).span);
         if scene.known(tex).is_none_or(|d| d.name != "ImageTexture") {
             let ty = &scene.node(tex).type_name;
@@ -958,8 +943,9 @@ impl Writer<'_> {
             extensions: None,
             extras: None,
         });
-        let extensions =
-            node_of(appearance, "textureTransform").and_then(|t| self.texture_transform(t));
+        let extensions = scene
+            .child(appearance, "textureTransform")
+            .and_then(|t| self.texture_transform(t));
         Some(json::texture::Info {
             index: texture,
             tex_coord: 0,
@@ -975,12 +961,7 @@ impl Writer<'_> {
     /// then the rotation is left out, with a warning.
     fn texture_transform(&mut self, t: NodeId) -> Option<json::extensions::texture::Info> {
         let scene = self.scene;
-        let f = |name: &str| {
-            scene
-                .value(t, name)
-                .map(|v| v.floats().to_vec())
-                .unwrap_or_default()
-        };
+        let f = |name: &str| scene.floats(t, name).to_vec();
         let (c, s, tr) = (f("center"), f("scale"), f("translation"));
         if c.len() < 2 || s.len() < 2 || tr.len() < 2 {
             return None;
@@ -1023,12 +1004,7 @@ impl Writer<'_> {
     /// A Viewpoint: a node with a perspective camera.
     fn viewpoint(&mut self, id: NodeId, parent: &mut Vec<Index<json::Node>>) {
         let scene = self.scene;
-        let f = |name: &str| {
-            scene
-                .value(id, name)
-                .map(|v| v.floats().to_vec())
-                .unwrap_or_default()
-        };
+        let f = |name: &str| scene.floats(id, name).to_vec();
         let fov = f("fieldOfView")
             .first()
             .copied()
@@ -1073,15 +1049,10 @@ impl Writer<'_> {
     fn light(&mut self, id: NodeId, ty: &str, parent: &mut Vec<Index<json::Node>>) {
         use json::extensions::scene::khr_lights_punctual as klp;
         let scene = self.scene;
-        if !scene.value(id, "on").is_some_and(|v| v.as_bool()) {
+        if !scene.flag(id, "on") {
             return;
         }
-        let f = |name: &str| {
-            scene
-                .value(id, name)
-                .map(|v| v.floats().to_vec())
-                .unwrap_or_default()
-        };
+        let f = |name: &str| scene.floats(id, name).to_vec();
         let color = f("color");
         let intensity = f("intensity").first().copied().unwrap_or(1.0).max(0.0);
         let (type_, spot, range) = match ty {
