@@ -150,6 +150,18 @@ fn is_transform_like(type_name: &str) -> bool {
     )
 }
 
+/// How a sampled track is interpolated: its natural way in exact mode,
+/// as `--interpolation` says in sample mode (LINEAR on rotations is slerp).
+fn sampled_interpolation(opts: &Options, track: &Track) -> Interpolation {
+    match (opts.mode, opts.interpolation) {
+        (Mode::Exact, _) => track.sample_interpolation(),
+        (Mode::Sample, SampleInterpolation::Linear) if track.is_rotation() => Interpolation::Slerp,
+        (Mode::Sample, SampleInterpolation::Linear) => Interpolation::Linear,
+        (Mode::Sample, SampleInterpolation::Step) => Interpolation::Step,
+        (Mode::Sample, SampleInterpolation::Cubic) => Interpolation::Cubic,
+    }
+}
+
 /// The MIME type of PNG or JPEG bytes (the image types core glTF takes).
 fn image_mime(bytes: &[u8]) -> Option<&'static str> {
     if bytes.starts_with(b"\x89PNG\r\n\x1a\n") {
@@ -1191,11 +1203,7 @@ impl Writer<'_> {
                 // Colour and transparency in one clip: one RGBA curve, sampled.
                 (Some(tr), None) => {
                     let mut a = Vec::new();
-                    let interpolation = match (opts.mode, opts.interpolation) {
-                        (Mode::Sample, SampleInterpolation::Step) => Interpolation::Step,
-                        (Mode::Sample, SampleInterpolation::Cubic) => Interpolation::Cubic,
-                        _ => Interpolation::Linear,
-                    };
+                    let interpolation = sampled_interpolation(opts, track);
                     Some(Keyframes::sample(
                         &clip.map,
                         opts.rate,
@@ -1462,16 +1470,9 @@ impl Writer<'_> {
         let exact = (opts.mode == Mode::Exact)
             .then(|| clip.exact_keyframes(track))
             .flatten();
-        let interpolation = match (&exact, opts.mode, opts.interpolation) {
-            (Some(k), _, _) => k.interpolation,
-            (None, Mode::Exact, _) => track.sample_interpolation(),
-            (None, Mode::Sample, SampleInterpolation::Linear) if track.is_rotation() => {
-                Interpolation::Slerp
-            }
-            (None, Mode::Sample, SampleInterpolation::Linear) => Interpolation::Linear,
-            (None, Mode::Sample, SampleInterpolation::Step) => Interpolation::Step,
-            (None, Mode::Sample, SampleInterpolation::Cubic) => Interpolation::Cubic,
-        };
+        let interpolation = exact
+            .as_ref()
+            .map_or_else(|| sampled_interpolation(opts, track), |k| k.interpolation);
         let Some(tol) = opts.tolerance else {
             return Some(exact.unwrap_or_else(|| clip.sampled_as(track, opts.rate, interpolation)));
         };
