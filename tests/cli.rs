@@ -54,17 +54,14 @@ fn csv_wide_has_a_column_per_component() {
 
 #[test]
 fn csv_mf_values_have_an_index_per_element() {
-    let dir = tempfile::tempdir().unwrap();
-    let x3d = dir.path().join("m.x3d");
-    std::fs::write(
-        &x3d,
+    let (_dir, x3d) = util::scene_file(
+        "m.x3d",
         "<X3D><Scene><Shape><IndexedFaceSet><Coordinate DEF='C' point='0 0 0 1 0 0'/></IndexedFaceSet></Shape>\
          <TimeSensor DEF='T'/><CoordinateInterpolator DEF='I' key='0 1' keyValue='0 0 0 1 0 0 0 1 0 1 1 0'/>\
          <ROUTE fromNode='T' fromField='fraction_changed' toNode='I' toField='set_fraction'/>\
          <ROUTE fromNode='I' fromField='value_changed' toNode='C' toField='point'/></Scene></X3D>",
-    )
-    .unwrap();
-    let o = util::run(&[&x3d.to_string_lossy(), "-o", "-", "--rate", "2"]);
+    );
+    let o = util::run(&[&x3d, "-o", "-", "--rate", "2"]);
     let l = lines(&o);
     assert_eq!(&l[1..3], ["T,0,C,point,0,0,0,0,", "T,0,C,point,1,1,0,0,"]);
     assert_eq!(
@@ -75,26 +72,14 @@ fn csv_mf_values_have_an_index_per_element() {
 
 #[test]
 fn timeline_uses_world_time() {
-    let dir = tempfile::tempdir().unwrap();
-    let x3d = dir.path().join("t.x3d");
-    std::fs::write(
-        &x3d,
+    let (_dir, x3d) = util::scene_file(
+        "t.x3d",
         "<X3D><Scene><Transform DEF='X' translation='9 9 9'/>\
          <TimeSensor DEF='T' startTime='1' cycleInterval='2'/><PositionInterpolator DEF='P' key='0 1' keyValue='0 0 0 2 0 0'/>\
          <ROUTE fromNode='T' fromField='fraction_changed' toNode='P' toField='set_fraction'/>\
          <ROUTE fromNode='P' fromField='value_changed' toNode='X' toField='translation'/></Scene></X3D>",
-    )
-    .unwrap();
-    let o = util::run(&[
-        &x3d.to_string_lossy(),
-        "-o",
-        "-",
-        "--timeline",
-        "--rate",
-        "1",
-        "--end",
-        "4",
-    ]);
+    );
+    let o = util::run(&[&x3d, "-o", "-", "--timeline", "--rate", "1", "--end", "4"]);
     assert_eq!(
         lines(&o)[1..],
         [
@@ -107,7 +92,7 @@ fn timeline_uses_world_time() {
             "timeline,4,X,translation,0,2,0,0,",
         ]
     );
-    let bad = util::run(&[&x3d.to_string_lossy(), "-o", "-", "--start", "1"]);
+    let bad = util::run(&[&x3d, "-o", "-", "--start", "1"]);
     assert_eq!(bad.status.code(), Some(2), "--start needs --timeline");
 }
 

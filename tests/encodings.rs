@@ -101,14 +101,11 @@ fn a_file_that_inlines_itself_is_an_error_and_a_missing_one_a_warning() {
     let o = util::run(&["inspect", "fixtures/include/self.x3dv"]);
     assert_eq!(o.status.code(), Some(1));
     assert!(util::stderr(&o).contains("fixtures/include/self.x3dv:3:14: error: Inline `self.x3dv` includes a file that is already being read"));
-    let dir = tempfile::tempdir().unwrap();
-    let f = dir.path().join("m.x3dv");
-    std::fs::write(
-        &f,
+    let (_dir, f) = util::scene_file(
+        "m.x3dv",
         "#X3D V3.3 utf8\nInline { url [ \"gone.x3d\" \"https://example.org/gone.x3d\" ] }\n",
-    )
-    .unwrap();
-    let o = util::run(&["inspect", &f.to_string_lossy()]);
+    );
+    let o = util::run(&["inspect", &f]);
     assert_eq!(o.status.code(), Some(0));
     let err = util::stderr(&o);
     assert!(

@@ -20,26 +20,6 @@ fn bake(input: &str, output: &Path, extra: &[&str]) -> std::process::Output {
     util::run(&args)
 }
 
-/// Runs the validator on files; None when it is not installed.
-fn validate(files: &[PathBuf]) -> Option<Vec<serde_json::Value>> {
-    let Some(dir) = std::env::var_os("X3DBAKE_VALIDATOR") else {
-        eprintln!("note: X3DBAKE_VALIDATOR not set; glTF validation skipped");
-        return None;
-    };
-    let out = std::process::Command::new("node")
-        .arg(util::root().join("tools/validate.mjs"))
-        .args(files)
-        .env("X3DBAKE_VALIDATOR", dir)
-        .output()
-        .expect("node runs");
-    let text = String::from_utf8_lossy(&out.stdout);
-    Some(
-        text.lines()
-            .map(|l| serde_json::from_str(l).expect("one JSON report a line"))
-            .collect(),
-    )
-}
-
 const FORMS: &[(&str, &[&str])] = &[
     ("gltf", &[]),
     ("embedded.gltf", &["--embed"]),
@@ -88,7 +68,7 @@ fn every_fixture_in_every_form_is_validator_clean() {
             files.push(out);
         }
     }
-    let Some(reports) = validate(&files) else {
+    let Some(reports) = util::validate(&files) else {
         return;
     };
     assert_eq!(reports.len(), files.len());

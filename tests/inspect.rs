@@ -56,14 +56,10 @@ fn missing_file_is_an_io_error() {
 
 #[test]
 fn warnings_have_locations_and_quiet_hides_them() {
-    let dir = tempfile::tempdir().unwrap();
-    let p = dir.path().join("w.x3d");
-    std::fs::write(
-        &p,
+    let (_dir, path) = util::scene_file(
+        "w.x3d",
         "<X3D>\n<Scene>\n<Transform foo='1'/>\n<Gizmo a='b'/>\n</Scene>\n</X3D>\n",
-    )
-    .unwrap();
-    let path = p.to_string_lossy().into_owned();
+    );
     let out = util::run(&["inspect", &path]);
     assert_eq!(out.status.code(), Some(0));
     let err = util::stderr(&out);
@@ -84,14 +80,10 @@ fn warnings_have_locations_and_quiet_hides_them() {
 
 #[test]
 fn interpolator_key_problems_are_warnings_at_the_keyvalue() {
-    let dir = tempfile::tempdir().unwrap();
-    let p = dir.path().join("k.x3d");
-    std::fs::write(
-        &p,
+    let (_dir, path) = util::scene_file(
+        "k.x3d",
         "<X3D><Scene>\n<ScalarInterpolator DEF='S' key='0 0.5 1' keyValue='0 1'/>\n</Scene></X3D>\n",
-    )
-    .unwrap();
-    let path = p.to_string_lossy().into_owned();
+    );
     let out = util::run(&["inspect", &path]);
     assert_eq!(out.status.code(), Some(0));
     let err = util::stderr(&out);

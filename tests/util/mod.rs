@@ -49,6 +49,36 @@ pub fn fixtures(dir: &str, ext: &str) -> Vec<PathBuf> {
     v
 }
 
+/// Runs the Khronos validator (tools/validate.mjs) on files: one JSON report
+/// each. `None`, with a note, when X3DBAKE_VALIDATOR names no install.
+pub fn validate(files: &[PathBuf]) -> Option<Vec<serde_json::Value>> {
+    let Some(dir) = std::env::var_os("X3DBAKE_VALIDATOR") else {
+        eprintln!("note: X3DBAKE_VALIDATOR not set; glTF validation skipped");
+        return None;
+    };
+    let out = Command::new("node")
+        .arg(root().join("tools/validate.mjs"))
+        .args(files)
+        .env("X3DBAKE_VALIDATOR", dir)
+        .output()
+        .expect("node runs");
+    let text = String::from_utf8_lossy(&out.stdout);
+    Some(
+        text.lines()
+            .map(|l| serde_json::from_str(l).expect("one JSON report a line"))
+            .collect(),
+    )
+}
+
+/// Writes a scene into a fresh temporary folder; returns the folder (kept
+/// alive by the caller) and the file's path as text.
+pub fn scene_file(name: &str, text: &str) -> (tempfile::TempDir, String) {
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    let path = dir.path().join(name);
+    std::fs::write(&path, text).expect("the scene is written");
+    (dir, path.to_string_lossy().into_owned())
+}
+
 /// A small deterministic generator (xorshift), so that randomised tests run
 /// the same inputs every time.
 pub struct Rng(pub u64);
