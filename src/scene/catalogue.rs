@@ -40,13 +40,6 @@ pub fn node_def(name: &str) -> Option<&'static NodeDef> {
     catalogue().get(name)
 }
 
-/// All node types, sorted by name.
-pub fn node_defs() -> Vec<&'static NodeDef> {
-    let mut v: Vec<_> = catalogue().values().collect();
-    v.sort_by(|a, b| a.name.cmp(&b.name));
-    v
-}
-
 fn catalogue() -> &'static HashMap<String, NodeDef> {
     static CATALOGUE: OnceLock<HashMap<String, NodeDef>> = OnceLock::new();
     CATALOGUE.get_or_init(|| {

@@ -77,10 +77,6 @@ macro_rules! field_types {
             pub fn single(self) -> FieldType {
                 match self { $( FieldType::$sf | FieldType::$mf => FieldType::$sf, )* }
             }
-            /// The multiple-value type of an SF type (itself for MF types).
-            pub fn multiple(self) -> FieldType {
-                match self { $( FieldType::$sf | FieldType::$mf => FieldType::$mf, )* }
-            }
         }
     };
 }
