@@ -298,19 +298,7 @@ impl Builder<'_> {
             path.push(ri);
             if r.to_field == "set_fraction" && is_chain_node(self.scene, r.to) {
                 self.used[ri] = true;
-                if type_of(self.scene, r.to) == "EaseInEaseOut" {
-                    let next: Vec<NodeId> = chain.iter().copied().chain([r.to]).collect();
-                    self.walk(
-                        r.to,
-                        "modifiedFraction_changed",
-                        &next,
-                        path,
-                        tracks,
-                        periodic,
-                    );
-                } else {
-                    self.interpolator_targets(r.to, chain, path, tracks, periodic);
-                }
+                self.enter(r.to, chain, path, tracks, periodic);
             } else if chain.is_empty()
                 && r.ty == Some(FieldType::SFFloat)
                 && !matches!(type_of(self.scene, r.to), "" | "Script")
@@ -331,6 +319,31 @@ impl Builder<'_> {
                 tracks.push(self.track(&r, node, chain, identity, periodic));
             }
             path.pop();
+        }
+    }
+
+    /// A fraction arrives at a chain node's set_fraction: an EaseInEaseOut
+    /// passes it on, modified; an interpolator turns it into values.
+    fn enter(
+        &mut self,
+        node: NodeId,
+        chain: &[NodeId],
+        path: &mut Vec<usize>,
+        tracks: &mut Vec<Track>,
+        periodic: bool,
+    ) {
+        if type_of(self.scene, node) == "EaseInEaseOut" {
+            let next: Vec<NodeId> = chain.iter().copied().chain([node]).collect();
+            self.walk(
+                node,
+                "modifiedFraction_changed",
+                &next,
+                path,
+                tracks,
+                periodic,
+            );
+        } else {
+            self.interpolator_targets(node, chain, path, tracks, periodic);
         }
     }
 
@@ -358,19 +371,7 @@ impl Builder<'_> {
                 let next: Vec<NodeId> = chain.iter().copied().chain([interp]).collect();
                 self.used[ri] = true;
                 path.push(ri);
-                if type_of(self.scene, r.to) == "EaseInEaseOut" {
-                    let after: Vec<NodeId> = next.iter().copied().chain([r.to]).collect();
-                    self.walk(
-                        r.to,
-                        "modifiedFraction_changed",
-                        &after,
-                        path,
-                        tracks,
-                        periodic,
-                    );
-                } else {
-                    self.interpolator_targets(r.to, &next, path, tracks, periodic);
-                }
+                self.enter(r.to, &next, path, tracks, periodic);
                 path.pop();
                 continue;
             }
