@@ -233,6 +233,8 @@ struct Builder<'a> {
     funcs: HashMap<(NodeId, bool), Arc<Interpolator>>,
     /// Routes that some track follows.
     used: Vec<bool>,
+    /// The routes out of each node field, in file order.
+    out_routes: HashMap<(NodeId, &'a str), Vec<usize>>,
 }
 
 impl Builder<'_> {
@@ -270,12 +272,10 @@ impl Builder<'_> {
     }
 
     fn routes_from(&self, node: NodeId, field: &str) -> Vec<usize> {
-        (0..self.scene.routes.len())
-            .filter(|&i| {
-                let r = &self.scene.routes[i];
-                r.from == node && r.from_field == field
-            })
-            .collect()
+        self.out_routes
+            .get(&(node, field))
+            .cloned()
+            .unwrap_or_default()
     }
 
     /// Follows the fraction out of `node.field` through modifiers to
@@ -470,7 +470,14 @@ pub fn clips(scene: &Scene, opts: ClipOptions, diags: &mut Diagnostics) -> Vec<C
         diags,
         funcs: HashMap::new(),
         used: vec![false; scene.routes.len()],
+        out_routes: HashMap::new(),
     };
+    for (i, r) in scene.routes.iter().enumerate() {
+        b.out_routes
+            .entry((r.from, r.from_field.as_str()))
+            .or_default()
+            .push(i);
+    }
     let mut clips = Vec::new();
     let mut ordinal: HashMap<&str, usize> = HashMap::new();
     for i in 0..scene.nodes.len() {
