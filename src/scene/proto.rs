@@ -25,6 +25,14 @@ pub fn expand(scene: &mut Scene, diags: &mut Diagnostics) {
         })
         .map(|id| (id, 0))
         .collect();
+    // Every prototype's template nodes, in creation order (copies made
+    // below are not templates, so this holds throughout).
+    let mut templates: HashMap<usize, Vec<NodeId>> = HashMap::new();
+    for (i, n) in scene.nodes.iter().enumerate() {
+        if let Some(p) = n.in_proto {
+            templates.entry(p).or_default().push(NodeId(i as u32));
+        }
+    }
     let mut connections = Connections::new();
     let mut warned_extern = Vec::new();
     let mut created = 0usize;
@@ -66,7 +74,8 @@ pub fn expand(scene: &mut Scene, diags: &mut Diagnostics) {
                 format!("{}_{n}", scene.protos[p].name)
             }
         };
-        let nested = instantiate(scene, inst, p, &label, &mut connections);
+        let template = templates.get(&p).map_or(&[][..], Vec::as_slice);
+        let nested = instantiate(scene, inst, p, template, &label, &mut connections);
         // Unnamed instances inside this one count from 1 within it.
         let mut inner: HashMap<usize, usize> = HashMap::new();
         let mut nested_ids = nested.0.clone();
@@ -94,22 +103,19 @@ pub fn expand(scene: &mut Scene, diags: &mut Diagnostics) {
     reroute(scene, &connections);
 }
 
-/// Copies the body of prototype `p` for instance `inst`. Returns the
+/// Copies the body of prototype `p` (its `template` nodes) for instance
+/// `inst`. Returns the
 /// instances inside the copy and how many nodes were made.
 fn instantiate(
     scene: &mut Scene,
     inst: NodeId,
     p: usize,
+    template: &[NodeId],
     label: &str,
     connections: &mut Connections,
 ) -> (Vec<NodeId>, usize) {
-    // Every template node of this prototype, in creation order.
-    let template: Vec<NodeId> = (0..scene.nodes.len() as u32)
-        .map(NodeId)
-        .filter(|&id| scene.node(id).in_proto == Some(p))
-        .collect();
     let mut map: HashMap<NodeId, NodeId> = HashMap::new();
-    for &old in &template {
+    for &old in template {
         let new = NodeId(scene.nodes.len() as u32);
         let n = scene.node(old);
         let copy = super::Node {
