@@ -104,8 +104,8 @@ pub fn expand(scene: &mut Scene, diags: &mut Diagnostics) {
 }
 
 /// Copies the body of prototype `p` (its `template` nodes) for instance
-/// `inst`. Returns the
-/// instances inside the copy and how many nodes were made.
+/// `inst`. Returns the instances inside the copy and how many nodes were
+/// made.
 fn instantiate(
     scene: &mut Scene,
     inst: NodeId,
