@@ -181,6 +181,25 @@ impl<'d> Builder<'d> {
         self.node_mut(id).user_fields.push(def);
     }
 
+    /// Parses the value of a declared field (a prototype or Script field's
+    /// default); a bad value is an error at its place, and `None`.
+    pub fn declared_value(
+        &mut self,
+        name: &str,
+        ty: super::FieldType,
+        text: &str,
+        pos: TextPos,
+    ) -> Option<Value> {
+        match parse_value(ty, text, self.encoding) {
+            Ok(v) => Some(v),
+            Err(e) => {
+                let msg = format!("bad value for field `{name}` ({ty}): {}", e.message);
+                self.diags.error(msg, Some(pos.sub(e.at)));
+                None
+            }
+        }
+    }
+
     /// Sets a field from its text in the file.
     pub fn set_field_text(&mut self, id: NodeId, name: &str, text: &str, pos: TextPos) {
         let found = self

@@ -5,7 +5,7 @@
 
 use crate::diag::{Diagnostic, Diagnostics};
 use crate::scene::build::TextPos;
-use crate::scene::value::{Encoding, Scalar, parse_value};
+use crate::scene::value::{Encoding, Scalar};
 use crate::scene::{Access, Builder, FieldDef, FieldType, NodeId, Scene, Value};
 use crate::source::{FileId, SourceFile, Span};
 use serde::de::{Deserializer, MapAccess, Visitor};
@@ -373,23 +373,7 @@ impl<'s> Reader<'s, '_> {
     /// booleans, strings, arrays of strings.
     fn value(&mut self, ty: FieldType, raw: &'s RawValue, name: &str) -> R<Option<Value>> {
         let (text, pos) = self.value_text(ty, raw)?;
-        match parse_value(ty, &text, Encoding::Xml) {
-            Ok(v) => Ok(Some(v)),
-            Err(e) => {
-                let span = match pos {
-                    TextPos::Verbatim(s) => Span::new(
-                        self.file,
-                        s.start as usize + e.at.start..s.start as usize + e.at.end,
-                    ),
-                    TextPos::Field(s) => s,
-                };
-                self.b.diags().error(
-                    format!("bad value for field `{name}` ({ty}): {}", e.message),
-                    Some(span),
-                );
-                Ok(None)
-            }
-        }
+        Ok(self.b.declared_value(name, ty, &text, pos))
     }
 
     /// A value as the text the XML encoding would have, with where it is.

@@ -429,19 +429,8 @@ impl<'s> Parser<'s, '_> {
                 def.default.data = crate::scene::value::Data::Nodes(nodes);
             } else {
                 let (text, pos) = self.typed_text(ty)?;
-                match parse_value(ty, text, Encoding::Vrml) {
-                    Ok(v) => def.default = v,
-                    Err(e) => {
-                        let span = match pos {
-                            TextPos::Verbatim(s) => self
-                                .span(s.start as usize + e.at.start, s.start as usize + e.at.end),
-                            TextPos::Field(s) => s,
-                        };
-                        self.b.diags().error(
-                            format!("bad value for field `{name}` ({ty}): {}", e.message),
-                            Some(span),
-                        );
-                    }
+                if let Some(v) = self.b.declared_value(name, ty, text, pos) {
+                    def.default = v;
                 }
             }
         }

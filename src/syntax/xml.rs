@@ -411,22 +411,10 @@ impl<'s, 'd> Reader<'s, 'd> {
         };
         let ty = ty?;
         let default = match Self::get(attrs, "value") {
-            Some(a) => match parse_value(ty, &a.value, Encoding::Xml) {
-                Ok(v) => v,
-                Err(e) => {
-                    let sp = match a.pos {
-                        TextPos::Verbatim(s) => Span {
-                            file: s.file,
-                            start: s.start + e.at.start as u32,
-                            end: s.start + e.at.end as u32,
-                        },
-                        TextPos::Field(s) => s,
-                    };
-                    let msg = format!("bad value for field `{name}` ({ty}): {}", e.message);
-                    self.b.diags().error(msg, Some(sp));
-                    Value::initial(ty)
-                }
-            },
+            Some(a) => self
+                .b
+                .declared_value(&name, ty, &a.value, a.pos)
+                .unwrap_or_else(|| Value::initial(ty)),
             None => Value::initial(ty),
         };
         if name.is_empty() {
