@@ -363,6 +363,12 @@ fn f32s(v: DVec3) -> [f32; 3] {
     v.as_vec3().to_array()
 }
 
+/// An SFRotation field as a unit quaternion.
+fn rotation_field(scene: &Scene, id: NodeId, field: &str) -> DQuat {
+    let r: Vec<f64> = scene.floats(id, field).iter().map(|&x| x as f64).collect();
+    rotation::from_axis_angle(&r)
+}
+
 fn quat_f32(q: DQuat) -> json::scene::UnitQuaternion {
     json::scene::UnitQuaternion(q.normalize().as_quat().to_array())
 }
@@ -483,18 +489,8 @@ impl Writer<'_> {
         let t = vec3(&field("translation"));
         let c = vec3(&field("center"));
         let s = vec3(&field("scale"));
-        let r = rotation::from_axis_angle(
-            &field("rotation")
-                .iter()
-                .map(|&x| x as f64)
-                .collect::<Vec<_>>(),
-        );
-        let sr = rotation::from_axis_angle(
-            &field("scaleOrientation")
-                .iter()
-                .map(|&x| x as f64)
-                .collect::<Vec<_>>(),
-        );
+        let r = rotation_field(scene, id, "rotation");
+        let sr = rotation_field(scene, id, "scaleOrientation");
         let has_sr = !rotation::same_rotation(sr, DQuat::IDENTITY, 1e-15);
         let mut main = node(name.clone());
         main.translation = Some(f32s(t + c)).filter(|v| *v != [0.0; 3]);
@@ -1048,9 +1044,8 @@ impl Writer<'_> {
         n.camera = Some(camera);
         let p = f("position");
         n.translation = Some([p[0], p[1], p[2]]).filter(|v| *v != [0.0; 3]);
-        let o: Vec<f64> = f("orientation").iter().map(|&x| x as f64).collect();
-        n.rotation =
-            Some(quat_f32(rotation::from_axis_angle(&o))).filter(|q| q.0 != [0.0, 0.0, 0.0, 1.0]);
+        let o = rotation_field(scene, id, "orientation");
+        n.rotation = Some(quat_f32(o)).filter(|q| q.0 != [0.0, 0.0, 0.0, 1.0]);
         let index = self.root.push(n);
         self.placed.entry(id).or_default().push(index);
         parent.push(index);
