@@ -1,0 +1,12 @@
+//! Fuzzes the gzip path: the bytes are a deflate stream behind a fixed gzip
+//! header, expanded and then read; damaged or oversized data must be an
+//! error, never a panic, a hang or a blow-up.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| {
+    let mut bytes = vec![0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 255];
+    bytes.extend_from_slice(data);
+    x3dbake_fuzz::read_as(&bytes, "fuzz.x3d.gz");
+});
