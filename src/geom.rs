@@ -31,7 +31,17 @@ pub struct Mesh {
     pub coord_index: Vec<u32>,
     /// The Coordinate node, when there is one.
     pub coord: Option<NodeId>,
+    /// For each vertex, the vector of the Normal node its normal came from
+    /// (empty when the geometry has no Normal node), so that animated
+    /// vectors can turn it.
+    pub normal_index: Vec<u32>,
+    /// The Normal node, when there is one.
+    pub normal: Option<NodeId>,
 }
+
+/// Values that replace what the file gives for a Coordinate's `point` or a
+/// Normal's `vector`, by node: an animated state to draw the geometry in.
+pub type Overrides = std::collections::HashMap<NodeId, Vec<f32>>;
 
 impl Mesh {
     fn new(primitive: Primitive) -> Mesh {
@@ -51,11 +61,12 @@ fn vec3s(v: &[f32]) -> Vec<Vec3> {
 }
 
 /// Points of a Coordinate (or CoordinateDouble) node in a field.
-fn points(scene: &Scene, id: NodeId, field: &str) -> Vec<Vec3> {
+fn points(scene: &Scene, rest: &Overrides, id: NodeId, field: &str) -> Vec<Vec3> {
     let Some(c) = scene.child(id, field) else {
         return Vec::new();
     };
     match scene.value(c, "point") {
+        _ if rest.contains_key(&c) => vec3s(&rest[&c]),
         Some(v) if !v.doubles().is_empty() => v
             .doubles()
             .chunks_exact(3)
@@ -92,8 +103,9 @@ fn uvs(scene: &Scene, id: NodeId) -> Vec<Vec2> {
     }
 }
 
-fn normals(scene: &Scene, id: NodeId) -> Vec<Vec3> {
+fn normals(scene: &Scene, rest: &Overrides, id: NodeId) -> Vec<Vec3> {
     match scene.child(id, "normal") {
+        Some(n) if rest.contains_key(&n) => vec3s(&rest[&n]),
         Some(n) => vec3s(scene.floats(n, "vector")),
         None => Vec::new(),
     }
@@ -101,16 +113,16 @@ fn normals(scene: &Scene, id: NodeId) -> Vec<Vec3> {
 
 /// The mesh of a geometry node, or `None` for types x3dbake does not draw
 /// (with a warning) and for geometry with nothing to draw.
-pub fn mesh(scene: &Scene, id: NodeId, diags: &mut Diagnostics) -> Option<Mesh> {
+pub fn mesh(scene: &Scene, rest: &Overrides, id: NodeId, diags: &mut Diagnostics) -> Option<Mesh> {
     let ty = scene.known(id).map(|d| d.name.as_str());
     let solid = scene.value(id, "solid").is_none_or(|v| v.as_bool());
     let mut m = match ty {
-        Some("IndexedFaceSet") => indexed_face_set(scene, id),
-        Some("IndexedTriangleSet") => triangle_set(scene, id, Some(scene.ints(id, "index"))),
-        Some("TriangleSet") => triangle_set(scene, id, None),
-        Some("IndexedLineSet") => line_set(scene, id),
-        Some("LineSet") => strips(scene, id),
-        Some("PointSet") => point_set(scene, id),
+        Some("IndexedFaceSet") => indexed_face_set(scene, rest, id),
+        Some("IndexedTriangleSet") => triangle_set(scene, rest, id, Some(scene.ints(id, "index"))),
+        Some("TriangleSet") => triangle_set(scene, rest, id, None),
+        Some("IndexedLineSet") => line_set(scene, rest, id),
+        Some("LineSet") => strips(scene, rest, id),
+        Some("PointSet") => point_set(scene, rest, id),
         Some("Box") => {
             let s = scene.floats(id, "size");
             boxed(Vec3::from_slice(s) / 2.0)
@@ -130,6 +142,9 @@ pub fn mesh(scene: &Scene, id: NodeId, diags: &mut Diagnostics) -> Option<Mesh> 
     if !m.coord_index.is_empty() {
         m.coord = scene.child(id, "coord");
     }
+    if !m.normal_index.is_empty() {
+        m.normal = scene.child(id, "normal");
+    }
     if m.indices.is_empty() { None } else { Some(m) }
 }
 
@@ -138,8 +153,8 @@ fn faces(index: &[i32]) -> impl Iterator<Item = &[i32]> {
     index.split(|&i| i < 0).filter(|f| !f.is_empty())
 }
 
-fn indexed_face_set(scene: &Scene, id: NodeId) -> Mesh {
-    let coords = points(scene, id, "coord");
+fn indexed_face_set(scene: &Scene, rest: &Overrides, id: NodeId) -> Mesh {
+    let coords = points(scene, rest, id, "coord");
     let coord_index = scene.ints(id, "coordIndex");
     let ccw = scene.value(id, "ccw").is_none_or(|v| v.as_bool());
     let convex = scene.value(id, "convex").is_none_or(|v| v.as_bool());
@@ -148,7 +163,8 @@ fn indexed_face_set(scene: &Scene, id: NodeId) -> Mesh {
         .first()
         .copied()
         .unwrap_or(0.0);
-    let given_normals = normals(scene, id);
+    let given_normals = normals(scene, rest, id);
+    let has_normal_node = scene.child(id, "normal").is_some();
     let normal_per_vertex = scene.flag(id, "normalPerVertex");
     let normal_index = scene.ints(id, "normalIndex");
     let cols = colors(scene, id);
@@ -209,8 +225,11 @@ fn indexed_face_set(scene: &Scene, id: NodeId) -> Mesh {
                 let ti = which(true, tex_index);
                 m.uvs.push(*tex.get(ti).unwrap_or(&Vec2::ZERO));
             }
+            let ni = which(normal_per_vertex, normal_index);
+            if has_normal_node {
+                m.normal_index.push(ni as u32);
+            }
             if !given_normals.is_empty() {
-                let ni = which(normal_per_vertex, normal_index);
                 let n = given_normals.get(ni).copied().unwrap_or(normal);
                 m.normals.push(n.try_normalize().unwrap_or(Vec3::Y));
             }
@@ -338,10 +357,11 @@ fn ear_clip(poly: &[Vec3], normal: Vec3) -> Vec<[usize; 3]> {
 
 /// IndexedTriangleSet (with an index) or TriangleSet: flat normals unless
 /// given.
-fn triangle_set(scene: &Scene, id: NodeId, index: Option<&[i32]>) -> Mesh {
-    let coords = points(scene, id, "coord");
+fn triangle_set(scene: &Scene, rest: &Overrides, id: NodeId, index: Option<&[i32]>) -> Mesh {
+    let coords = points(scene, rest, id, "coord");
     let ccw = scene.value(id, "ccw").is_none_or(|v| v.as_bool());
-    let given = normals(scene, id);
+    let given = normals(scene, rest, id);
+    let has_normal_node = scene.child(id, "normal").is_some();
     let cols = colors(scene, id);
     let tex = uvs(scene, id);
     let order: Vec<usize> = match index {
@@ -365,6 +385,9 @@ fn triangle_set(scene: &Scene, id: NodeId, index: Option<&[i32]>) -> Mesh {
         for &i in tri {
             m.positions.push(coords[i]);
             m.coord_index.push(i as u32);
+            if has_normal_node {
+                m.normal_index.push(i as u32);
+            }
             m.normals
                 .push(given.get(i).and_then(|n| n.try_normalize()).unwrap_or(flat));
             if !cols.is_empty() {
@@ -383,8 +406,8 @@ fn triangle_set(scene: &Scene, id: NodeId, index: Option<&[i32]>) -> Mesh {
     m
 }
 
-fn line_set(scene: &Scene, id: NodeId) -> Mesh {
-    let coords = points(scene, id, "coord");
+fn line_set(scene: &Scene, rest: &Overrides, id: NodeId) -> Mesh {
+    let coords = points(scene, rest, id, "coord");
     let cols = colors(scene, id);
     let mut m = Mesh::new(Primitive::Lines);
     for poly in faces(scene.ints(id, "coordIndex")) {
@@ -398,8 +421,8 @@ fn line_set(scene: &Scene, id: NodeId) -> Mesh {
     m
 }
 
-fn strips(scene: &Scene, id: NodeId) -> Mesh {
-    let coords = points(scene, id, "coord");
+fn strips(scene: &Scene, rest: &Overrides, id: NodeId) -> Mesh {
+    let coords = points(scene, rest, id, "coord");
     let cols = colors(scene, id);
     let mut m = Mesh::new(Primitive::Lines);
     let mut start = 0usize;
@@ -429,8 +452,8 @@ fn push_strip(m: &mut Mesh, strip: &[usize], coords: &[Vec3], cols: &[[f32; 4]])
     }
 }
 
-fn point_set(scene: &Scene, id: NodeId) -> Mesh {
-    let coords = points(scene, id, "coord");
+fn point_set(scene: &Scene, rest: &Overrides, id: NodeId) -> Mesh {
+    let coords = points(scene, rest, id, "coord");
     let cols = colors(scene, id);
     let mut m = Mesh::new(Primitive::Points);
     for (i, p) in coords.iter().enumerate() {

@@ -208,6 +208,10 @@ struct Writer<'a> {
     morphs: HashMap<(usize, usize), Morph>,
     /// The glTF nodes that show each mesh.
     mesh_nodes: HashMap<usize, Vec<Index<json::Node>>>,
+    /// Tracks written as part of another track's morph targets.
+    folded: std::collections::HashSet<(usize, usize)>,
+    /// Animated arrays that are empty in the file: their first animated value.
+    rest: crate::geom::Overrides,
 }
 
 /// A track of Coordinate points as morph targets of a mesh: its keyframes
@@ -316,6 +320,8 @@ pub fn build(
         opts: *opts,
         morphs: HashMap::new(),
         mesh_nodes: HashMap::new(),
+        folded: Default::default(),
+        rest: rest_values(scene, clips),
     };
     w.root.asset.generator = Some(format!("x3dbake {}", env!("CARGO_PKG_VERSION")));
     let mut roots = Vec::new();
@@ -353,6 +359,58 @@ pub fn build(
         bin: w.bin,
         pointers: w.pointers,
     }
+}
+
+/// A morph target's displacements: for each vertex, the animated element it
+/// came from (`index`) minus the vertex's own value; a missing element
+/// leaves the vertex alone. Normals are made unit first.
+fn deltas(own: &[glam::Vec3], index: &[u32], animated: &[f64], unit: bool) -> Vec<f32> {
+    own.iter()
+        .zip(index)
+        .flat_map(|(p, &c)| {
+            let c = c as usize * 3;
+            match animated.get(c..c + 3) {
+                Some(q) => {
+                    let q = glam::Vec3::new(q[0] as f32, q[1] as f32, q[2] as f32);
+                    let q = if unit {
+                        q.try_normalize().unwrap_or(*p)
+                    } else {
+                        q
+                    };
+                    (q - *p).to_array()
+                }
+                None => [0.0; 3],
+            }
+        })
+        .collect()
+}
+
+/// The arrays (Coordinate points, Normal vectors) that are empty in the file
+/// but animated: they take the value of the first clip that animates them
+/// at its start, so that the mesh has a shape at rest (X3D draws nothing
+/// until the first event; glTF must draw something).
+fn rest_values(scene: &Scene, clips: &[Clip]) -> crate::geom::Overrides {
+    let mut rest = crate::geom::Overrides::new();
+    let mut v = Vec::new();
+    for clip in clips {
+        for track in &clip.tracks {
+            let array = matches!(
+                (
+                    scene.node(track.target).type_name.as_str(),
+                    track.field.as_str()
+                ),
+                ("Coordinate", "point") | ("Normal", "vector")
+            );
+            if array
+                && !rest.contains_key(&track.target)
+                && scene.floats(track.target, &track.field).is_empty()
+            {
+                clip.eval(track, 0.0, &mut v);
+                rest.insert(track.target, v.iter().map(|&x| x as f32).collect());
+            }
+        }
+    }
+    rest
 }
 
 fn vec3(v: &[f32]) -> DVec3 {
@@ -660,7 +718,7 @@ impl Writer<'_> {
     }
 
     fn mesh(&mut self, geometry: NodeId, appearance: Option<NodeId>) -> Option<Index<json::Mesh>> {
-        let m = crate::geom::mesh(self.scene, geometry, self.diags)?;
+        let m = crate::geom::mesh(self.scene, &self.rest, geometry, self.diags)?;
         let flat = |v: &[glam::Vec3]| v.iter().flat_map(|p| p.to_array()).collect::<Vec<f32>>();
         let mut attributes = std::collections::BTreeMap::new();
         let array = Some(buffer::Target::ArrayBuffer);
@@ -689,7 +747,7 @@ impl Writer<'_> {
         let indices = self.indices(&m.indices);
         let material = self.material(appearance, m.double_sided, !m.colors.is_empty());
         let mesh_index = self.root.meshes.len();
-        let (targets, weights) = self.morph_targets(&m, mesh_index);
+        let (targets, weights) = self.morph_targets(&m, geometry, mesh_index);
         let mode = match m.primitive() {
             crate::geom::Primitive::Triangles => json::mesh::Mode::Triangles,
             crate::geom::Primitive::Lines => json::mesh::Mode::Lines,
@@ -713,67 +771,92 @@ impl Writer<'_> {
     }
 
     /// Morph targets for every track that animates the mesh's Coordinate
-    /// points: one target per keyframe, the difference of its points from
-    /// the mesh's own. Returns the targets and the mesh's rest weights.
+    /// points or Normal vectors: one target per keyframe, the difference of
+    /// its points (normals) from the mesh's own. When one clip animates
+    /// both, they are sampled at the same times and share the targets.
+    /// Returns the targets and the mesh's rest weights.
     #[allow(clippy::type_complexity)]
     fn morph_targets(
         &mut self,
         m: &crate::geom::Mesh,
+        geometry: NodeId,
         mesh: usize,
     ) -> (Option<Vec<json::mesh::MorphTarget>>, Option<Vec<f32>>) {
-        let Some(coord) = m.coord else {
-            return (None, None);
-        };
         let clips = self.clips;
+        let opts = self.opts;
         let mut targets = Vec::new();
         let mut made = Vec::new();
         for (ci, clip) in clips.iter().enumerate() {
-            for (ti, track) in clip.tracks.iter().enumerate() {
-                if track.target != coord
-                    || track.field != "point"
-                    || !track.interpolator().produces()
-                {
-                    continue;
+            let find = |node: Option<NodeId>, field: &str| {
+                let node = node?;
+                clip.tracks.iter().position(|t| {
+                    t.target == node && t.field == field && t.interpolator().produces()
+                })
+            };
+            let (points, vectors) = (find(m.coord, "point"), find(m.normal, "vector"));
+            let linear = |k: Option<Keyframes>, track: &Track| match k {
+                // One-hot weights follow keys linearly or in steps only.
+                Some(k) if k.interpolation == Interpolation::Cubic => {
+                    Some(clip.sampled_as(track, opts.rate, Interpolation::Linear))
                 }
-                let opts = self.opts;
-                let Some(mut k) = self.keyframes(clip, track, &opts) else {
-                    continue;
-                };
-                if k.interpolation == Interpolation::Cubic {
-                    // One-hot weights follow keys linearly or in steps only.
-                    k = clip.sampled_as(track, opts.rate, Interpolation::Linear);
+                k => k,
+            };
+            let (lead, kp, kn) = match (points, vectors) {
+                (None, None) => continue,
+                (Some(p), Some(n)) => {
+                    self.folded.insert((ci, n));
+                    let both = |i: usize| {
+                        Some(clip.sampled_as(&clip.tracks[i], opts.rate, Interpolation::Linear))
+                    };
+                    (p, both(p), both(n))
                 }
-                let first = targets.len();
-                for i in 0..k.len() {
-                    let points = k.value(i);
-                    let delta: Vec<f32> = m
-                        .positions
-                        .iter()
-                        .zip(&m.coord_index)
-                        .flat_map(|(p, &c)| {
-                            let c = c as usize * 3;
-                            match points.get(c..c + 3) {
-                                Some(q) => {
-                                    [q[0] as f32 - p.x, q[1] as f32 - p.y, q[2] as f32 - p.z]
-                                }
-                                None => [0.0; 3],
-                            }
-                        })
-                        .collect();
-                    let a = self.accessor_for(
+                (Some(p), None) => {
+                    let track = &clip.tracks[p];
+                    (p, linear(self.keyframes(clip, track, &opts), track), None)
+                }
+                (None, Some(n)) => {
+                    let track = &clip.tracks[n];
+                    (n, None, linear(self.keyframes(clip, track, &opts), track))
+                }
+            };
+            let Some(len) = kp.as_ref().or(kn.as_ref()).map(Keyframes::len) else {
+                continue;
+            };
+            let first = targets.len();
+            for i in 0..len {
+                let positions = kp.as_ref().map(|k| {
+                    let delta = deltas(&m.positions, &m.coord_index, k.value(i), false);
+                    self.accessor_for(
                         &delta,
                         accessor::Type::Vec3,
                         true,
                         Some(buffer::Target::ArrayBuffer),
-                    );
-                    targets.push(json::mesh::MorphTarget {
-                        positions: Some(a),
-                        normals: None,
-                        tangents: None,
-                    });
-                }
-                made.push(((ci, ti), first, k));
+                    )
+                });
+                let normals = match (&kn, &kp) {
+                    (Some(k), _) => Some(deltas(&m.normals, &m.normal_index, k.value(i), true)),
+                    // Normals made from the points follow the points.
+                    (None, Some(k)) if m.normal.is_none() && !m.normals.is_empty() => {
+                        self.remade_normals(m, geometry, k.value(i))
+                    }
+                    _ => None,
+                };
+                let normals = normals.map(|delta| {
+                    self.accessor_for(
+                        &delta,
+                        accessor::Type::Vec3,
+                        true,
+                        Some(buffer::Target::ArrayBuffer),
+                    )
+                });
+                targets.push(json::mesh::MorphTarget {
+                    positions,
+                    normals,
+                    tangents: None,
+                });
             }
+            let keyframes = kp.or(kn).expect("one of them was found");
+            made.push(((ci, lead), first, keyframes));
         }
         if targets.is_empty() {
             return (None, None);
@@ -791,6 +874,30 @@ impl Writer<'_> {
             );
         }
         (Some(targets), Some(vec![0.0; total]))
+    }
+
+    /// The normals a mesh gets when its Coordinate holds `points`, as
+    /// displacements from its own; `None` if the mesh comes out different.
+    fn remade_normals(
+        &self,
+        m: &crate::geom::Mesh,
+        geometry: NodeId,
+        points: &[f64],
+    ) -> Option<Vec<f32>> {
+        let coord = m.coord?;
+        let over =
+            crate::geom::Overrides::from([(coord, points.iter().map(|&x| x as f32).collect())]);
+        let mut quiet = Diagnostics::default();
+        let moved = crate::geom::mesh(self.scene, &over, geometry, &mut quiet)?;
+        if moved.normals.len() != m.normals.len() {
+            return None;
+        }
+        let delta = moved
+            .normals
+            .iter()
+            .zip(&m.normals)
+            .map(|(n, own)| *n - *own);
+        Some(delta.flat_map(|n| n.to_array()).collect())
     }
 
     /// The material of an Appearance: Material as metallic-roughness (see
@@ -1161,7 +1268,7 @@ impl Writer<'_> {
         let mut pointers = Vec::new();
         let anim = self.root.animations.len();
         for (ti, track) in clip.tracks.iter().enumerate() {
-            if !track.interpolator().produces() {
+            if !track.interpolator().produces() || self.folded.contains(&(ci, ti)) {
                 continue;
             }
             let partner = |field: &str| {
