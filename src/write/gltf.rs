@@ -192,7 +192,8 @@ struct Writer<'a> {
     materials: HashMap<(Option<NodeId>, bool, bool), Index<json::Material>>,
     /// Extensions the document uses.
     extensions: Vec<&'static str>,
-    /// The glTF nodes of Viewpoints and lights, for TRS channels.
+    /// The top glTF node of each X3D node (Shapes, grouping nodes,
+    /// Viewpoints, lights) at each place it stands.
     placed: HashMap<NodeId, Vec<Index<json::Node>>>,
     /// The glTF materials made from each X3D Material.
     x3d_materials: HashMap<NodeId, Vec<MadeMaterial>>,
@@ -208,6 +209,13 @@ struct Writer<'a> {
     morphs: HashMap<(usize, usize), Morph>,
     /// The glTF nodes that show each mesh.
     mesh_nodes: HashMap<usize, Vec<Index<json::Node>>>,
+    /// Each TextureTransform written: its fields, and the glTF materials
+    /// whose base colour texture it moves.
+    tex_transforms: HashMap<NodeId, (TexFields, Vec<usize>)>,
+    /// The names given to glTF materials.
+    material_names: std::collections::HashSet<String>,
+    /// The choice nodes of each animated Switch, at each place it stands.
+    switches: HashMap<NodeId, Vec<Vec<Index<json::Node>>>>,
     /// Tracks written as part of another track's morph targets.
     folded: std::collections::HashSet<(usize, usize)>,
     /// Animated arrays that are empty in the file: their first animated value.
@@ -233,6 +241,114 @@ struct MadeMaterial {
     white: bool,
 }
 
+/// The fields of an X3D TextureTransform: center, rotation, scale and
+/// translation.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct TexFields {
+    c: [f64; 2],
+    a: f64,
+    s: [f64; 2],
+    t: [f64; 2],
+}
+
+/// A field of a TextureTransform.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum TexField {
+    Center,
+    Rotation,
+    Scale,
+    Translation,
+}
+
+/// A property of KHR_texture_transform.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum TexPart {
+    Offset,
+    Rotation,
+    Scale,
+}
+
+impl TexFields {
+    /// The same fields with one replaced by `v`.
+    fn with(mut self, field: TexField, v: &[f64]) -> TexFields {
+        let two = |v: &[f64]| [v[0], v.get(1).copied().unwrap_or(0.0)];
+        match field {
+            TexField::Center => self.c = two(v),
+            TexField::Rotation => self.a = v[0],
+            TexField::Scale => self.s = two(v),
+            TexField::Translation => self.t = two(v),
+        }
+        self
+    }
+
+    /// X3D's Tc' = −C·S·R·C·T·Tc as KHR_texture_transform (offset, rotation,
+    /// scale) in glTF's flipped v, where `rotation` r turns uv by −r (the
+    /// Khronos GLSL read as written; three.js agrees). Exact when the scale
+    /// is even or the rotation zero.
+    fn khr(self) -> ([f64; 2], f64, [f64; 2]) {
+        let TexFields { c, a, s, t } = self;
+        // X3D: Tc' = M·Tc + k with M = S·R(a), k = M·(T + C) − C. With
+        // v_gltf = 1 − v the matrix becomes S·R(−a), which is glTF's
+        // rotation a, and the offset is (k_u + m01, 1 − m11 − k_v).
+        let (sn, cs) = a.sin_cos();
+        let m = [[s[0] * cs, -s[0] * sn], [s[1] * sn, s[1] * cs]];
+        let (px, py) = (t[0] + c[0], t[1] + c[1]);
+        let k = [
+            m[0][0] * px + m[0][1] * py - c[0],
+            m[1][0] * px + m[1][1] * py - c[1],
+        ];
+        ([k[0] + m[0][1], 1.0 - m[1][1] - k[1]], a, s)
+    }
+
+    fn part(self, part: TexPart) -> Vec<f64> {
+        let (offset, rotation, scale) = self.khr();
+        match part {
+            TexPart::Offset => offset.to_vec(),
+            TexPart::Rotation => vec![rotation],
+            TexPart::Scale => scale.to_vec(),
+        }
+    }
+}
+
+impl TexPart {
+    fn width(self) -> usize {
+        match self {
+            TexPart::Rotation => 1,
+            TexPart::Offset | TexPart::Scale => 2,
+        }
+    }
+
+    fn property(self) -> &'static str {
+        match self {
+            TexPart::Offset => "offset",
+            TexPart::Rotation => "rotation",
+            TexPart::Scale => "scale",
+        }
+    }
+}
+
+impl TexField {
+    fn of(name: &str) -> TexField {
+        match name {
+            "center" => TexField::Center,
+            "rotation" => TexField::Rotation,
+            "scale" => TexField::Scale,
+            _ => TexField::Translation,
+        }
+    }
+
+    /// The glTF properties an animated field moves, each with whether it
+    /// follows the field linearly (so that keys stay exact) or must be
+    /// resampled (the offset turns with the rotation).
+    fn parts(self) -> &'static [(TexPart, bool)] {
+        match self {
+            TexField::Center | TexField::Translation => &[(TexPart::Offset, true)],
+            TexField::Scale => &[(TexPart::Scale, true), (TexPart::Offset, true)],
+            TexField::Rotation => &[(TexPart::Rotation, true), (TexPart::Offset, false)],
+        }
+    }
+}
+
 /// How a pointer channel's values come from the X3D values.
 #[derive(Clone, Copy)]
 enum Conv {
@@ -243,6 +359,13 @@ enum Conv {
     AlphaOf([f32; 3]),
     /// 1 − v (shininess as roughness).
     OneMinus,
+    /// One property of KHR_texture_transform when one field of a
+    /// TextureTransform takes the value and the others keep theirs.
+    Tex {
+        part: TexPart,
+        field: TexField,
+        fixed: TexFields,
+    },
 }
 
 impl Conv {
@@ -261,6 +384,16 @@ impl Conv {
                 rgb.into_iter().chain([zero - v[0]]).collect()
             }
             Conv::OneMinus => vec![zero - v[0]],
+            Conv::Tex { part, field, fixed } => {
+                let out = fixed.with(field, v).part(part);
+                if !tangent {
+                    return out;
+                }
+                // The parts written with tangents are affine in the field:
+                // the derivative is the linear part.
+                let zero = fixed.with(field, &[0.0, 0.0]).part(part);
+                out.iter().zip(zero).map(|(a, b)| a - b).collect()
+            }
         }
     }
 }
@@ -275,6 +408,19 @@ enum Target {
     },
     /// KHR_animation_pointer: JSON pointers and the value conversion.
     Pointer { pointers: Vec<String>, conv: Conv },
+    /// Nodes shown by KHR_node_visibility: each list is shown while the
+    /// value is its number (a Switch's choices), or `None`: is not zero (an
+    /// SFBool `visible`).
+    Visibility {
+        shown: Vec<(Option<usize>, Vec<Index<json::Node>>)>,
+    },
+    /// A TextureTransform field, as the KHR_texture_transform properties it
+    /// moves in these materials' base colour textures.
+    Texture {
+        materials: Vec<usize>,
+        field: TexField,
+        fixed: TexFields,
+    },
     /// Morph weights of nodes: one-hot at target `first + key` of `total`.
     Weights {
         nodes: Vec<Index<json::Node>>,
@@ -321,6 +467,9 @@ pub fn build(
         morphs: HashMap::new(),
         mesh_nodes: HashMap::new(),
         folded: Default::default(),
+        switches: HashMap::new(),
+        tex_transforms: HashMap::new(),
+        material_names: Default::default(),
         rest: rest_values(scene, clips),
     };
     w.root.asset.generator = Some(format!("x3dbake {}", env!("CARGO_PKG_VERSION")));
@@ -358,6 +507,14 @@ pub fn build(
         root: w.root,
         bin: w.bin,
         pointers: w.pointers,
+    }
+}
+
+fn gltf_interpolation(i: Interpolation) -> animation::Interpolation {
+    match i {
+        Interpolation::Linear | Interpolation::Slerp => animation::Interpolation::Linear,
+        Interpolation::Step => animation::Interpolation::Step,
+        Interpolation::Cubic => animation::Interpolation::CubicSpline,
     }
 }
 
@@ -497,10 +654,15 @@ impl Writer<'_> {
             (n, n)
         };
         parent.push(top);
+        self.placed.entry(id).or_default().push(top);
         let mut children = Vec::new();
         ancestors.push(id);
-        for &child in &self.chosen_children(id, fields) {
-            self.visit(child, &mut children, ancestors);
+        if def.name == "Switch" && self.animated.contains(&(id, "whichChoice".to_string())) {
+            self.switch_choices(id, fields, &mut children, ancestors);
+        } else {
+            for &child in &self.chosen_children(id, fields) {
+                self.visit(child, &mut children, ancestors);
+            }
         }
         ancestors.pop();
         if !children.is_empty() {
@@ -508,15 +670,58 @@ impl Writer<'_> {
         }
     }
 
+    /// Every choice of an animated Switch, each under a node of its own
+    /// whose KHR_node_visibility shows it when it is the file's choice.
+    fn switch_choices(
+        &mut self,
+        id: NodeId,
+        fields: &[&str],
+        children: &mut Vec<Index<json::Node>>,
+        ancestors: &mut Vec<NodeId>,
+    ) {
+        let scene = self.scene;
+        let which = scene.number(id, "whichChoice");
+        let name = scene.node(id).def.clone();
+        let mut wrappers = Vec::new();
+        for (i, child) in self.all_children(id, fields).into_iter().enumerate() {
+            let wrapper = node(name.as_ref().map(|n| format!("{n}_choice{i}")));
+            let index = self.root.push(wrapper);
+            self.set_visibility(index, which == i as f64);
+            let mut inner = Vec::new();
+            self.visit(child, &mut inner, ancestors);
+            if !inner.is_empty() {
+                self.root.nodes[index.value()].children = Some(inner);
+            }
+            children.push(index);
+            wrappers.push(index);
+        }
+        self.switches.entry(id).or_default().push(wrappers);
+    }
+
+    /// Gives a node its KHR_node_visibility.
+    fn set_visibility(&mut self, node: Index<json::Node>, visible: bool) {
+        let ext = self.root.nodes[node.value()]
+            .extensions
+            .get_or_insert_default();
+        let value = serde_json::json!({ "visible": visible });
+        ext.others.insert("KHR_node_visibility".to_string(), value);
+        self.extensions.push("KHR_node_visibility");
+    }
+
+    /// The nodes in a node's children fields.
+    fn all_children(&self, id: NodeId, fields: &[&str]) -> Vec<NodeId> {
+        fields
+            .iter()
+            .filter_map(|f| self.scene.value(id, f))
+            .flat_map(|v| v.nodes().to_vec())
+            .collect()
+    }
+
     /// The children shown: all of them, the chosen one of a Switch, the
     /// first level of a LOD.
     fn chosen_children(&self, id: NodeId, fields: &[&str]) -> Vec<NodeId> {
         let scene = self.scene;
-        let all: Vec<NodeId> = fields
-            .iter()
-            .filter_map(|f| scene.value(id, f))
-            .flat_map(|v| v.nodes().to_vec())
-            .collect();
+        let all = self.all_children(id, fields);
         match scene.node(id).type_name.as_str() {
             "Switch" => {
                 let which = scene
@@ -607,32 +812,46 @@ impl Writer<'_> {
         min_max: bool,
         target: Option<buffer::Target>,
     ) -> Index<json::Accessor> {
-        let offset = self.bin.len();
-        for x in data {
-            self.bin.extend_from_slice(&x.to_le_bytes());
-        }
-        let view = self.view(offset, data.len() * 4, target);
         let n = ty.multiplicity();
-        let (min, max) = if min_max {
+        let bounds = min_max.then(|| {
             let bound = |pick: fn(f32, f32) -> f32, start: f32| -> Vec<f32> {
                 (0..n)
                     .map(|c| data.iter().skip(c).step_by(n).copied().fold(start, pick))
                     .collect()
             };
             (
-                Some(serde_json::json!(bound(f32::min, f32::INFINITY))),
-                Some(serde_json::json!(bound(f32::max, f32::NEG_INFINITY))),
+                serde_json::json!(bound(f32::min, f32::INFINITY)),
+                serde_json::json!(bound(f32::max, f32::NEG_INFINITY)),
             )
-        } else {
-            (None, None)
-        };
+        });
+        let bytes: Vec<u8> = data.iter().flat_map(|x| x.to_le_bytes()).collect();
+        let component = accessor::ComponentType::F32;
+        self.raw_accessor(&bytes, data.len() / n, component, ty, bounds, target)
+    }
+
+    /// Appends little-endian data (padded to four bytes) in its own buffer
+    /// view and makes an accessor of `count` elements.
+    fn raw_accessor(
+        &mut self,
+        bytes: &[u8],
+        count: usize,
+        component: accessor::ComponentType,
+        ty: accessor::Type,
+        bounds: Option<(serde_json::Value, serde_json::Value)>,
+        target: Option<buffer::Target>,
+    ) -> Index<json::Accessor> {
+        let offset = self.bin.len();
+        self.bin.extend_from_slice(bytes);
+        while !self.bin.len().is_multiple_of(4) {
+            self.bin.push(0);
+        }
+        let view = self.view(offset, bytes.len(), target);
+        let (min, max) = bounds.unzip();
         self.root.push(json::Accessor {
             buffer_view: Some(view),
             byte_offset: None,
-            count: USize64((data.len() / n) as u64),
-            component_type: Checked::Valid(accessor::GenericComponentType(
-                accessor::ComponentType::F32,
-            )),
+            count: USize64(count as u64),
+            component_type: Checked::Valid(accessor::GenericComponentType(component)),
             extensions: None,
             extras: None,
             type_: Checked::Valid(ty),
@@ -664,31 +883,10 @@ impl Writer<'_> {
 
     /// Vertex indices as u32.
     fn indices(&mut self, data: &[u32]) -> Index<json::Accessor> {
-        let offset = self.bin.len();
-        for x in data {
-            self.bin.extend_from_slice(&x.to_le_bytes());
-        }
-        let view = self.view(
-            offset,
-            data.len() * 4,
-            Some(buffer::Target::ElementArrayBuffer),
-        );
-        self.root.push(json::Accessor {
-            buffer_view: Some(view),
-            byte_offset: None,
-            count: USize64(data.len() as u64),
-            component_type: Checked::Valid(accessor::GenericComponentType(
-                accessor::ComponentType::U32,
-            )),
-            extensions: None,
-            extras: None,
-            type_: Checked::Valid(accessor::Type::Scalar),
-            min: None,
-            max: None,
-            name: None,
-            normalized: false,
-            sparse: None,
-        })
+        let bytes: Vec<u8> = data.iter().flat_map(|x| x.to_le_bytes()).collect();
+        let (component, ty) = (accessor::ComponentType::U32, accessor::Type::Scalar);
+        let target = Some(buffer::Target::ElementArrayBuffer);
+        self.raw_accessor(&bytes, data.len(), component, ty, None, target)
     }
 
     /// A Shape: a glTF node with its mesh (shared when the geometry and
@@ -714,6 +912,7 @@ impl Writer<'_> {
         n.mesh = Some(mesh);
         let index = self.root.push(n);
         self.mesh_nodes.entry(mesh.value()).or_default().push(index);
+        self.placed.entry(id).or_default().push(index);
         parent.push(index);
     }
 
@@ -988,7 +1187,26 @@ impl Writer<'_> {
                     appearance.and_then(|a| self.texture(a));
             }
         }
+        // Unique names: clients bind animation tracks to materials by name.
+        let name = m.name.take().unwrap_or_else(|| "material".to_string());
+        let name = if self.material_names.contains(&name) {
+            format!("{name}_{}", self.root.materials.len())
+        } else {
+            name
+        };
+        self.material_names.insert(name.clone());
+        m.name = Some(name);
+        let moved = m.pbr_metallic_roughness.base_color_texture.as_ref();
+        let moved = moved
+            .and_then(|i| i.extensions.as_ref()?.texture_transform.as_ref())
+            .is_some();
         let index = self.root.push(m);
+        let transform = appearance.and_then(|a| scene.child(a, "textureTransform"));
+        if let Some(t) = transform.filter(|_| moved)
+            && let Some((_, list)) = self.tex_transforms.get_mut(&t)
+        {
+            list.push(index.value());
+        }
         self.materials.insert(key, index);
         index
     }
@@ -1069,14 +1287,13 @@ impl Writer<'_> {
         })
     }
 
-    /// X3D's TextureTransform, Tc' = −C·S·R·C·T·Tc, as KHR_texture_transform
-    /// in glTF's flipped v, where `rotation` r turns uv by −r (the Khronos
-    /// GLSL read as written; three.js agrees). Exact unless it
-    /// both rotates and scales unevenly, which glTF's fixed order cannot hold:
-    /// then the rotation is left out, with a warning.
-    fn texture_transform(&mut self, t: NodeId) -> Option<json::extensions::texture::Info> {
+    /// The fields of a TextureTransform as written: its rotation is left
+    /// out when it also scales unevenly, which glTF's fixed order cannot
+    /// hold (with a warning).
+    fn tex_fields(&mut self, t: NodeId) -> Option<TexFields> {
         let scene = self.scene;
-        let f = |name: &str| scene.floats(t, name).to_vec();
+        let f =
+            |name: &str| -> Vec<f64> { scene.floats(t, name).iter().map(|&x| x as f64).collect() };
         let (c, s, tr) = (f("center"), f("scale"), f("translation"));
         if c.len() < 2 || s.len() < 2 || tr.len() < 2 {
             return None;
@@ -1089,25 +1306,26 @@ impl Writer<'_> {
             );
             a = 0.0;
         }
-        // X3D: Tc' = M·Tc + k with M = S·R(a), k = M·(T + C) − C. With
-        // v_gltf = 1 − v the matrix becomes S·R(−a), which is glTF's
-        // rotation a, and the offset is (k_u + m01, 1 − m11 − k_v).
-        let (sn, cs) = a.sin_cos();
-        let m = [[s[0] * cs, -s[0] * sn], [s[1] * sn, s[1] * cs]];
-        let (px, py) = (tr[0] + c[0], tr[1] + c[1]);
-        let k = [
-            m[0][0] * px + m[0][1] * py - c[0],
-            m[1][0] * px + m[1][1] * py - c[1],
-        ];
+        Some(TexFields {
+            c: [c[0], c[1]],
+            a,
+            s: [s[0], s[1]],
+            t: [tr[0], tr[1]],
+        })
+    }
+
+    /// X3D's TextureTransform as KHR_texture_transform (see [`TexFields::khr`]).
+    fn texture_transform(&mut self, t: NodeId) -> Option<json::extensions::texture::Info> {
+        let fields = self.tex_fields(t)?;
+        self.tex_transforms.entry(t).or_insert((fields, Vec::new()));
+        let (offset, rotation, scale) = fields.khr();
+        let f = |v: [f64; 2]| v.map(|x| x as f32);
         self.extensions.push("KHR_texture_transform");
         Some(json::extensions::texture::Info {
             texture_transform: Some(json::extensions::texture::TextureTransform {
-                offset: json::extensions::texture::TextureTransformOffset([
-                    k[0] + m[0][1],
-                    1.0 - m[1][1] - k[1],
-                ]),
-                rotation: json::extensions::texture::TextureTransformRotation(a),
-                scale: json::extensions::texture::TextureTransformScale([s[0], s[1]]),
+                offset: json::extensions::texture::TextureTransformOffset(f(offset)),
+                rotation: json::extensions::texture::TextureTransformRotation(rotation as f32),
+                scale: json::extensions::texture::TextureTransformScale(f(scale)),
                 // gltf-json writes `null` for None, which is not valid.
                 tex_coord: Some(0),
                 extras: None,
@@ -1285,6 +1503,17 @@ impl Writer<'_> {
             if is_material && track.field == "transparency" && partner("diffuseColor").is_some() {
                 continue; // written with the diffuseColor, as one baseColorFactor
             }
+            let is_texture_transform = self
+                .scene
+                .known(track.target)
+                .is_some_and(|d| d.name == "TextureTransform");
+            if is_texture_transform
+                && clip.tracks[..ti]
+                    .iter()
+                    .any(|t| t.target == track.target && t.interpolator().produces())
+            {
+                continue; // written with the first field of its node
+            }
             let morph = self.morphs.remove(&(ci, ti));
             let target = match &morph {
                 Some(m) => {
@@ -1332,21 +1561,18 @@ impl Writer<'_> {
                 (_, t) => t,
             };
             let times = self.times(&k);
-            let output = self.values(&k, &target);
-            let interpolation = match k.interpolation {
-                Interpolation::Linear | Interpolation::Slerp => animation::Interpolation::Linear,
-                Interpolation::Step => animation::Interpolation::Step,
-                Interpolation::Cubic => animation::Interpolation::CubicSpline,
+            let interpolation = gltf_interpolation(k.interpolation);
+            let mut sampler = |input, output: Index<json::Accessor>, interpolation| {
+                samplers.push(animation::Sampler {
+                    extensions: None,
+                    extras: None,
+                    input,
+                    interpolation: Checked::Valid(interpolation),
+                    output,
+                });
+                Index::new(samplers.len() as u32 - 1)
             };
-            let sampler = Index::new(samplers.len() as u32);
-            samplers.push(animation::Sampler {
-                extensions: None,
-                extras: None,
-                input: times,
-                interpolation: Checked::Valid(interpolation),
-                output,
-            });
-            let channel = |node: Index<json::Node>, path: animation::Property| animation::Channel {
+            let channel = |sampler, node: Index<json::Node>, path| animation::Channel {
                 sampler,
                 target: animation::Target {
                     extensions: None,
@@ -1357,20 +1583,123 @@ impl Writer<'_> {
                 extensions: None,
                 extras: None,
             };
+            // A pointer channel: a placeholder target, replaced in the JSON.
+            let mut pointer_channel = |sampler, pointer: String| {
+                pointers.push((anim, channels.len(), pointer));
+                channels.push(channel(
+                    sampler,
+                    Index::new(0),
+                    animation::Property::Translation,
+                ));
+            };
             match target {
-                Target::Node { path, nodes, .. } => {
-                    channels.extend(nodes.into_iter().map(|n| channel(n, path)))
+                Target::Visibility { shown } => {
+                    // A bool (unsigned byte) STEP curve for each list.
+                    for (when, nodes) in shown {
+                        let on = |v: &[f64]| match (when, v.first()) {
+                            (Some(i), Some(&x)) => x == i as f64,
+                            (None, Some(&x)) => x != 0.0,
+                            (_, None) => false,
+                        };
+                        let bytes: Vec<u8> =
+                            (0..k.len()).map(|j| u8::from(on(k.value(j)))).collect();
+                        let (u8, scalar) = (accessor::ComponentType::U8, accessor::Type::Scalar);
+                        let output = self.raw_accessor(&bytes, bytes.len(), u8, scalar, None, None);
+                        let s = sampler(times, output, animation::Interpolation::Step);
+                        for node in nodes {
+                            let pointer = format!(
+                                "/nodes/{}/extensions/KHR_node_visibility/visible",
+                                node.value()
+                            );
+                            pointer_channel(s, pointer);
+                        }
+                    }
                 }
-                Target::Weights { nodes, .. } => channels.extend(
-                    nodes
-                        .into_iter()
-                        .map(|n| channel(n, animation::Property::MorphTargetWeights)),
-                ),
-                Target::Pointer { pointers: list, .. } => {
-                    for pointer in list {
-                        // A placeholder target, replaced by the pointer in the JSON.
-                        pointers.push((anim, channels.len(), pointer));
-                        channels.push(channel(Index::new(0), animation::Property::Translation));
+                Target::Texture {
+                    materials,
+                    field,
+                    fixed,
+                } => {
+                    // The other fields of the same TextureTransform in this
+                    // clip: the glTF properties depend on them all.
+                    let together: Vec<(TexField, &Track)> = clip
+                        .tracks
+                        .iter()
+                        .filter(|t| t.target == track.target && t.interpolator().produces())
+                        .map(|t| (TexField::of(&t.field), t))
+                        .collect();
+                    let mut parts: Vec<(TexPart, bool)> = together
+                        .iter()
+                        .flat_map(|(f, _)| f.parts().iter().copied())
+                        .collect();
+                    parts.sort_by_key(|&(p, linear)| (p as u8, !linear));
+                    parts.dedup_by_key(|&mut (p, _)| p);
+                    for (part, linear) in parts {
+                        let resampled = if together.len() > 1 {
+                            // Several fields: sampled together.
+                            let mut v = Vec::new();
+                            Some(Keyframes::sample(
+                                &clip.map,
+                                opts.rate,
+                                part.width(),
+                                Interpolation::Linear,
+                                false,
+                                |f, out| {
+                                    let mut x = fixed;
+                                    for (field, t) in &together {
+                                        t.eval_fraction(f, &mut v);
+                                        x = x.with(*field, &v);
+                                    }
+                                    out.clear();
+                                    out.extend(x.part(part));
+                                },
+                            ))
+                        } else {
+                            (!linear && k.interpolation != Interpolation::Step)
+                                .then(|| clip.sampled_as(track, opts.rate, Interpolation::Linear))
+                        };
+                        let conv = match resampled {
+                            Some(_) if together.len() > 1 => Conv::Same,
+                            _ => Conv::Tex { part, field, fixed },
+                        };
+                        let k = resampled.as_ref().unwrap_or(&k);
+                        let pointers: Vec<String> = materials
+                            .iter()
+                            .map(|m| {
+                                format!(
+                                    "/materials/{m}/pbrMetallicRoughness/baseColorTexture/extensions/KHR_texture_transform/{}",
+                                    part.property()
+                                )
+                            })
+                            .collect();
+                        let output = self.values(
+                            k,
+                            &Target::Pointer {
+                                pointers: Vec::new(),
+                                conv,
+                            },
+                        );
+                        let input = self.times(k);
+                        let s = sampler(input, output, gltf_interpolation(k.interpolation));
+                        pointers.into_iter().for_each(|p| pointer_channel(s, p));
+                    }
+                }
+                target => {
+                    let s = sampler(times, self.values(&k, &target), interpolation);
+                    match target {
+                        Target::Node { path, nodes, .. } => {
+                            channels.extend(nodes.into_iter().map(|n| channel(s, n, path)))
+                        }
+                        Target::Weights { nodes, .. } => {
+                            let weights = animation::Property::MorphTargetWeights;
+                            channels.extend(nodes.into_iter().map(|n| channel(s, n, weights)))
+                        }
+                        Target::Pointer { pointers: list, .. } => {
+                            list.into_iter().for_each(|p| pointer_channel(s, p))
+                        }
+                        Target::Visibility { .. } | Target::Texture { .. } => {
+                            unreachable!("handled above")
+                        }
                     }
                 }
             }
@@ -1451,6 +1780,42 @@ impl Writer<'_> {
                 self.pointer_list(&self.lights, track, &path, Conv::Same)
             }
             ("Material", _) => self.material_target(track),
+            ("TextureTransform", _) => {
+                let field = TexField::of(field);
+                let (fixed, materials) = self.tex_transforms.get(&track.target)?.clone();
+                Some(Target::Texture {
+                    materials,
+                    field,
+                    fixed,
+                })
+            }
+            ("Switch", "whichChoice") => {
+                let places = self
+                    .switches
+                    .get(&track.target)
+                    .cloned()
+                    .unwrap_or_default();
+                let choices = places.iter().map(Vec::len).max().unwrap_or(0);
+                let shown = (0..choices)
+                    .map(|i| {
+                        (
+                            Some(i),
+                            places.iter().filter_map(|p| p.get(i).copied()).collect(),
+                        )
+                    })
+                    .collect();
+                Some(Target::Visibility { shown })
+            }
+            (_, "visible") => {
+                let nodes = self.placed.get(&track.target).cloned().unwrap_or_default();
+                let visible = scene.flag(track.target, "visible");
+                for n in &nodes {
+                    self.set_visibility(*n, visible);
+                }
+                Some(Target::Visibility {
+                    shown: vec![(None, nodes)],
+                })
+            }
             _ => None,
         };
         if found.is_none() {
@@ -1468,6 +1833,8 @@ impl Writer<'_> {
         found.filter(|t| match t {
             Target::Node { nodes, .. } | Target::Weights { nodes, .. } => !nodes.is_empty(),
             Target::Pointer { pointers, .. } => !pointers.is_empty(),
+            Target::Visibility { shown } => shown.iter().any(|(_, n)| !n.is_empty()),
+            Target::Texture { materials, .. } => !materials.is_empty(),
         })
     }
 
@@ -1531,7 +1898,9 @@ impl Writer<'_> {
                 }
                 Target::Node { .. } => v.to_vec(),
                 Target::Pointer { conv, .. } => conv.apply(v, tangent),
-                Target::Weights { .. } => v.to_vec(),
+                Target::Weights { .. } | Target::Visibility { .. } | Target::Texture { .. } => {
+                    v.to_vec()
+                }
             }
         };
         let mut out: Vec<f32> = Vec::with_capacity(k.values.len() * 3);

@@ -125,3 +125,18 @@ impl Rng {
             .collect()
     }
 }
+
+/// Reads an X3D file and finds its clips.
+pub fn load_clips(
+    path: &Path,
+    opts: x3dbake::anim::clip::ClipOptions,
+) -> (x3dbake::scene::Scene, Vec<x3dbake::anim::clip::Clip>) {
+    let mut sources = x3dbake::source::Sources::new();
+    let mut diags = x3dbake::diag::Diagnostics::default();
+    let name = path.to_string_lossy().into_owned();
+    let bytes = std::fs::read(path).unwrap();
+    let file = x3dbake::add_file(&mut sources, &name, bytes, &mut diags);
+    let scene = x3dbake::load(&mut sources, file, None, &mut diags);
+    let found = x3dbake::anim::clip::clips(&scene, opts, &mut diags);
+    (scene, found)
+}
