@@ -120,6 +120,14 @@ pub fn mesh(scene: &Scene, rest: &Overrides, id: NodeId, diags: &mut Diagnostics
         Some("IndexedFaceSet") => indexed_face_set(scene, rest, id),
         Some("IndexedTriangleSet") => triangle_set(scene, rest, id, Some(scene.ints(id, "index"))),
         Some("TriangleSet") => triangle_set(scene, rest, id, None),
+        Some("IndexedQuadSet") => {
+            let quads = split_quads(scene.ints(id, "index").iter().copied());
+            triangle_set(scene, rest, id, Some(&quads))
+        }
+        Some("QuadSet") => {
+            let count = points(scene, rest, id, "coord").len() as i32;
+            triangle_set(scene, rest, id, Some(&split_quads(0..count)))
+        }
         Some("IndexedLineSet") => line_set(scene, rest, id),
         Some("LineSet") => strips(scene, rest, id),
         Some("PointSet") => point_set(scene, rest, id),
@@ -146,6 +154,16 @@ pub fn mesh(scene: &Scene, rest: &Overrides, id: NodeId, diags: &mut Diagnostics
         m.normal = scene.child(id, "normal");
     }
     if m.indices.is_empty() { None } else { Some(m) }
+}
+
+/// Each quad a, b, c, d of an index list as the triangles a, b, c and
+/// a, c, d (an incomplete last quad is left out, as X3D says).
+fn split_quads(index: impl Iterator<Item = i32>) -> Vec<i32> {
+    let index: Vec<i32> = index.collect();
+    index
+        .chunks_exact(4)
+        .flat_map(|q| [q[0], q[1], q[2], q[0], q[2], q[3]])
+        .collect()
 }
 
 /// Splits an index list at −1 (and at its end).

@@ -58,8 +58,10 @@ fn parse_catalogue(text: &str) -> Result<HashMap<String, NodeDef>, String> {
             continue;
         }
         if !line.starts_with(' ') {
-            if let Some(def) = current.take() {
-                all.insert(def.name.clone(), def);
+            if let Some(def) = current.take()
+                && let Some(old) = all.insert(def.name.clone(), def)
+            {
+                return Err(err(&format!("{} is declared twice", old.name)));
             }
             let (head, container) = match line.split_once('[') {
                 Some((h, c)) => (h, c.trim_end_matches(']').trim().to_string()),

@@ -133,6 +133,10 @@ fn children_field(type_name: &str) -> Option<&'static [&'static str]> {
         "Group" | "StaticGroup" | "Collision" | "Anchor" | "Billboard" | "Transform" => {
             &["children"]
         }
+        "CADLayer" | "CADAssembly" | "CADPart" => &["children"],
+        "CADFace" => &["shape"],
+        // The root nodes of its file (Scene::expansions).
+        "Inline" => &[],
         "HAnimJoint" | "HAnimSite" | "HAnimSegment" => &["children"],
         "HAnimHumanoid" => &["skeleton", "children"],
         "Switch" => &["children", "choice"],
@@ -146,7 +150,7 @@ fn children_field(type_name: &str) -> Option<&'static [&'static str]> {
 fn is_transform_like(type_name: &str) -> bool {
     matches!(
         type_name,
-        "Transform" | "HAnimHumanoid" | "HAnimJoint" | "HAnimSite" | "HAnimSegment"
+        "Transform" | "HAnimHumanoid" | "HAnimJoint" | "HAnimSite" | "HAnimSegment" | "CADPart"
     )
 }
 
@@ -708,8 +712,14 @@ impl Writer<'_> {
         self.extensions.push("KHR_node_visibility");
     }
 
-    /// The nodes in a node's children fields.
+    /// The nodes in a node's children fields (an Inline's: the root nodes
+    /// of its file).
     fn all_children(&self, id: NodeId, fields: &[&str]) -> Vec<NodeId> {
+        if let Some(roots) = self.scene.expansions.get(&id)
+            && self.scene.node(id).type_name == "Inline"
+        {
+            return roots.clone();
+        }
         fields
             .iter()
             .filter_map(|f| self.scene.value(id, f))
