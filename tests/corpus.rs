@@ -102,3 +102,84 @@ fn every_scene_file_in_the_corpus_bakes_to_a_validator_clean_glb() {
         outputs.len()
     );
 }
+
+/// The channel targets of a baked file: `node path` for node channels,
+/// the JSON pointer (with indices as `N`) for pointer channels.
+fn channel_kinds(glb: &Path) -> std::collections::BTreeSet<String> {
+    let bytes = std::fs::read(glb).unwrap();
+    let len = u32::from_le_bytes(bytes[12..16].try_into().unwrap()) as usize;
+    let json: serde_json::Value = serde_json::from_slice(&bytes[20..20 + len]).unwrap();
+    let mut kinds = std::collections::BTreeSet::new();
+    for a in json["animations"].as_array().into_iter().flatten() {
+        for c in a["channels"].as_array().unwrap() {
+            let t = &c["target"];
+            let kind = match t["extensions"]["KHR_animation_pointer"]["pointer"].as_str() {
+                Some(p) => p
+                    .split('/')
+                    .map(|s| if s.parse::<u64>().is_ok() { "N" } else { s })
+                    .collect::<Vec<_>>()
+                    .join("/"),
+                None => format!("node {}", t["path"].as_str().unwrap()),
+            };
+            kinds.insert(kind);
+        }
+    }
+    kinds
+}
+
+#[test]
+fn corpus_scenes_with_non_transform_targets_keep_those_tracks() {
+    if corpus_files(READ).is_none() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let cases: &[(&str, &[&str])] = &[
+        (
+            "h3dapi/examples/All/ColorInterpolator.x3d",
+            &["/materials/N/pbrMetallicRoughness/baseColorFactor"],
+        ),
+        (
+            "h3dapi/examples/All/CoordinateInterpolator.x3d",
+            &["node weights"],
+        ),
+        (
+            "h3dapi/examples/All/NormalInterpolator.x3d",
+            &["node weights"],
+        ),
+        (
+            "h3dapi/examples/All/ScalarInterpolator.x3d",
+            &["/materials/N/pbrMetallicRoughness/baseColorFactor"],
+        ),
+        (
+            "h3dapi/examples/All/Switch.x3d",
+            &["/nodes/N/extensions/KHR_node_visibility/visible"],
+        ),
+        (
+            "castle-demo-models/lights_materials/light_color_animated.x3dv",
+            &["/extensions/KHR_lights_punctual/lights/N/color"],
+        ),
+        (
+            "castle-demo-models/event_utilities/sequencer_int_test.x3dv",
+            &["/nodes/N/extensions/KHR_node_visibility/visible"],
+        ),
+        (
+            "xj3d/parsetest/cad/FoldingTrailer.x3dv",
+            &["node weights", "node rotation"],
+        ),
+    ];
+    for (file, want) in cases {
+        let input = util::root().join("../shared/corpus").join(file);
+        let out = dir.path().join("c.glb");
+        let o = util::run(&[
+            &input.to_string_lossy(),
+            "-o",
+            &out.to_string_lossy(),
+            "--quiet",
+        ]);
+        assert_eq!(o.status.code(), Some(0), "{file}: {}", util::stderr(&o));
+        let kinds = channel_kinds(&out);
+        for w in *want {
+            assert!(kinds.contains(*w), "{file}: no `{w}` channel in {kinds:?}");
+        }
+    }
+}
