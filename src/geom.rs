@@ -276,10 +276,13 @@ fn crease_normals(
     face_normals: &[Vec3],
     crease: f32,
 ) -> Vec<Vec3> {
-    let mut faces_at: std::collections::HashMap<usize, Vec<usize>> =
-        std::collections::HashMap::new();
+    if crease <= 0.0 {
+        return corner_face.iter().map(|&f| face_normals[f]).collect();
+    }
+    let coords = corners.iter().map(|&(c, _)| c + 1).max().unwrap_or(0);
+    let mut faces_at: Vec<Vec<usize>> = vec![Vec::new(); coords];
     for (k, &(c, _)) in corners.iter().enumerate() {
-        faces_at.entry(c).or_default().push(corner_face[k]);
+        faces_at[c].push(corner_face[k]);
     }
     let cos = crease.cos();
     corners
@@ -287,12 +290,9 @@ fn crease_normals(
         .enumerate()
         .map(|(k, &(c, _))| {
             let own = face_normals[corner_face[k]];
-            if crease <= 0.0 {
-                return own;
-            }
             let mut sum = Vec3::ZERO;
             let mut seen = Vec::new();
-            for &f in &faces_at[&c] {
+            for &f in &faces_at[c] {
                 if !seen.contains(&f) && face_normals[f].dot(own) >= cos {
                     sum += face_normals[f];
                     seen.push(f);

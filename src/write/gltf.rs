@@ -824,15 +824,14 @@ impl Writer<'_> {
     ) -> Index<json::Accessor> {
         let n = ty.multiplicity();
         let bounds = min_max.then(|| {
-            let bound = |pick: fn(f32, f32) -> f32, start: f32| -> Vec<f32> {
-                (0..n)
-                    .map(|c| data.iter().skip(c).step_by(n).copied().fold(start, pick))
-                    .collect()
-            };
-            (
-                serde_json::json!(bound(f32::min, f32::INFINITY)),
-                serde_json::json!(bound(f32::max, f32::NEG_INFINITY)),
-            )
+            let (mut lo, mut hi) = (vec![f32::INFINITY; n], vec![f32::NEG_INFINITY; n]);
+            for item in data.chunks_exact(n) {
+                for c in 0..n {
+                    lo[c] = lo[c].min(item[c]);
+                    hi[c] = hi[c].max(item[c]);
+                }
+            }
+            (serde_json::json!(lo), serde_json::json!(hi))
         });
         let bytes: Vec<u8> = data.iter().flat_map(|x| x.to_le_bytes()).collect();
         let component = accessor::ComponentType::F32;
