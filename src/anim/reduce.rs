@@ -15,18 +15,20 @@ const MAX_GRID: usize = 200_000;
 
 /// How far apart two values are: Euclidean distance per element (the
 /// largest over the elements of an MF value); for rotations, the angle
-/// between them in radians.
+/// between them in radians (q and −q being the same rotation).
 pub fn distance(a: &[f64], b: &[f64], rotation: bool, per_element: usize) -> f64 {
     if rotation {
         return a
             .chunks_exact(4)
             .zip(b.chunks_exact(4))
             .map(|(p, q)| {
-                let d = DQuat::from_slice(p)
-                    .dot(DQuat::from_slice(q))
-                    .abs()
-                    .min(1.0);
-                2.0 * d.acos()
+                // 2·atan2(|a − b|, |a + b|): the angle, and well conditioned
+                // for nearly equal rotations (acos of the dot product is not:
+                // a norm off by 1e-7, as f32 storage leaves it, reads as
+                // 5e-4 rad).
+                let (a, b) = (DQuat::from_slice(p), DQuat::from_slice(q));
+                let b = if a.dot(b) < 0.0 { -b } else { b };
+                2.0 * (a - b).length().atan2((a + b).length())
             })
             .fold(0.0, f64::max);
     }
@@ -155,6 +157,12 @@ pub fn reduce(clip: &Clip, track: &Track, tol: f64, per: usize) -> Keyframes {
         while i + 1 < n {
             // Grow the segment by doubling, then narrow down by bisection:
             // every accepted segment is checked at every grid point in it.
+            // The rest of the piece in one segment, when it fits (the
+            // error of a segment need not grow with its length).
+            if fit.fits(i, n - 1) {
+                push(&mut out, n - 1);
+                break;
+            }
             let mut good = i + 1;
             let mut step = 1;
             let mut bad = None;
@@ -166,9 +174,6 @@ pub fn reduce(clip: &Clip, track: &Track, tol: f64, per: usize) -> Keyframes {
                     bad = Some(good + step);
                     break;
                 }
-            }
-            if bad.is_none() && good + 1 < n && fit.fits(i, n - 1) {
-                good = n - 1;
             }
             let mut hi = bad.unwrap_or(n).min(n);
             while hi - good > 1 {
