@@ -135,6 +135,9 @@ pub struct BakeArgs {
     /// Embed the buffer in the .gltf as a data URI instead of a .bin file.
     #[arg(long)]
     pub embed: bool,
+    /// How many inputs to bake at once [default: one per core].
+    #[arg(short, long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+    pub jobs: Option<u16>,
     /// CSV: one row per time and one column per component.
     #[arg(long)]
     pub wide: bool,
@@ -174,6 +177,8 @@ pub struct Job {
     pub wide: bool,
     pub timeline: Option<(Option<f64>, Option<f64>)>,
     pub clips: Vec<String>,
+    /// Inputs baked at once (None: one per core).
+    pub jobs: Option<usize>,
     pub quiet: bool,
     pub verbose: bool,
 }
@@ -298,6 +303,7 @@ impl BakeArgs {
                 keep_constant: self.keep_constant,
             },
             embed: self.embed,
+            jobs: self.jobs.map(usize::from),
             wide: self.wide,
             timeline: self.timeline.then_some((self.start, self.end)),
             clips: self.clips,

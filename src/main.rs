@@ -180,8 +180,9 @@ fn run(job: &Job) -> Outcome {
         eprintln!("x3dbake: cannot create {}: {e}", dir.display());
         return Outcome::UsageOrIo;
     }
-    let workers = std::thread::available_parallelism()
-        .map_or(1, |n| n.get())
+    let workers = job
+        .jobs
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
         .min(total);
     std::thread::scope(|s| {
         for _ in 0..workers {

@@ -1,10 +1,12 @@
 //! Fewer keys under a guaranteed error bound: a track is evaluated on a
-//! grid much finer than any key spacing, and keyframes are chosen so that
-//! the baked curve (linear, or slerp for rotations) stays within the
-//! tolerance of the true curve at every grid point.
+//! grid much finer than any key spacing (or, for linear keys, at the keys,
+//! which bounds the error exactly), and keyframes are chosen so that the
+//! baked curve (linear, or slerp for rotations) stays within the tolerance
+//! of the true curve at every grid point.
 
 use super::clip::{Clip, Track};
 use super::keyframes::{Interpolation, Keyframes};
+use crate::interp::Kind;
 use glam::DQuat;
 
 /// Grid points per second of clip time (at least `MIN_GRID` per piece).
@@ -12,6 +14,9 @@ const GRID_RATE: f64 = 1000.0;
 const MIN_GRID: usize = 2000;
 /// At most this many grid points per piece.
 const MAX_GRID: usize = 200_000;
+/// At most this many numbers in a grid (128 MB): tracks of wide values
+/// (morphs of many points) get a coarser grid, not an exhausted memory.
+const MAX_GRID_NUMBERS: usize = 1 << 24;
 
 /// How far apart two values are: Euclidean distance per element (the
 /// largest over the elements of an MF value); for rotations, the angle
@@ -54,11 +59,24 @@ struct Grid {
 fn grid(clip: &Clip, track: &Track) -> Grid {
     let width = track.interpolator().width();
     let keys = track.interpolator().keys();
+    // Linear keys straight from the clock: the true curve is linear between
+    // its keys, so a linear fit's largest distance from it on any stretch is
+    // at one of them (the distance between two linear functions is convex):
+    // the keys are a grid that bounds the error exactly.
+    let linear = track.modifiers.is_empty() && track.interpolator().kind() == Kind::Linear;
+    let per_piece = MAX_GRID_NUMBERS / width.max(1) / clip.map.pieces.len().max(1);
     let mut pieces = Vec::new();
     let mut v = Vec::new();
     for piece in &clip.map.pieces {
         let len = piece.t1 - piece.t0;
-        let n = ((len * GRID_RATE).ceil() as usize).clamp(MIN_GRID, MAX_GRID);
+        let n = if linear {
+            1
+        } else {
+            ((len * GRID_RATE).ceil() as usize)
+                .clamp(MIN_GRID, MAX_GRID)
+                .min(per_piece)
+                .max(1)
+        };
         let mut times: Vec<f64> = (0..=n)
             .map(|i| piece.t0 + len * i as f64 / n as f64)
             .collect();
