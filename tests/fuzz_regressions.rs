@@ -42,7 +42,14 @@ fn saved_findings_and_bad_inputs_pass_every_target() {
             inputs.push((vec![name.clone()], f));
         }
     }
-    let all = ["read_xml", "read_vrml", "read_json", "read_gzip", "pipeline"].map(String::from);
+    let all = [
+        "read_xml",
+        "read_vrml",
+        "read_json",
+        "read_gzip",
+        "pipeline",
+    ]
+    .map(String::from);
     for ext in ["x3d", "x3dv", "wrl", "x3dj", "gz"] {
         for f in util::fixtures("errors", ext) {
             inputs.push((all.to_vec(), f));

@@ -32,18 +32,33 @@ pub fn bake(data: &[u8]) {
     if diags.has_errors() {
         return;
     }
-    let opts = ClipOptions { cycles: 2, ..Default::default() };
+    let opts = ClipOptions {
+        cycles: 2,
+        ..Default::default()
+    };
     let found = clips(&scene, opts, &mut diags);
     // Bounded work: skip clips whose sampling would be huge.
-    if found.iter().any(|c| c.duration().is_nan() || c.duration() > 1000.0) {
+    if found
+        .iter()
+        .any(|c| c.duration().is_nan() || c.duration() > 1000.0)
+    {
         return;
     }
     let mut no_images = |_: x3dbake::scene::NodeId, _: &str| None;
     for mode in [gltf::Mode::Exact, gltf::Mode::Sample] {
-        let o = gltf::Options { mode, rate: 5.0, tolerance: Some(0.01), ..Default::default() };
+        let o = gltf::Options {
+            mode,
+            rate: 5.0,
+            tolerance: Some(0.01),
+            ..Default::default()
+        };
         let doc = gltf::build(&scene, &found, &o, &mut no_images, &mut diags);
         let _ = glb::write(&doc.json(), &doc.bin, std::io::sink());
     }
-    let c = csv::CsvOptions { rate: 5.0, wide: true, timeline: Some((0.0, 10.0)) };
+    let c = csv::CsvOptions {
+        rate: 5.0,
+        wide: true,
+        timeline: Some((0.0, 10.0)),
+    };
     let _ = csv::write(&scene, &found, &c, std::io::sink());
 }
