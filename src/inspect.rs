@@ -26,10 +26,21 @@ fn form(f: &NodeFn) -> &'static str {
 /// The forms of the scene's interpolators, by node, for the report.
 pub type Forms = std::collections::HashMap<NodeId, &'static str>;
 
+/// Interpolators built with the default options, by node.
+pub type Built = std::collections::HashMap<NodeId, std::sync::Arc<crate::interp::Interpolator>>;
+
 /// Warnings about interpolator keys and values (NOTES.md's undefined cases),
 /// at the node that has them; returns each interpolator's form.
 pub fn check_interpolators(scene: &Scene, diags: &mut Diagnostics) -> Forms {
+    check_and_keep(scene, diags).0
+}
+
+/// [`check_interpolators`], also keeping the interpolators it built (with
+/// the default options) for [`crate::anim::clip::clips_using`], so that a
+/// large one is built once.
+pub fn check_and_keep(scene: &Scene, diags: &mut Diagnostics) -> (Forms, Built) {
     let mut forms = Forms::new();
+    let mut built = Built::new();
     for id in ids(scene).filter(|&id| scene.node(id).in_proto.is_none()) {
         if let Some((f, warnings)) = node_function(scene, id, InterpOptions::default()) {
             let span = scene
@@ -40,9 +51,12 @@ pub fn check_interpolators(scene: &Scene, diags: &mut Diagnostics) -> Forms {
                 diags.warning(format!("{} {name}: {w}", scene.node(id).type_name), span);
             }
             forms.insert(id, form(&f));
+            if let NodeFn::Value(it) = f {
+                built.insert(id, std::sync::Arc::new(it));
+            }
         }
     }
-    forms
+    (forms, built)
 }
 
 /// Node types that produce a fraction or a value over time.

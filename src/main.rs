@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use x3dbake::anim::clip::{Clip, ClipOptions, clips};
+use x3dbake::anim::clip::{Clip, ClipOptions, clips_using};
 use x3dbake::diag::{Diagnostics, Severity};
 use x3dbake::scene::Scene;
 use x3dbake::scene::link::FileFetch;
@@ -122,8 +122,9 @@ fn analyse(path: &str, opts: &ClipOptions) -> anyhow::Result<Analysed> {
     let mut input = read(path)?;
     let (mut found, mut forms) = (Vec::new(), Default::default());
     if !input.diags.has_errors() {
-        forms = x3dbake::inspect::check_interpolators(&input.scene, &mut input.diags);
-        found = clips(&input.scene, *opts, &mut input.diags);
+        let built;
+        (forms, built) = x3dbake::inspect::check_and_keep(&input.scene, &mut input.diags);
+        found = clips_using(&input.scene, *opts, &built, &mut input.diags);
     }
     Ok(Analysed {
         input,

@@ -5,6 +5,7 @@ use super::clock::{Clock, FractionMap};
 use super::keyframes::{Interpolation, Keyframes};
 use super::{InterpOptions, NodeFn, node_function};
 use crate::diag::{Diagnostic, Diagnostics};
+use crate::inspect::Built;
 use crate::interp::{Ease, Exact, Interpolator, Kind, TangentRule};
 use crate::scene::value::Data;
 use crate::scene::{Dir, FieldType, NodeId, Route, Scene};
@@ -464,11 +465,28 @@ pub fn clock_of(scene: &Scene, id: NodeId) -> Option<Clock> {
 /// Every clip of a scene: one per clock that drives at least one field.
 /// Problems (cycles, unbakeable routes, conflicts) go to `diags`.
 pub fn clips(scene: &Scene, opts: ClipOptions, diags: &mut Diagnostics) -> Vec<Clip> {
+    clips_using(scene, opts, &Built::new(), diags)
+}
+
+/// [`clips`], taking interpolators already built with the default options
+/// from `built` (see [`crate::inspect::check_and_keep`]).
+pub fn clips_using(
+    scene: &Scene,
+    opts: ClipOptions,
+    built: &Built,
+    diags: &mut Diagnostics,
+) -> Vec<Clip> {
+    let mut funcs = HashMap::new();
+    if opts.rule == InterpOptions::default().rule {
+        for (&id, it) in built {
+            funcs.insert((id, false), it.clone());
+        }
+    }
     let mut b = Builder {
         scene,
         opts,
         diags,
-        funcs: HashMap::new(),
+        funcs,
         used: vec![false; scene.routes.len()],
         out_routes: HashMap::new(),
     };
