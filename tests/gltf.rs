@@ -1021,21 +1021,10 @@ fn tolerance_keeps_no_more_keys_than_gltf_transform_resample_at_its_error() {
         ));
         for tol in [1e-2, 1e-3, 1e-4] {
             let resampled = dir.path().join(format!("{name}-gt.glb"));
-            let out = std::process::Command::new("node")
-                .arg(&cli)
-                .args([
-                    "resample",
-                    &dense.to_string_lossy(),
-                    &resampled.to_string_lossy(),
-                ])
-                .args(["--tolerance", &tol.to_string()])
-                .output()
-                .expect("node runs");
-            assert!(
-                out.status.success(),
-                "{}",
-                String::from_utf8_lossy(&out.stderr)
-            );
+            let t = tol.to_string();
+            let args = [cli.as_os_str(), "resample".as_ref(), dense.as_os_str()];
+            let rest = [resampled.as_os_str(), "--tolerance".as_ref(), t.as_ref()];
+            util::node(&[&args[..], &rest[..]].concat(), None, &[]);
             let (gt_err, gt_keys) = error(&resampled);
             // x3dbake asked for the error glTF-Transform reached (to 1 ppm:
             // its f32 keys and x3dbake's f64 curve tie at the same keys).

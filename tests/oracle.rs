@@ -28,25 +28,16 @@ fn oracle() -> Option<PathBuf> {
 }
 
 /// Runs X_ITE on a scene: DEF → rows of [fraction, values...].
-fn run_xite(dir: &PathBuf, scene: &str, fractions: &[f64]) -> serde_json::Value {
+fn run_xite(dir: &std::path::Path, scene: &str, fractions: &[f64]) -> serde_json::Value {
     let tmp = tempfile::tempdir().unwrap();
     let path = tmp.path().join("scene.x3d");
     std::fs::write(&path, scene).unwrap();
     let fr = tmp.path().join("fractions.json");
     std::fs::write(&fr, serde_json::to_string(fractions).unwrap()).unwrap();
-    let out = std::process::Command::new("node")
-        .arg(dir.join("xite-eval.mjs"))
-        .arg(&path)
-        .arg(&fr)
-        .current_dir(dir)
-        .output()
-        .expect("node runs");
-    assert!(
-        out.status.success(),
-        "xite-eval failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).expect("xite-eval prints JSON")
+    let script = dir.join("xite-eval.mjs");
+    let args = [script.as_os_str(), path.as_os_str(), fr.as_os_str()];
+    let out = util::node(&args, Some(dir), &[]);
+    serde_json::from_slice(&out).expect("xite-eval prints JSON")
 }
 
 fn load(text: &str) -> Scene {

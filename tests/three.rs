@@ -27,19 +27,13 @@ fn three() -> Option<PathBuf> {
 }
 
 fn play(dir: &Path, glb: &Path, times: &[f64]) -> Value {
-    let out = std::process::Command::new("node")
-        .arg(util::root().join("tools/three-play.mjs"))
-        .arg(glb)
-        .args(times.iter().map(|t| t.to_string()))
-        .env("X3DBAKE_THREE", dir)
-        .output()
-        .expect("node runs");
-    assert!(
-        out.status.success(),
-        "three-play failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).expect("three-play prints JSON")
+    let mut args = vec![
+        util::root().join("tools/three-play.mjs").into_os_string(),
+        glb.as_os_str().to_owned(),
+    ];
+    args.extend(times.iter().map(|t| t.to_string().into()));
+    let out = util::node(&args, None, &[("X3DBAKE_THREE", dir)]);
+    serde_json::from_slice(&out).expect("three-play prints JSON")
 }
 
 fn nums(v: &Value) -> Vec<f64> {

@@ -140,3 +140,28 @@ pub fn load_clips(
     let found = x3dbake::anim::clip::clips(&scene, opts, &mut diags);
     (scene, found)
 }
+
+/// Runs `node` with the arguments (in `dir` when given, with `env` set) and
+/// returns what it printed; a failure fails the test with its stderr.
+pub fn node<S: AsRef<std::ffi::OsStr>>(
+    args: &[S],
+    dir: Option<&Path>,
+    env: &[(&str, &Path)],
+) -> Vec<u8> {
+    let mut cmd = Command::new("node");
+    cmd.args(args);
+    if let Some(d) = dir {
+        cmd.current_dir(d);
+    }
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let out = cmd.output().expect("node runs");
+    assert!(
+        out.status.success(),
+        "node {:?} failed: {}",
+        args.first().map(|a| a.as_ref().to_owned()),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out.stdout
+}
