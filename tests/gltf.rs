@@ -997,8 +997,7 @@ fn every_pointer_names_a_property_of_its_type() {
 /// installed (.ci/run installs it); skipped with a note otherwise.
 #[test]
 fn tolerance_keeps_no_more_keys_than_gltf_transform_resample_at_its_error() {
-    let Some(gt) = std::env::var_os("X3DBAKE_GLTF_TRANSFORM").map(PathBuf::from) else {
-        eprintln!("note: X3DBAKE_GLTF_TRANSFORM not set; resample comparison skipped");
+    let Some(gt) = util::tool_dir("X3DBAKE_GLTF_TRANSFORM", "resample comparison") else {
         return;
     };
     let cli = gt.join("node_modules/@gltf-transform/cli/bin/cli.js");

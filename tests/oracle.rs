@@ -18,13 +18,7 @@ use x3dbake::scene::Scene;
 use x3dbake::source::Sources;
 
 fn oracle() -> Option<PathBuf> {
-    match std::env::var_os("X3DBAKE_XITE") {
-        Some(dir) => Some(PathBuf::from(dir)),
-        None => {
-            eprintln!("note: X3DBAKE_XITE not set; X_ITE conformance test skipped");
-            None
-        }
-    }
+    util::tool_dir("X3DBAKE_XITE", "X_ITE conformance test")
 }
 
 /// Runs X_ITE on a scene: DEF → rows of [fraction, values...].

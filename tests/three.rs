@@ -17,13 +17,7 @@ use x3dbake::anim::clip::{Clip, ClipOptions, Track};
 use x3dbake::scene::Scene;
 
 fn three() -> Option<PathBuf> {
-    match std::env::var_os("X3DBAKE_THREE") {
-        Some(dir) => Some(PathBuf::from(dir)),
-        None => {
-            eprintln!("note: X3DBAKE_THREE not set; three.js playback test skipped");
-            None
-        }
-    }
+    util::tool_dir("X3DBAKE_THREE", "three.js playback test")
 }
 
 fn play(dir: &Path, glb: &Path, times: &[f64]) -> Value {

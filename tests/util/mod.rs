@@ -165,3 +165,13 @@ pub fn node<S: AsRef<std::ffi::OsStr>>(
     );
     out.stdout
 }
+
+/// The folder an environment variable names (a tool .ci/run installed), or
+/// `None` with a note that `what` is skipped.
+pub fn tool_dir(var: &str, what: &str) -> Option<PathBuf> {
+    let dir = std::env::var_os(var).map(PathBuf::from);
+    if dir.is_none() {
+        eprintln!("note: {var} not set; {what} skipped");
+    }
+    dir
+}
