@@ -35,6 +35,12 @@ const MAX_SAMPLES: f64 = 50_000_000.0;
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    // Interrupted (Ctrl-C, SIGTERM, SIGHUP): outputs are untouched (they are
+    // renamed into place only when complete), and no temporary file is left.
+    let _ = ctrlc::set_handler(|| {
+        output::remove_temporaries();
+        std::process::exit(130);
+    });
     let outcome = match cli.command {
         Some(Command::Inspect { file, clip, common }) => inspect(
             &file,

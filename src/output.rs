@@ -7,6 +7,24 @@ use anyhow::{Context as _, Result};
 use std::fs;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+/// Temporary files being written, removed by [`remove_temporaries`] when
+/// the process is interrupted.
+static TEMPORARIES: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+
+fn temporaries() -> std::sync::MutexGuard<'static, Vec<PathBuf>> {
+    // A poisoned lock only means a writer panicked; the list is still valid.
+    TEMPORARIES.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Removes every temporary file still being written (on Ctrl-C, SIGTERM or
+/// SIGHUP: see main), so that an interrupted bake leaves nothing behind.
+pub fn remove_temporaries() {
+    for t in temporaries().drain(..) {
+        let _ = fs::remove_file(t);
+    }
+}
 
 /// Files to write, each a destination and its bytes.
 pub fn write_all_atomic(files: &[(PathBuf, Vec<u8>)]) -> Result<()> {
@@ -15,6 +33,7 @@ pub fn write_all_atomic(files: &[(PathBuf, Vec<u8>)]) -> Result<()> {
         for (dest, bytes) in files {
             let temp = temp_path(dest);
             temps.push(temp.clone());
+            temporaries().push(temp.clone());
             let mut f = fs::File::create(&temp)
                 .with_context(|| format!("cannot write {}", dest.display()))?;
             f.write_all(bytes)
@@ -32,6 +51,7 @@ pub fn write_all_atomic(files: &[(PathBuf, Vec<u8>)]) -> Result<()> {
             let _ = fs::remove_file(t);
         }
     }
+    temporaries().retain(|t| !temps.contains(t));
     result
 }
 

@@ -1058,3 +1058,103 @@ fn tolerance_keeps_no_more_keys_than_gltf_transform_resample_at_its_error() {
     }
     eprintln!("{table}");
 }
+
+#[test]
+fn an_interrupted_bake_leaves_the_previous_output_untouched() {
+    use std::fmt::Write as _;
+    let dir = tempfile::tempdir().unwrap();
+    // A scene that takes a while: a 3 000-point morph with 300 keys.
+    let (points, keys) = (3000, 300);
+    let mut text = String::from("<X3D><Scene><Shape><IndexedFaceSet coordIndex='");
+    for i in (0..points - 2).step_by(3) {
+        write!(text, "{} {} {} -1 ", i, i + 1, i + 2).unwrap();
+    }
+    text.push_str("'><Coordinate DEF='C' point='");
+    for i in 0..points {
+        write!(text, "{i} 0 0 ").unwrap();
+    }
+    text.push_str("'/></IndexedFaceSet></Shape><TimeSensor DEF='T' loop='true'/><CoordinateInterpolator DEF='I' key='");
+    for k in 0..keys {
+        write!(text, "{} ", k as f64 / (keys - 1) as f64).unwrap();
+    }
+    text.push_str("' keyValue='");
+    for k in 0..keys {
+        for i in 0..points {
+            write!(text, "{i} {k} {} ", (i * k) % 7).unwrap();
+        }
+    }
+    text.push_str(
+        "'/><ROUTE fromNode='T' fromField='fraction_changed' toNode='I' toField='set_fraction'/>",
+    );
+    text.push_str(
+        "<ROUTE fromNode='I' fromField='value_changed' toNode='C' toField='point'/></Scene></X3D>",
+    );
+    let input = dir.path().join("big.x3d");
+    std::fs::write(&input, text).unwrap();
+    let out = dir.path().join("out.glb");
+    let previous = b"a previous output, to be kept".to_vec();
+    let bin = env!("CARGO_BIN_EXE_x3dbake");
+    // How long a whole bake takes here, then kills at points through it.
+    let start = std::time::Instant::now();
+    let o = bake(&input.to_string_lossy(), &dir.path().join("full.glb"), &[]);
+    assert_eq!(o.status.code(), Some(0));
+    let full = start.elapsed();
+    let whole = std::fs::read(dir.path().join("full.glb")).unwrap();
+    let (mut kept, mut temps) = (0, 0);
+    for step in 0..12 {
+        std::fs::write(&out, &previous).unwrap();
+        let mut child = std::process::Command::new(bin)
+            .args([
+                input.as_os_str(),
+                "-o".as_ref(),
+                out.as_os_str(),
+                "--quiet".as_ref(),
+            ])
+            .spawn()
+            .unwrap();
+        std::thread::sleep(full * step / 12);
+        // SIGTERM (what CI runners and `kill` send) for even steps, SIGKILL
+        // (which no program can clean up after) for odd ones.
+        if step % 2 == 0 {
+            let pid = child.id().to_string();
+            let _ = std::process::Command::new("kill")
+                .args(["-TERM", &pid])
+                .status();
+        } else {
+            let _ = child.kill();
+        }
+        let status = child.wait().unwrap();
+        // Either the old bytes or the whole new output (a kill after the
+        // rename), never a part.
+        let now = std::fs::read(&out).unwrap();
+        let new = now == whole;
+        assert!(
+            now == previous || new,
+            "killed at step {step} ({status}): {} bytes, neither the old output nor the new",
+            now.len()
+        );
+        assert!(
+            new || !status.success(),
+            "step {step}: exit 0 but the old output"
+        );
+        kept += usize::from(now == previous);
+        // No temporary file is left but by a SIGKILL during the write.
+        let names: Vec<_> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        let left = names.len() - 3;
+        assert!(
+            left == 0 || step % 2 == 1,
+            "step {step}: SIGTERM left a temporary file"
+        );
+        temps += left;
+        for n in &names {
+            if n.to_string_lossy().ends_with(".tmp") {
+                std::fs::remove_file(dir.path().join(n)).unwrap();
+            }
+        }
+    }
+    assert!(kept >= 6, "only {kept} of 12 kills came before the end");
+    eprintln!("interrupted bakes: {kept} of 12 killed mid-way, {temps} left a temporary file");
+}
