@@ -55,7 +55,7 @@ if [ -d "$corpus" ]; then
       "$(best "$bin" "$f" -o "$out/one.glb" --quiet)"
   done
   # One file per base name (a folder holds one NAME.glb).
-  mapfile -t batch < <(printf '%s\n' "${files[@]}" | awk -F/ '!seen[$NF]++')
+  mapfile -t batch < <(printf '%s\n' "${files[@]}" | awk -F/ '{n = $NF; sub(/\..*/, "", n)} !seen[n]++')
   total=$(cat "${batch[@]}" | wc -c)
   for j in 1 2; do
     report "corpus batch: ${#batch[@]} files -> folder, -j$j" "$total" \
