@@ -160,6 +160,24 @@ fn several_inputs_into_a_folder() {
     made.sort();
     assert_eq!(made.len(), n);
     assert!(made.contains(&"bouncing_box.glb".to_string()));
+    // One at a time (-j 1) gives the same files, byte for byte.
+    let one = dir.path().join("one");
+    let mut args1 = refs.clone();
+    let at = args1.iter().position(|a| *a == "-o").unwrap();
+    let one_str = one.to_string_lossy().into_owned();
+    args1[at + 1] = &one_str;
+    args1.extend(["-j", "1"]);
+    assert_eq!(util::run(&args1).status.code(), Some(0));
+    for name in &made {
+        assert!(
+            std::fs::read(out.join(name)).unwrap() == std::fs::read(one.join(name)).unwrap(),
+            "{name} differs with -j 1"
+        );
+    }
+    assert_eq!(
+        util::run(&[BOX, "-o", "x.glb", "-j", "0"]).status.code(),
+        Some(2)
+    );
     // A bad input in a batch: the others are still written, exit 1.
     let o = util::run(&[
         BOX,
