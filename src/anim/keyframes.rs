@@ -66,23 +66,22 @@ impl Keyframes {
 
     fn push(&mut self, t: f64, value: &[f64], d_in: &[f64], d_out: &[f64], rate: f64) {
         self.times.push(t);
-        let mut value = value.to_vec();
-        let mut d_in = d_in.to_vec();
-        let mut d_out = d_out.to_vec();
-        if self.quaternions && !self.values.is_empty() {
-            // Keep consecutive quaternions in one hemisphere.
-            let last = &self.values[self.values.len() - 4..];
-            let dot: f64 = last.iter().zip(&value).map(|(a, b)| a * b).sum();
-            if dot < 0.0 {
-                for x in value.iter_mut().chain(&mut d_in).chain(&mut d_out) {
-                    *x = -*x;
-                }
-            }
-        }
-        self.values.extend_from_slice(&value);
+        // Keep consecutive quaternions in one hemisphere (x · −1 is exact).
+        let flip = self.quaternions
+            && self.values.len() >= 4
+            && self.values[self.values.len() - 4..]
+                .iter()
+                .zip(value)
+                .map(|(a, b)| a * b)
+                .sum::<f64>()
+                < 0.0;
+        let sign = if flip { -1.0 } else { 1.0 };
+        self.values.extend(value.iter().map(|x| x * sign));
         if self.interpolation == Interpolation::Cubic {
-            self.in_tangents.extend(d_in.iter().map(|d| d * rate));
-            self.out_tangents.extend(d_out.iter().map(|d| d * rate));
+            self.in_tangents
+                .extend(d_in.iter().map(|d| d * rate * sign));
+            self.out_tangents
+                .extend(d_out.iter().map(|d| d * rate * sign));
         }
     }
 
@@ -99,9 +98,9 @@ impl Keyframes {
         let mut k = Keyframes::new(interpolation, exact.width(), quaternions);
         let last = map.pieces.len().saturating_sub(1);
         for (pi, piece) in map.pieces.iter().enumerate() {
-            for p in points(exact, piece, pi == last) {
+            points(exact, piece, pi == last, |p| {
                 k.push(piece.time(p.f), &p.value, &p.d_in, &p.d_out, piece.rate());
-            }
+            });
         }
         k
     }
@@ -200,66 +199,67 @@ fn align(reference: &[f64], v: &mut [f64]) {
     }
 }
 
-/// The points of an exact curve on one piece: its ends and every key
-/// inside. At a repeated key all its values are kept (a jump); at the end
-/// of a piece only the value arriving there, unless it is the clip's end.
-fn points(exact: &Exact, piece: &Piece, clip_end: bool) -> Vec<Point> {
+/// The points of an exact curve on one piece, in order, to `emit`: its ends
+/// and every key inside. At a repeated key all its values are kept (a
+/// jump); at the end of a piece only the value arriving there, unless it is
+/// the clip's end. Derivatives are given for Hermite curves only (empty
+/// otherwise: other keyframes have no tangents).
+fn points(exact: &Exact, piece: &Piece, clip_end: bool, mut emit: impl FnMut(Point)) {
     let keys = exact.keys();
     let w = exact.width();
     let values = exact.values();
     let n = keys.len();
+    let tangents = matches!(exact, Exact::Hermite { .. });
+    let derivative = |f: f64, left: bool| -> Vec<f64> {
+        if tangents {
+            exact.derivative(f, left).unwrap_or_else(|| vec![0.0; w])
+        } else {
+            Vec::new()
+        }
+    };
+    let zero = || if tangents { vec![0.0; w] } else { Vec::new() };
     let key_point = |i: usize| {
         let slope = |a: usize, b: usize, left: bool| -> Vec<f64> {
             if keys[b] > keys[a] {
-                let f = keys[i];
-                exact.derivative(f, left).unwrap_or_else(|| vec![0.0; w])
+                derivative(keys[i], left)
             } else {
-                vec![0.0; w]
+                zero()
             }
         };
         Point {
             f: keys[i],
             value: values[i * w..(i + 1) * w].to_vec(),
-            d_in: if i > 0 {
-                slope(i - 1, i, true)
-            } else {
-                vec![0.0; w]
-            },
+            d_in: if i > 0 { slope(i - 1, i, true) } else { zero() },
             d_out: if i + 1 < n {
                 slope(i, i + 1, false)
             } else {
-                vec![0.0; w]
+                zero()
             },
         }
     };
     let plain_point = |f: f64| {
         let mut value = Vec::new();
         exact.eval(f, &mut value);
-        let d = |left| exact.derivative(f, left).unwrap_or_else(|| vec![0.0; w]);
         Point {
             f,
             value,
-            d_in: d(true),
-            d_out: d(false),
+            d_in: derivative(f, true),
+            d_out: derivative(f, false),
         }
     };
-    let mut out = Vec::new();
     let at_start: Vec<usize> = (0..n).filter(|&i| keys[i] == piece.f0).collect();
     if at_start.is_empty() {
-        out.push(plain_point(piece.f0));
+        emit(plain_point(piece.f0));
     } else {
-        out.extend(at_start.into_iter().map(key_point));
+        at_start.into_iter().for_each(|i| emit(key_point(i)));
     }
-    out.extend(
-        (0..n)
-            .filter(|&i| keys[i] > piece.f0 && keys[i] < piece.f1)
-            .map(key_point),
-    );
+    (0..n)
+        .filter(|&i| keys[i] > piece.f0 && keys[i] < piece.f1)
+        .for_each(|i| emit(key_point(i)));
     let at_end: Vec<usize> = (0..n).filter(|&i| keys[i] == piece.f1).collect();
     match (at_end.first(), clip_end) {
-        (None, _) => out.push(plain_point(piece.f1)),
-        (Some(&first), false) => out.push(key_point(first)),
-        (Some(_), true) => out.extend(at_end.into_iter().map(key_point)),
+        (None, _) => emit(plain_point(piece.f1)),
+        (Some(&first), false) => emit(key_point(first)),
+        (Some(_), true) => at_end.into_iter().for_each(|i| emit(key_point(i))),
     }
-    out
 }
