@@ -54,7 +54,7 @@ impl Track {
 
     /// The exact curve in fraction space, when the chain has one: no
     /// modifiers, and an interpolator that is linear, slerp, Hermite or steps.
-    pub fn exact(&self) -> Option<Exact> {
+    pub fn exact(&self) -> Option<Exact<'_>> {
         if self.mods.is_empty() {
             self.func.exact()
         } else {

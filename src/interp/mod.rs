@@ -17,6 +17,7 @@ pub use keys::{KeyWarning, Seg, lookup};
 pub use spline::TangentRule;
 
 use glam::{DQuat, DVec3};
+use std::borrow::Cow;
 
 /// How values are blended between keys.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -92,23 +93,32 @@ pub struct Interpolator {
 /// An exact description of an interpolator's curve, for writers that can
 /// store it without sampling.
 #[derive(Clone, Debug, PartialEq)]
-pub enum Exact {
+pub enum Exact<'a> {
     /// Linear between keys. Repeated keys are jumps.
-    Linear { keys: Vec<f64>, values: Vec<f64> },
+    Linear {
+        keys: Cow<'a, [f64]>,
+        values: Cow<'a, [f64]>,
+    },
     /// Quaternions, slerp between keys; consecutive keys are in one
     /// hemisphere, so the shorter arc and the plain arc agree.
-    Slerp { keys: Vec<f64>, values: Vec<f64> },
+    Slerp {
+        keys: Cow<'a, [f64]>,
+        values: Cow<'a, [f64]>,
+    },
     /// Hermite segments: per key its value, its incoming tangent (segment
     /// ending there) and its outgoing tangent (segment starting there), in
     /// value per segment.
     Hermite {
-        keys: Vec<f64>,
-        values: Vec<f64>,
-        inc: Vec<f64>,
-        out: Vec<f64>,
+        keys: Cow<'a, [f64]>,
+        values: Cow<'a, [f64]>,
+        inc: Cow<'a, [f64]>,
+        out: Cow<'a, [f64]>,
     },
     /// Steps: each key's value holds until the next key.
-    Step { keys: Vec<f64>, values: Vec<f64> },
+    Step {
+        keys: Cow<'a, [f64]>,
+        values: Cow<'a, [f64]>,
+    },
 }
 
 impl Interpolator {
@@ -277,32 +287,28 @@ impl Interpolator {
     /// The exact curve, where a keyframe format can hold it: linear keys,
     /// slerp keys, Hermite segments, steps. `None` for HSV colour, normals on
     /// the sphere and squad, which must be sampled.
-    pub fn exact(&self) -> Option<Exact> {
-        let keys = self.keys.clone();
+    pub fn exact(&self) -> Option<Exact<'_>> {
+        let keys = Cow::Borrowed(&self.keys[..]);
+        let values = Cow::Borrowed(&self.values[..]);
         match self.kind {
-            Kind::Linear => Some(Exact::Linear {
-                keys,
-                values: self.values.clone(),
-            }),
+            Kind::Linear => Some(Exact::Linear { keys, values }),
             Kind::Orientation => {
-                let mut values = self.values.clone();
+                let mut values = values;
                 for i in 1..keys.len() {
                     if Self::quat(&values, i).dot(Self::quat(&values, i - 1)) < 0.0 {
-                        values[4 * i..4 * i + 4].iter_mut().for_each(|x| *x = -*x);
+                        let v = values.to_mut();
+                        v[4 * i..4 * i + 4].iter_mut().for_each(|x| *x = -*x);
                     }
                 }
                 Some(Exact::Slerp { keys, values })
             }
             Kind::Spline => Some(Exact::Hermite {
                 keys,
-                values: self.values.clone(),
-                inc: self.aux_in.clone(),
-                out: self.aux_out.clone(),
+                values,
+                inc: Cow::Borrowed(&self.aux_in[..]),
+                out: Cow::Borrowed(&self.aux_out[..]),
             }),
-            Kind::Step => Some(Exact::Step {
-                keys,
-                values: self.values.clone(),
-            }),
+            Kind::Step => Some(Exact::Step { keys, values }),
             Kind::Color | Kind::Normal | Kind::Squad => None,
         }
     }
@@ -378,7 +384,7 @@ fn slerp_vec(a: DVec3, b: DVec3, t: f64) -> DVec3 {
     a * (((1.0 - t) * omega).sin() / sin) + b * ((t * omega).sin() / sin)
 }
 
-impl Exact {
+impl Exact<'_> {
     /// The keys of the description.
     pub fn keys(&self) -> &[f64] {
         match self {
