@@ -8,10 +8,10 @@ use x3dbake::interp::{Interpolator, Kind, Spec, TangentRule};
 
 fn build(kind: Kind, elem: usize, keys: &[f64], values: &[f64]) -> Interpolator {
     Interpolator::new(
-        &Spec {
+        Spec {
             kind,
             keys,
-            key_value: values,
+            key_value: values.into(),
             elem,
             multiple: false,
             key_velocity: &[],

@@ -34,10 +34,10 @@ fn build_with(
 ) -> Interpolator {
     let (kind, elem, multiple) = Kind::of_node(node).unwrap();
     Interpolator::new(
-        &Spec {
+        Spec {
             kind,
             keys,
-            key_value: kv,
+            key_value: kv.into(),
             elem,
             multiple,
             key_velocity: &o.velocity,

@@ -252,6 +252,9 @@ impl Builder<'_> {
     }
 
     fn interpolator(&mut self, id: NodeId, periodic: bool) -> Option<Arc<Interpolator>> {
+        // Only a project three `smooth` interpolator depends on its clock
+        // being periodic: the others are one function (built once).
+        let periodic = periodic && self.scene.flag(id, "smooth");
         if let Some(f) = self.funcs.get(&(id, periodic)) {
             return Some(f.clone());
         }
@@ -431,7 +434,7 @@ fn identity() -> Interpolator {
     let spec = crate::interp::Spec {
         kind: Kind::Linear,
         keys: &[0.0, 1.0],
-        key_value: &[0.0, 1.0],
+        key_value: (&[0.0, 1.0][..]).into(),
         elem: 1,
         multiple: false,
         key_velocity: &[],
@@ -439,7 +442,7 @@ fn identity() -> Interpolator {
         normalize_velocity: false,
         rule: TangentRule::AsWritten,
     };
-    Interpolator::new(&spec, &mut Vec::new())
+    Interpolator::new(spec, &mut Vec::new())
 }
 
 /// A clock node's fields.

@@ -72,7 +72,7 @@ pub fn node_function(
     let spec = Spec {
         kind,
         keys: &keys,
-        key_value: &numbers(scene, id, "keyValue"),
+        key_value: numbers(scene, id, "keyValue").into(),
         elem,
         multiple,
         key_velocity: &numbers(scene, id, "keyVelocity"),
@@ -80,6 +80,6 @@ pub fn node_function(
         normalize_velocity: scene.flag(id, "normalizeVelocity"),
         rule: opts.rule,
     };
-    let it = Interpolator::new(&spec, &mut warnings);
+    let it = Interpolator::new(spec, &mut warnings);
     Some((NodeFn::Value(it), warnings))
 }

@@ -66,7 +66,9 @@ pub struct Spec<'a> {
     pub kind: Kind,
     pub keys: &'a [f64],
     /// keyValue, flat: `elem` numbers per element (4 for axis-angle).
-    pub key_value: &'a [f64],
+    /// Owned when the caller has no use for it after: a large keyValue then
+    /// becomes the interpolator's values without a copy.
+    pub key_value: Cow<'a, [f64]>,
     pub elem: usize,
     /// MF output (Coordinate, Normal): several elements per key.
     pub multiple: bool,
@@ -124,7 +126,7 @@ pub enum Exact<'a> {
 impl Interpolator {
     /// Builds an interpolator, reporting what NOTES.md calls undefined or
     /// suspicious (and resolving it as NOTES.md says).
-    pub fn new(spec: &Spec<'_>, warnings: &mut Vec<KeyWarning>) -> Interpolator {
+    pub fn new(spec: Spec<'_>, warnings: &mut Vec<KeyWarning>) -> Interpolator {
         let n = spec.keys.len();
         keys::check_keys(spec.keys, warnings);
         let elements = spec.key_value.len() / spec.elem;
@@ -168,10 +170,17 @@ impl Interpolator {
             spec.keys.to_vec()
         };
         let rotations = matches!(spec.kind, Kind::Orientation | Kind::Squad);
+        let unpadded = !frames.is_empty() && spec.key_value.len() >= n * frame;
         let (values, width) = if rotations {
             (quaternions(&frames), 4)
         } else if spec.kind == Kind::Normal {
             (unit_normals(&frames), frame)
+        } else if unpadded {
+            // The keyValue as it is (moved, when owned), without its extra.
+            drop(frames);
+            let mut v = spec.key_value.into_owned();
+            v.truncate(n * frame);
+            (v, frame)
         } else {
             (frames.concat(), frame)
         };

@@ -1031,6 +1031,10 @@ impl Writer<'_> {
                 continue;
             };
             let first = targets.len();
+            // The targets' data at once, not by doubling (which holds the old
+            // and the new buffer together at each step).
+            let attributes = usize::from(kp.is_some()) + usize::from(!m.normals.is_empty());
+            self.bin.reserve(len * m.positions.len() * 12 * attributes);
             for i in 0..len {
                 let positions = kp.as_ref().map(|k| {
                     let delta = deltas(&m.positions, &m.coord_index, k.value(i), false);
@@ -1063,7 +1067,14 @@ impl Writer<'_> {
                     tangents: None,
                 });
             }
-            let keyframes = kp.or(kn).expect("one of them was found");
+            // The weights channel needs only the times: the values are in
+            // the targets now.
+            let keyframes = Keyframes {
+                values: Vec::new(),
+                in_tangents: Vec::new(),
+                out_tangents: Vec::new(),
+                ..kp.or(kn).expect("one of them was found")
+            };
             made.push(((ci, lead), first, keyframes));
         }
         if targets.is_empty() {
