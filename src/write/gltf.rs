@@ -433,6 +433,20 @@ enum Target {
     },
 }
 
+impl Target {
+    /// A value (or, `tangent`, a derivative) as the target takes it: node
+    /// values plus their offset, pointer values converted.
+    fn convert(&self, v: &[f64], tangent: bool) -> Vec<f64> {
+        match self {
+            Target::Node { offset, .. } if !tangent => {
+                v.iter().zip(offset).map(|(a, b)| a + b).collect()
+            }
+            Target::Pointer { conv, .. } => conv.apply(v, tangent),
+            _ => v.to_vec(),
+        }
+    }
+}
+
 /// Finds the bytes of an image an ImageTexture node names by a URL.
 pub type Images<'a> = dyn FnMut(NodeId, &str) -> Option<Vec<u8>> + 'a;
 
@@ -1655,10 +1669,10 @@ impl Writer<'_> {
                     parts.sort_by_key(|&(p, linear)| (p as u8, !linear));
                     parts.dedup_by_key(|&mut (p, _)| p);
                     for (part, linear) in parts {
-                        let resampled = if together.len() > 1 {
-                            // Several fields: sampled together.
+                        let (resampled, conv) = if together.len() > 1 {
+                            // Several fields: the part sampled from them all.
                             let mut v = Vec::new();
-                            Some(Keyframes::sample(
+                            let joint = Keyframes::sample(
                                 &clip.map,
                                 opts.rate,
                                 part.width(),
@@ -1673,14 +1687,12 @@ impl Writer<'_> {
                                     out.clear();
                                     out.extend(x.part(part));
                                 },
-                            ))
+                            );
+                            (Some(joint), Conv::Same)
                         } else {
-                            (!linear && k.interpolation != Interpolation::Step)
-                                .then(|| clip.sampled_as(track, opts.rate, Interpolation::Linear))
-                        };
-                        let conv = match resampled {
-                            Some(_) if together.len() > 1 => Conv::Same,
-                            _ => Conv::Tex { part, field, fixed },
+                            let resampled = (!linear && k.interpolation != Interpolation::Step)
+                                .then(|| clip.sampled_as(track, opts.rate, Interpolation::Linear));
+                            (resampled, Conv::Tex { part, field, fixed })
                         };
                         let k = resampled.as_ref().unwrap_or(&k);
                         let pointers: Vec<String> = materials
@@ -1692,20 +1704,18 @@ impl Writer<'_> {
                                 )
                             })
                             .collect();
-                        let output = self.values(
-                            k,
-                            &Target::Pointer {
-                                pointers: Vec::new(),
-                                conv,
-                            },
-                        );
+                        let output = self.values(k, |v, tangent| conv.apply(v, tangent));
                         let input = self.times(k);
                         let s = sampler(input, output, gltf_interpolation(k.interpolation));
                         pointers.into_iter().for_each(|p| pointer_channel(s, p));
                     }
                 }
                 target => {
-                    let s = sampler(times, self.values(&k, &target), interpolation);
+                    let output = match target {
+                        Target::Weights { first, total, .. } => self.weights(&k, first, total),
+                        _ => self.values(&k, |v, tangent| target.convert(v, tangent)),
+                    };
+                    let s = sampler(times, output, interpolation);
                     match target {
                         Target::Node { path, nodes, .. } => {
                             channels.extend(nodes.into_iter().map(|n| channel(s, n, path)))
@@ -1898,31 +1908,24 @@ impl Writer<'_> {
         Some(Target::Pointer { pointers, conv })
     }
 
-    /// Output values as glTF wants them: node values plus their offset,
-    /// pointer values converted; cubic keys as (in-tangent, value,
-    /// out-tangent).
-    fn values(&mut self, k: &Keyframes, target: &Target) -> Index<json::Accessor> {
-        let w = k.width;
-        if let Target::Weights { first, total, .. } = *target {
-            // Key i: weight 1 on its own target, 0 on the others.
-            let mut out = vec![0.0f32; k.len() * total];
-            for i in 0..k.len() {
-                out[i * total + first + i] = 1.0;
-            }
-            return self.accessor(&out, accessor::Type::Scalar, false);
+    /// One-hot morph weights: key i has weight 1 on target `first + i` of
+    /// `total`, 0 on the others.
+    fn weights(&mut self, k: &Keyframes, first: usize, total: usize) -> Index<json::Accessor> {
+        let mut out = vec![0.0f32; k.len() * total];
+        for i in 0..k.len() {
+            out[i * total + first + i] = 1.0;
         }
-        let convert = |v: &[f64], tangent: bool| -> Vec<f64> {
-            match target {
-                Target::Node { offset, .. } if !tangent => {
-                    v.iter().zip(offset).map(|(a, b)| a + b).collect()
-                }
-                Target::Node { .. } => v.to_vec(),
-                Target::Pointer { conv, .. } => conv.apply(v, tangent),
-                Target::Weights { .. } | Target::Visibility { .. } | Target::Texture { .. } => {
-                    v.to_vec()
-                }
-            }
-        };
+        self.accessor(&out, accessor::Type::Scalar, false)
+    }
+
+    /// Output values as glTF wants them, each value (and, `true`, tangent)
+    /// through `convert`; cubic keys as (in-tangent, value, out-tangent).
+    fn values(
+        &mut self,
+        k: &Keyframes,
+        convert: impl Fn(&[f64], bool) -> Vec<f64>,
+    ) -> Index<json::Accessor> {
+        let w = k.width;
         let mut out: Vec<f32> = Vec::with_capacity(k.values.len() * 3);
         let mut width = w;
         for i in 0..k.len() {
