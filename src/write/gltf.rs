@@ -672,7 +672,7 @@ impl Writer<'_> {
             (n, n)
         };
         parent.push(top);
-        self.placed.entry(id).or_default().push(top);
+        self.place(id, top);
         let mut children = Vec::new();
         ancestors.push(id);
         if def.name == "Switch" && self.animated.contains(&(id, "whichChoice".to_string())) {
@@ -714,6 +714,15 @@ impl Writer<'_> {
             wrappers.push(index);
         }
         self.switches.entry(id).or_default().push(wrappers);
+    }
+
+    /// Records the glTF node an X3D node became at one of its places; one
+    /// whose `visible` is animated gets its KHR_node_visibility.
+    fn place(&mut self, id: NodeId, node: Index<json::Node>) {
+        self.placed.entry(id).or_default().push(node);
+        if self.animated.contains(&(id, "visible".to_string())) {
+            self.set_visibility(node, self.scene.flag(id, "visible"));
+        }
     }
 
     /// Gives a node its KHR_node_visibility.
@@ -935,7 +944,7 @@ impl Writer<'_> {
         n.mesh = Some(mesh);
         let index = self.root.push(n);
         self.mesh_nodes.entry(mesh.value()).or_default().push(index);
-        self.placed.entry(id).or_default().push(index);
+        self.place(id, index);
         parent.push(index);
     }
 
@@ -1406,7 +1415,7 @@ impl Writer<'_> {
         let o = rotation_field(scene, id, "orientation");
         n.rotation = Some(quat_f32(o)).filter(|q| q.0 != [0.0, 0.0, 0.0, 1.0]);
         let index = self.root.push(n);
-        self.placed.entry(id).or_default().push(index);
+        self.place(id, index);
         parent.push(index);
     }
 
@@ -1488,7 +1497,7 @@ impl Writer<'_> {
             }
         }
         let index = self.root.push(n);
-        self.placed.entry(id).or_default().push(index);
+        self.place(id, index);
         parent.push(index);
     }
 
@@ -1836,16 +1845,12 @@ impl Writer<'_> {
                     .collect();
                 Some(Target::Visibility { shown })
             }
-            (_, "visible") => {
-                let nodes = self.placed.get(&track.target).cloned().unwrap_or_default();
-                let visible = scene.flag(track.target, "visible");
-                for n in &nodes {
-                    self.set_visibility(*n, visible);
-                }
-                Some(Target::Visibility {
-                    shown: vec![(None, nodes)],
-                })
-            }
+            (_, "visible") => Some(Target::Visibility {
+                shown: vec![(
+                    None,
+                    self.placed.get(&track.target).cloned().unwrap_or_default(),
+                )],
+            }),
             _ => None,
         };
         if found.is_none() {
