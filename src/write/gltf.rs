@@ -1537,20 +1537,17 @@ impl Writer<'_> {
                     .iter()
                     .find(|t| t.target == track.target && t.field == field)
             };
-            let is_material = self
+            let ty = self
                 .scene
                 .known(track.target)
-                .is_some_and(|d| d.name == "Material");
+                .map_or("", |d| d.name.as_str());
+            let is_material = ty == "Material";
             let transparency =
                 partner("transparency").filter(|_| is_material && track.field == "diffuseColor");
             if is_material && track.field == "transparency" && partner("diffuseColor").is_some() {
                 continue; // written with the diffuseColor, as one baseColorFactor
             }
-            let is_texture_transform = self
-                .scene
-                .known(track.target)
-                .is_some_and(|d| d.name == "TextureTransform");
-            if is_texture_transform
+            if ty == "TextureTransform"
                 && clip.tracks[..ti]
                     .iter()
                     .any(|t| t.target == track.target && t.interpolator().produces())
