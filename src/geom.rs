@@ -37,10 +37,16 @@ pub struct Mesh {
     pub normal_index: Vec<u32>,
     /// The Normal node, when there is one.
     pub normal: Option<NodeId>,
+    /// For each vertex, the point of the TextureCoordinate node its uv came
+    /// from (empty without texture coordinates), for animated ones.
+    pub tex_index: Vec<u32>,
+    /// The TextureCoordinate node, when the mesh has uvs from one.
+    pub tex_coord: Option<NodeId>,
 }
 
-/// Values that replace what the file gives for a Coordinate's `point` or a
-/// Normal's `vector`, by node: an animated state to draw the geometry in.
+/// Values that replace what the file gives for a Coordinate's or a
+/// TextureCoordinate's `point` or a Normal's `vector`, by node: an animated
+/// state to draw the geometry in.
 pub type Overrides = std::collections::HashMap<NodeId, Vec<f32>>;
 
 impl Mesh {
@@ -92,15 +98,12 @@ fn colors(scene: &Scene, id: NodeId) -> Vec<[f32; 4]> {
         .collect()
 }
 
-fn uvs(scene: &Scene, id: NodeId) -> Vec<Vec2> {
-    match scene.child(id, "texCoord") {
-        Some(t) => scene
-            .floats(t, "point")
-            .chunks_exact(2)
-            .map(Vec2::from_slice)
-            .collect(),
-        None => Vec::new(),
-    }
+fn uvs(scene: &Scene, rest: &Overrides, id: NodeId) -> Vec<Vec2> {
+    let Some(t) = scene.child(id, "texCoord") else {
+        return Vec::new();
+    };
+    let points = rest.get(&t).map_or(scene.floats(t, "point"), Vec::as_slice);
+    points.chunks_exact(2).map(Vec2::from_slice).collect()
 }
 
 fn normals(scene: &Scene, rest: &Overrides, id: NodeId) -> Vec<Vec3> {
@@ -153,6 +156,9 @@ pub fn mesh(scene: &Scene, rest: &Overrides, id: NodeId, diags: &mut Diagnostics
     if !m.normal_index.is_empty() {
         m.normal = scene.child(id, "normal");
     }
+    if !m.tex_index.is_empty() {
+        m.tex_coord = scene.child(id, "texCoord");
+    }
     if m.indices.is_empty() { None } else { Some(m) }
 }
 
@@ -188,7 +194,7 @@ fn indexed_face_set(scene: &Scene, rest: &Overrides, id: NodeId) -> Mesh {
     let cols = colors(scene, id);
     let color_per_vertex = scene.flag(id, "colorPerVertex");
     let color_index = scene.ints(id, "colorIndex");
-    let tex = uvs(scene, id);
+    let tex = uvs(scene, rest, id);
     let tex_index = scene.ints(id, "texCoordIndex");
     let mut m = Mesh::new(Primitive::Triangles);
     // Corners: (coord index, position in coordIndex, face number).
@@ -242,6 +248,7 @@ fn indexed_face_set(scene: &Scene, rest: &Overrides, id: NodeId) -> Mesh {
             if !tex.is_empty() {
                 let ti = which(true, tex_index);
                 m.uvs.push(*tex.get(ti).unwrap_or(&Vec2::ZERO));
+                m.tex_index.push(ti as u32);
             }
             let ni = which(normal_per_vertex, normal_index);
             if has_normal_node {
@@ -381,7 +388,7 @@ fn triangle_set(scene: &Scene, rest: &Overrides, id: NodeId, index: Option<&[i32
     let given = normals(scene, rest, id);
     let has_normal_node = scene.child(id, "normal").is_some();
     let cols = colors(scene, id);
-    let tex = uvs(scene, id);
+    let tex = uvs(scene, rest, id);
     let order: Vec<usize> = match index {
         Some(ix) => ix
             .iter()
@@ -413,6 +420,7 @@ fn triangle_set(scene: &Scene, rest: &Overrides, id: NodeId, index: Option<&[i32
             }
             if !tex.is_empty() {
                 m.uvs.push(*tex.get(i).unwrap_or(&Vec2::ZERO));
+                m.tex_index.push(i as u32);
             }
         }
         if ccw {

@@ -1158,3 +1158,90 @@ fn an_interrupted_bake_leaves_the_previous_output_untouched() {
     assert!(kept >= 6, "only {kept} of 12 kills came before the end");
     eprintln!("interrupted bakes: {kept} of 12 killed mid-way, {temps} left a temporary file");
 }
+
+#[test]
+fn animated_texture_coordinates_play_back_as_uv_morph_targets() {
+    let dir = tempfile::tempdir().unwrap();
+    let x3d = util::root().join("fixtures/scenes/visibility_textures.x3d");
+    let baked = dir.path().join("v.glb");
+    assert_eq!(
+        bake(&x3d.to_string_lossy(), &baked, &[]).status.code(),
+        Some(0)
+    );
+    // The gltf crate reads no TEXCOORD_0 of morph targets: those come from
+    // the JSON, the rest (accessors, the weights channel) from the crate.
+    let (json, _) = document_json(&std::fs::read(&baked).unwrap());
+    let (stripped, _) = strip_pointers(&baked);
+    let (doc, buffers, _) = gltf::import(&stripped).unwrap();
+    let (scene, clips) = util::load_clips(&x3d, ClipOptions::default());
+    let (mesh, prim) = json["meshes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .enumerate()
+        .find_map(|(i, m)| {
+            let p = &m["primitives"][0];
+            p["targets"][0].get("TEXCOORD_0").map(|_| (i, p))
+        })
+        .expect("a mesh with TEXCOORD_0 morph targets");
+    let uv = |a: &serde_json::Value| -> Vec<f32> {
+        accessor_f32(&doc, &buffers, a.as_u64().unwrap() as usize)
+    };
+    let base = uv(&prim["attributes"]["TEXCOORD_0"]);
+    let targets: Vec<Vec<f32>> = prim["targets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| uv(&t["TEXCOORD_0"]))
+        .collect();
+    let n = targets.len();
+    let node = doc
+        .nodes()
+        .find(|nd| nd.mesh().is_some_and(|m| m.index() == mesh))
+        .unwrap();
+    let clip = &clips[0];
+    let track = clip
+        .tracks
+        .iter()
+        .find(|t| scene.node(t.target).def.as_deref() == Some("Scroll"))
+        .unwrap();
+    let channel = doc
+        .animations()
+        .flat_map(|a| a.channels())
+        .find(|c| c.target().node().index() == node.index())
+        .expect("a weights channel for the mesh");
+    let r = channel.reader(|b| Some(&buffers[b.index()]));
+    let weights: Vec<f32> = match r.read_outputs().unwrap() {
+        gltf::animation::util::ReadOutputs::MorphTargetWeights(w) => w.into_f32().collect(),
+        _ => panic!("a weights channel"),
+    };
+    let sampler = Sampler {
+        times: r.read_inputs().unwrap().collect(),
+        outputs: weights.chunks(n).map(|c| c.to_vec()).collect(),
+        interpolation: channel.sampler().interpolation(),
+        rotation: false,
+    };
+    let mut want = Vec::new();
+    for i in 0..300 {
+        let t = clip.duration() * (i as f64 + 0.41) / 300.0;
+        let w = sampler.at(t);
+        clip.eval(track, t, &mut want);
+        // The quad's corners are its vertices, in order: corner v is point v.
+        for v in 0..base.len() / 2 {
+            let got: Vec<f64> = (0..2)
+                .map(|c| {
+                    let b = base[2 * v + c] as f64;
+                    b + (0..n)
+                        .map(|k| w[k] * targets[k][2 * v + c] as f64)
+                        .sum::<f64>()
+                })
+                .collect();
+            // glTF's v runs down: v' = 1 − v.
+            let x3d = [want[2 * v], 1.0 - want[2 * v + 1]];
+            assert!(
+                close("", &got, &x3d, 1e-5),
+                "at {t}: vertex {v} {got:?} vs {x3d:?}"
+            );
+        }
+    }
+}

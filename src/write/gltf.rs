@@ -65,6 +65,9 @@ pub struct Document {
     /// gltf-json knows only node targets, so these are written into the
     /// JSON when it is made.
     pub pointers: Vec<(usize, usize, String)>,
+    /// TEXCOORD_0 displacements of morph targets: (mesh, target, accessor),
+    /// likewise written into the JSON.
+    pub morph_uvs: Vec<(usize, usize, usize)>,
 }
 
 impl Document {
@@ -83,11 +86,14 @@ impl Document {
 
     /// The JSON text (compact; the same input gives the same bytes).
     pub fn json(&self) -> String {
-        if self.pointers.is_empty() {
+        if self.pointers.is_empty() && self.morph_uvs.is_empty() {
             // Serialising plain data structures cannot fail.
             return self.root.to_string().expect("glTF JSON serialises");
         }
         let mut v = serde_json::to_value(&self.root).expect("glTF JSON serialises");
+        for (m, t, a) in &self.morph_uvs {
+            v["meshes"][*m]["primitives"][0]["targets"][*t]["TEXCOORD_0"] = (*a).into();
+        }
         for (a, c, pointer) in &self.pointers {
             v["animations"][*a]["channels"][*c]["target"] = serde_json::json!({
                 "path": "pointer",
@@ -220,6 +226,9 @@ struct Writer<'a> {
     material_names: std::collections::HashSet<String>,
     /// The choice nodes of each animated Switch, at each place it stands.
     switches: HashMap<NodeId, Vec<Vec<Index<json::Node>>>>,
+    /// TEXCOORD_0 of morph targets (mesh, target, accessor), which gltf-json
+    /// cannot hold: written into the JSON when it is made.
+    morph_uvs: Vec<(usize, usize, usize)>,
     /// Tracks written as part of another track's morph targets.
     folded: std::collections::HashSet<(usize, usize)>,
     /// Animated arrays that are empty in the file: their first animated value.
@@ -485,6 +494,7 @@ pub fn build(
         morphs: HashMap::new(),
         mesh_nodes: HashMap::new(),
         folded: Default::default(),
+        morph_uvs: Vec::new(),
         switches: HashMap::new(),
         tex_transforms: HashMap::new(),
         material_names: Default::default(),
@@ -525,6 +535,7 @@ pub fn build(
         root: w.root,
         bin: w.bin,
         pointers: w.pointers,
+        morph_uvs: w.morph_uvs,
     }
 }
 
@@ -560,7 +571,24 @@ fn deltas(own: &[glam::Vec3], index: &[u32], animated: &[f64], unit: bool) -> Ve
         .collect()
 }
 
-/// The arrays (Coordinate points, Normal vectors) that are empty in the file
+/// A morph target's texture-coordinate displacements in glTF's flipped v:
+/// for each vertex, the animated point it came from (`index`) minus its own
+/// (X3D) uv; a missing point leaves the vertex alone.
+fn uv_deltas(own: &[glam::Vec2], index: &[u32], animated: &[f64]) -> Vec<f32> {
+    own.iter()
+        .zip(index)
+        .flat_map(|(p, &c)| {
+            let c = c as usize * 2;
+            match animated.get(c..c + 2) {
+                Some(q) => [q[0] as f32 - p.x, p.y - q[1] as f32],
+                None => [0.0; 2],
+            }
+        })
+        .collect()
+}
+
+/// The arrays (Coordinate and TextureCoordinate points, Normal vectors) that
+/// are empty in the file
 /// but animated: they take the value of the first clip that animates them
 /// at its start, so that the mesh has a shape at rest (X3D draws nothing
 /// until the first event; glTF must draw something).
@@ -574,7 +602,7 @@ fn rest_values(scene: &Scene, clips: &[Clip]) -> crate::geom::Overrides {
                     scene.node(track.target).type_name.as_str(),
                     track.field.as_str()
                 ),
-                ("Coordinate", "point") | ("Normal", "vector")
+                ("Coordinate" | "TextureCoordinate", "point") | ("Normal", "vector")
             );
             if array
                 && !rest.contains_key(&track.target)
@@ -1024,7 +1052,6 @@ impl Writer<'_> {
                     t.target == node && t.field == field && t.interpolator().produces()
                 })
             };
-            let (points, vectors) = (find(m.coord, "point"), find(m.normal, "vector"));
             let linear = |k: Option<Keyframes>, track: &Track| match k {
                 // One-hot weights follow keys linearly or in steps only.
                 Some(k) if k.interpolation == Interpolation::Cubic => {
@@ -1032,32 +1059,45 @@ impl Writer<'_> {
                 }
                 k => k,
             };
-            let (lead, kp, kn) = match (points, vectors) {
-                (None, None) => continue,
-                (Some(p), Some(n)) => {
-                    self.folded.insert((ci, n));
-                    let both = |i: usize| {
-                        Some(clip.sampled_as(&clip.tracks[i], opts.rate, Interpolation::Linear))
-                    };
-                    (p, both(p), both(n))
-                }
-                (Some(p), None) => {
-                    let track = &clip.tracks[p];
-                    (p, linear(self.keyframes(clip, track, &opts), track), None)
-                }
-                (None, Some(n)) => {
-                    let track = &clip.tracks[n];
-                    (n, None, linear(self.keyframes(clip, track, &opts), track))
-                }
+            // Points, normals and texture coordinates animated in this clip.
+            let found = [
+                find(m.coord, "point"),
+                find(m.normal, "vector"),
+                find(m.tex_coord, "point"),
+            ];
+            let Some(&lead) = found.iter().flatten().next() else {
+                continue;
             };
-            let Some(len) = kp.as_ref().or(kn.as_ref()).map(Keyframes::len) else {
+            // Several: all sampled at the same times, in one set of targets
+            // (glTF allows one weights channel per node and animation).
+            let together = found.iter().flatten().count() > 1;
+            let [kp, kn, kt] = found.map(|i| {
+                let i = i?;
+                let track = &clip.tracks[i];
+                if together {
+                    if i != lead {
+                        self.folded.insert((ci, i));
+                    }
+                    Some(clip.sampled_as(track, opts.rate, Interpolation::Linear))
+                } else {
+                    linear(self.keyframes(clip, track, &opts), track)
+                }
+            });
+            let Some(len) = [&kp, &kn, &kt]
+                .into_iter()
+                .flatten()
+                .map(Keyframes::len)
+                .next()
+            else {
                 continue;
             };
             let first = targets.len();
             // The targets' data at once, not by doubling (which holds the old
             // and the new buffer together at each step).
             let attributes = usize::from(kp.is_some()) + usize::from(!m.normals.is_empty());
-            self.bin.reserve(len * m.positions.len() * 12 * attributes);
+            let uv_bytes = if kt.is_some() { 8 } else { 0 };
+            self.bin
+                .reserve(len * m.positions.len() * (12 * attributes + uv_bytes));
             for i in 0..len {
                 let positions = kp.as_ref().map(|k| {
                     let delta = deltas(&m.positions, &m.coord_index, k.value(i), false);
@@ -1084,6 +1124,12 @@ impl Writer<'_> {
                         Some(buffer::Target::ArrayBuffer),
                     )
                 });
+                if let Some(k) = &kt {
+                    let delta = uv_deltas(&m.uvs, &m.tex_index, k.value(i));
+                    let target = Some(buffer::Target::ArrayBuffer);
+                    let a = self.accessor_for(&delta, accessor::Type::Vec2, false, target);
+                    self.morph_uvs.push((mesh, targets.len(), a.value()));
+                }
                 targets.push(json::mesh::MorphTarget {
                     positions,
                     normals,
@@ -1096,7 +1142,7 @@ impl Writer<'_> {
                 values: Vec::new(),
                 in_tangents: Vec::new(),
                 out_tangents: Vec::new(),
-                ..kp.or(kn).expect("one of them was found")
+                ..kp.or(kn).or(kt).expect("one of them was found")
             };
             made.push(((ci, lead), first, keyframes));
         }
