@@ -803,6 +803,25 @@ fn pointer_channels_resolve_and_play_back_like_the_x3d() {
     assert!(checked > 4000);
 }
 
+/// A morph-weights channel of `n` targets as a sampler.
+fn weights_sampler(
+    channel: gltf::animation::Channel,
+    buffers: &[gltf::buffer::Data],
+    n: usize,
+) -> Sampler {
+    let r = channel.reader(|b| Some(&buffers[b.index()]));
+    let weights: Vec<f32> = match r.read_outputs().unwrap() {
+        gltf::animation::util::ReadOutputs::MorphTargetWeights(w) => w.into_f32().collect(),
+        _ => panic!("a weights channel"),
+    };
+    Sampler {
+        times: r.read_inputs().unwrap().collect(),
+        outputs: weights.chunks(n).map(|c| c.to_vec()).collect(),
+        interpolation: channel.sampler().interpolation(),
+        rotation: false,
+    }
+}
+
 #[test]
 fn animated_points_play_back_as_morph_targets() {
     let dir = tempfile::tempdir().unwrap();
@@ -835,20 +854,8 @@ fn animated_points_play_back_as_morph_targets() {
         } else {
             2e-2
         };
-        let channel = anim.channels().next().unwrap();
-        let r = channel.reader(|b| Some(&buffers[b.index()]));
-        let times: Vec<f32> = r.read_inputs().unwrap().collect();
-        let weights: Vec<f32> = match r.read_outputs().unwrap() {
-            gltf::animation::util::ReadOutputs::MorphTargetWeights(w) => w.into_f32().collect(),
-            _ => panic!("a weights channel"),
-        };
         let n = targets.len();
-        let sampler = Sampler {
-            times,
-            outputs: weights.chunks(n).map(|c| c.to_vec()).collect(),
-            interpolation: channel.sampler().interpolation(),
-            rotation: false,
-        };
+        let sampler = weights_sampler(anim.channels().next().unwrap(), &buffers, n);
         let mut want = Vec::new();
         for i in 0..300 {
             let t = clip.duration() * (i as f64 + 0.41) / 300.0;
@@ -1210,17 +1217,7 @@ fn animated_texture_coordinates_play_back_as_uv_morph_targets() {
         .flat_map(|a| a.channels())
         .find(|c| c.target().node().index() == node.index())
         .expect("a weights channel for the mesh");
-    let r = channel.reader(|b| Some(&buffers[b.index()]));
-    let weights: Vec<f32> = match r.read_outputs().unwrap() {
-        gltf::animation::util::ReadOutputs::MorphTargetWeights(w) => w.into_f32().collect(),
-        _ => panic!("a weights channel"),
-    };
-    let sampler = Sampler {
-        times: r.read_inputs().unwrap().collect(),
-        outputs: weights.chunks(n).map(|c| c.to_vec()).collect(),
-        interpolation: channel.sampler().interpolation(),
-        rotation: false,
-    };
+    let sampler = weights_sampler(channel, &buffers, n);
     let mut want = Vec::new();
     for i in 0..300 {
         let t = clip.duration() * (i as f64 + 0.41) / 300.0;
