@@ -42,6 +42,96 @@ pub struct Mesh {
     pub tex_index: Vec<u32>,
     /// The TextureCoordinate node, when the mesh has uvs from one.
     pub tex_coord: Option<NodeId>,
+    /// How the normals were made from the points, when the file gives none:
+    /// moved points get theirs made again from it.
+    pub made_normals: Option<MadeNormals>,
+}
+
+/// Normals made from a mesh's points: each face's normal (Newell's), and
+/// each corner the average of the faces around its point within the crease
+/// angle (its own face's alone without one). Kept with the mesh so that
+/// moved points have their normals made without rebuilding the mesh.
+#[derive(Clone, Debug, Default)]
+pub struct MadeNormals {
+    /// The corners of face f are `face_start[f]..face_start[f + 1]`.
+    face_start: Vec<u32>,
+    /// Clockwise faces (X3D ccw FALSE) turn their normals around.
+    flip: bool,
+    /// The cosine of the crease angle, or `None` for a normal per face.
+    crease_cos: Option<f32>,
+    /// The faces around each corner's point, without repeats, in corner
+    /// order: those of point c are `around[around_start[c]..around_start[c + 1]]`.
+    around_start: Vec<u32>,
+    around: Vec<u32>,
+}
+
+impl MadeNormals {
+    /// `face_start` as above; `coord_index` gives each corner's point.
+    fn new(face_start: Vec<u32>, ccw: bool, crease: f32, coord_index: &[u32]) -> MadeNormals {
+        let mut made = MadeNormals {
+            face_start,
+            flip: !ccw,
+            crease_cos: (crease > 0.0).then(|| crease.cos()),
+            ..MadeNormals::default()
+        };
+        if made.crease_cos.is_some() {
+            let points = coord_index
+                .iter()
+                .map(|&c| c as usize + 1)
+                .max()
+                .unwrap_or(0);
+            let mut faces_at: Vec<Vec<u32>> = vec![Vec::new(); points];
+            for (f, w) in made.face_start.windows(2).enumerate() {
+                for &c in &coord_index[w[0] as usize..w[1] as usize] {
+                    let at = &mut faces_at[c as usize];
+                    if !at.contains(&(f as u32)) {
+                        at.push(f as u32);
+                    }
+                }
+            }
+            made.around_start.push(0);
+            for at in faces_at {
+                made.around.extend(at);
+                made.around_start.push(made.around.len() as u32);
+            }
+        }
+        made
+    }
+
+    /// The unit normal of each corner when the corners are at `corners`
+    /// and on the points `coord_index` says.
+    pub fn normals(&self, corners: &[Vec3], coord_index: &[u32]) -> Vec<Vec3> {
+        let sign = if self.flip { -1.0 } else { 1.0 };
+        let faces: Vec<Vec3> = self
+            .face_start
+            .windows(2)
+            .map(|w| {
+                let n = newell(&corners[w[0] as usize..w[1] as usize]) * sign;
+                n.try_normalize().unwrap_or(Vec3::Y)
+            })
+            .collect();
+        let mut out = Vec::with_capacity(corners.len());
+        for (f, w) in self.face_start.windows(2).enumerate() {
+            let own = faces[f];
+            for &c in &coord_index[w[0] as usize..w[1] as usize] {
+                out.push(match self.crease_cos {
+                    None => own,
+                    Some(cos) => {
+                        let c = c as usize;
+                        let around = &self.around
+                            [self.around_start[c] as usize..self.around_start[c + 1] as usize];
+                        let sum: Vec3 = around
+                            .iter()
+                            .map(|&g| faces[g as usize])
+                            .filter(|n| n.dot(own) >= cos)
+                            .sum();
+                        sum.try_normalize().unwrap_or(own)
+                    }
+                });
+            }
+        }
+        out
+    }
 }
 
 /// Values that replace what the file gives for a Coordinate's or a
@@ -59,6 +149,11 @@ impl Mesh {
 
     pub fn primitive(&self) -> Primitive {
         self.primitive.unwrap_or(Primitive::Triangles)
+    }
+
+    fn make_normals(&mut self, made: MadeNormals) {
+        self.normals = made.normals(&self.positions, &self.coord_index);
+        self.made_normals = Some(made);
     }
 }
 
@@ -197,10 +292,8 @@ fn indexed_face_set(scene: &Scene, rest: &Overrides, id: NodeId) -> Mesh {
     let tex = uvs(scene, rest, id);
     let tex_index = scene.ints(id, "texCoordIndex");
     let mut m = Mesh::new(Primitive::Triangles);
-    // Corners: (coord index, position in coordIndex, face number).
-    let mut corner_of_coord: Vec<(usize, usize)> = Vec::new();
-    let mut face_normals: Vec<Vec3> = Vec::new();
-    let mut corner_face: Vec<usize> = Vec::new();
+    // The first corner of each face drawn, and one past the last.
+    let mut face_start = vec![0u32];
     let mut pos = 0usize;
     for (face_no, face) in coord_index.split(|&i| i < 0).enumerate() {
         let start = pos;
@@ -225,8 +318,6 @@ fn indexed_face_set(scene: &Scene, rest: &Overrides, id: NodeId) -> Mesh {
         for &(c, at) in &valid {
             m.positions.push(coords[c]);
             m.coord_index.push(c as u32);
-            corner_of_coord.push((c, at));
-            corner_face.push(face_normals.len());
             // Which colour or normal a corner takes: per vertex by its own
             // index list or the coordIndex, per face by the list or in order.
             let which = |per_vertex: bool, list: &[i32]| {
@@ -267,47 +358,12 @@ fn indexed_face_set(scene: &Scene, rest: &Overrides, id: NodeId) -> Mesh {
                 m.indices.extend([a, c, b]);
             }
         }
-        face_normals.push(normal.try_normalize().unwrap_or(Vec3::Y));
+        face_start.push(m.positions.len() as u32);
     }
     if given_normals.is_empty() {
-        m.normals = crease_normals(&corner_of_coord, &corner_face, &face_normals, crease);
+        m.make_normals(MadeNormals::new(face_start, ccw, crease, &m.coord_index));
     }
     m
-}
-
-/// Per corner: the average of the normals of the faces around its
-/// coordinate whose angle to its own face is within the crease angle.
-fn crease_normals(
-    corners: &[(usize, usize)],
-    corner_face: &[usize],
-    face_normals: &[Vec3],
-    crease: f32,
-) -> Vec<Vec3> {
-    if crease <= 0.0 {
-        return corner_face.iter().map(|&f| face_normals[f]).collect();
-    }
-    let coords = corners.iter().map(|&(c, _)| c + 1).max().unwrap_or(0);
-    let mut faces_at: Vec<Vec<usize>> = vec![Vec::new(); coords];
-    for (k, &(c, _)) in corners.iter().enumerate() {
-        faces_at[c].push(corner_face[k]);
-    }
-    let cos = crease.cos();
-    corners
-        .iter()
-        .enumerate()
-        .map(|(k, &(c, _))| {
-            let own = face_normals[corner_face[k]];
-            let mut sum = Vec3::ZERO;
-            let mut seen = Vec::new();
-            for &f in &faces_at[c] {
-                if !seen.contains(&f) && face_normals[f].dot(own) >= cos {
-                    sum += face_normals[f];
-                    seen.push(f);
-                }
-            }
-            sum.try_normalize().unwrap_or(own)
-        })
-        .collect()
 }
 
 /// The normal of a polygon by Newell's method (not normalised; zero for a
@@ -413,8 +469,10 @@ fn triangle_set(scene: &Scene, rest: &Overrides, id: NodeId, index: Option<&[i32
             if has_normal_node {
                 m.normal_index.push(i as u32);
             }
-            m.normals
-                .push(given.get(i).and_then(|n| n.try_normalize()).unwrap_or(flat));
+            if !given.is_empty() {
+                m.normals
+                    .push(given.get(i).and_then(|n| n.try_normalize()).unwrap_or(flat));
+            }
             if !cols.is_empty() {
                 m.colors.push(*cols.get(i).unwrap_or(&[1.0; 4]));
             }
@@ -428,6 +486,10 @@ fn triangle_set(scene: &Scene, rest: &Overrides, id: NodeId, index: Option<&[i32
         } else {
             m.indices.extend([base, base + 2, base + 1]);
         }
+    }
+    if given.is_empty() {
+        let faces = (0..=m.positions.len() as u32).step_by(3).collect();
+        m.make_normals(MadeNormals::new(faces, ccw, 0.0, &m.coord_index));
     }
     m
 }

@@ -1242,3 +1242,87 @@ fn animated_texture_coordinates_play_back_as_uv_morph_targets() {
         }
     }
 }
+
+/// Normals made from the points follow animated points: each morph target's
+/// normals are those of its own positions (checked by making them here from
+/// the triangles: face normals, averaged around a point within the crease
+/// angle), for a smooth and a faceted mesh.
+#[test]
+fn normals_made_from_moving_points_follow_them() {
+    let grid = "0 0 0, 1 0 0, 2 0 0, 0 1 0, 1 1 0, 2 1 0, 0 2 0, 1 2 0, 2 2 0";
+    let bent = "0 0 0, 1 0 0.3, 2 0 0, 0 1 0.5, 1 1 1, 2 1 -0.2, 0 2 0, 1 2 0.4, 2 2 0";
+    let twisted = "0 0 0.2, 1 0 -0.3, 2 0 0, 0 1 0.1, 1 1 -0.8, 2 1 0.6, 0 2 0, 1 2 -0.4, 2 2 0.9";
+    let tris = "0 1 4 -1 0 4 3 -1 1 2 5 -1 1 5 4 -1 3 4 7 -1 3 7 6 -1 4 5 8 -1 4 8 7 -1";
+    let shape = |def: &str, crease: f64, ccw: bool| {
+        format!(
+            r#"<Shape><IndexedFaceSet creaseAngle="{crease}" ccw="{ccw}" coordIndex="{tris}">
+                 <Coordinate DEF="{def}" point="{grid}"/></IndexedFaceSet></Shape>
+               <CoordinateInterpolator DEF="{def}_move" key="0 0.5 1"
+                 keyValue="{grid}, {bent}, {twisted}"/>
+               <ROUTE fromNode="Clock" fromField="fraction_changed" toNode="{def}_move" toField="set_fraction"/>
+               <ROUTE fromNode="{def}_move" fromField="value_changed" toNode="{def}" toField="point"/>"#
+        )
+    };
+    let text = format!(
+        r#"<X3D version="3.3"><Scene><TimeSensor DEF="Clock" cycleInterval="2" loop="true"/>
+           {}{}</Scene></X3D>"#,
+        shape("Smooth", 1.2, true),
+        shape("Faceted", 0.0, false)
+    );
+    let (dir, x3d) = util::scene_file("normals.x3d", &text);
+    let baked = dir.path().join("n.glb");
+    assert_eq!(bake(&x3d, &baked, &[]).status.code(), Some(0));
+    let (doc, buffers, _) = gltf::import(&baked).unwrap();
+    let mut checked = 0;
+    for (mesh, crease) in doc.meshes().zip([1.2f32, 0.0]) {
+        let prim = mesh.primitives().next().unwrap();
+        let reader = prim.reader(|b| Some(&buffers[b.index()]));
+        let v3 = |a: [f32; 3]| glam::Vec3::from_array(a);
+        let base: Vec<glam::Vec3> = reader.read_positions().unwrap().map(v3).collect();
+        let base_n: Vec<glam::Vec3> = reader.read_normals().unwrap().map(v3).collect();
+        let index: Vec<usize> = reader
+            .read_indices()
+            .unwrap()
+            .into_u32()
+            .map(|i| i as usize)
+            .collect();
+        let targets: Vec<_> = reader.read_morph_targets().collect();
+        assert_eq!(targets.len(), 3, "a target per key");
+        for (p, n, _) in targets {
+            let p: Vec<_> = p.unwrap().map(v3).zip(&base).map(|(d, b)| *b + d).collect();
+            let n: Vec<_> = n
+                .unwrap()
+                .map(v3)
+                .zip(&base_n)
+                .map(|(d, b)| *b + d)
+                .collect();
+            // glTF triangles wind counter-clockwise seen from their normal
+            // side: ccw FALSE faces were turned, and their normals with them.
+            let face = |t: &[usize]| (p[t[1]] - p[t[0]]).cross(p[t[2]] - p[t[0]]).normalize();
+            let faces: Vec<_> = index.chunks(3).map(|t| (t, face(t))).collect();
+            for &(t, own) in &faces {
+                for &v in t {
+                    // Every face around the same point (corners at the same
+                    // rest position) within the crease angle of this one.
+                    let want = faces
+                        .iter()
+                        .filter(|(u, f)| {
+                            u.iter().any(|&w| base[w] == base[v]) && f.dot(own) >= crease.cos()
+                        })
+                        .map(|(_, f)| *f)
+                        .sum::<glam::Vec3>()
+                        .normalize();
+                    let want = if crease > 0.0 { want } else { own };
+                    assert!(
+                        (n[v] - want).length() < 1e-5,
+                        "{:?} corner {v}: {} vs {want}",
+                        mesh.name(),
+                        n[v]
+                    );
+                    checked += 1;
+                }
+            }
+        }
+    }
+    assert_eq!(checked, 2 * 3 * 24);
+}

@@ -1006,7 +1006,7 @@ impl Writer<'_> {
         let indices = self.indices(&m.indices);
         let material = self.material(appearance, m.double_sided, !m.colors.is_empty());
         let mesh_index = self.root.meshes.len();
-        let (targets, weights) = self.morph_targets(&m, geometry, mesh_index);
+        let (targets, weights) = self.morph_targets(&m, mesh_index);
         let mode = match m.primitive() {
             crate::geom::Primitive::Triangles => json::mesh::Mode::Triangles,
             crate::geom::Primitive::Lines => json::mesh::Mode::Lines,
@@ -1038,7 +1038,6 @@ impl Writer<'_> {
     fn morph_targets(
         &mut self,
         m: &crate::geom::Mesh,
-        geometry: NodeId,
         mesh: usize,
     ) -> (Option<Vec<json::mesh::MorphTarget>>, Option<Vec<f32>>) {
         let clips = self.clips;
@@ -1111,9 +1110,7 @@ impl Writer<'_> {
                 let normals = match (&kn, &kp) {
                     (Some(k), _) => Some(deltas(&m.normals, &m.normal_index, k.value(i), true)),
                     // Normals made from the points follow the points.
-                    (None, Some(k)) if m.normal.is_none() && !m.normals.is_empty() => {
-                        self.remade_normals(m, geometry, k.value(i))
-                    }
+                    (None, Some(k)) => Self::remade_normals(m, k.value(i)),
                     _ => None,
                 };
                 let normals = normals.map(|delta| {
@@ -1165,26 +1162,23 @@ impl Writer<'_> {
     }
 
     /// The normals a mesh gets when its Coordinate holds `points`, as
-    /// displacements from its own; `None` if the mesh comes out different.
-    fn remade_normals(
-        &self,
-        m: &crate::geom::Mesh,
-        geometry: NodeId,
-        points: &[f64],
-    ) -> Option<Vec<f32>> {
-        let coord = m.coord?;
-        let over =
-            crate::geom::Overrides::from([(coord, points.iter().map(|&x| x as f32).collect())]);
-        let mut quiet = Diagnostics::default();
-        let moved = crate::geom::mesh(self.scene, &over, geometry, &mut quiet)?;
-        if moved.normals.len() != m.normals.len() {
-            return None;
-        }
-        let delta = moved
-            .normals
+    /// displacements from its own; `None` if the file gives its normals.
+    fn remade_normals(m: &crate::geom::Mesh, points: &[f64]) -> Option<Vec<f32>> {
+        let made = m.made_normals.as_ref()?;
+        // A point the animation lacks stays where it is (as in deltas).
+        let corners: Vec<glam::Vec3> = m
+            .coord_index
             .iter()
-            .zip(&m.normals)
-            .map(|(n, own)| *n - *own);
+            .zip(&m.positions)
+            .map(|(&c, own)| {
+                let c = 3 * c as usize;
+                points.get(c..c + 3).map_or(*own, |p| {
+                    glam::Vec3::new(p[0] as f32, p[1] as f32, p[2] as f32)
+                })
+            })
+            .collect();
+        let normals = made.normals(&corners, &m.coord_index);
+        let delta = normals.iter().zip(&m.normals).map(|(n, own)| *n - *own);
         Some(delta.flat_map(|n| n.to_array()).collect())
     }
 
