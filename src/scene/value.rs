@@ -255,14 +255,29 @@ pub fn parse_value(ty: FieldType, text: &str, enc: Encoding) -> Result<Value, Va
     let data = match ty.scalar() {
         Scalar::Node => Data::Nodes(Vec::new()),
         Scalar::String => Data::Strings(parse_strings(ty, text, enc)?),
-        Scalar::Bool => Data::Bools(parse_tokens(text, enc, |t| match t {
-            "true" | "TRUE" => Ok(true),
-            "false" | "FALSE" => Ok(false),
-            _ => Err(format!("`{t}` is not a boolean (true or false)")),
-        })?),
-        Scalar::Int => Data::Ints(parse_tokens(text, enc, parse_int)?),
-        Scalar::Float => Data::Floats(parse_tokens(text, enc, parse_number::<f32>)?),
-        Scalar::Double => Data::Doubles(parse_tokens(text, enc, parse_number::<f64>)?),
+        Scalar::Bool => Data::Bools(parse_tokens(
+            text,
+            enc,
+            |_| None,
+            |t| match t {
+                "true" | "TRUE" => Ok(true),
+                "false" | "FALSE" => Ok(false),
+                _ => Err(format!("`{t}` is not a boolean (true or false)")),
+            },
+        )?),
+        Scalar::Int => Data::Ints(parse_tokens(text, enc, quick_int, parse_int)?),
+        Scalar::Float => Data::Floats(parse_tokens(
+            text,
+            enc,
+            quick_number::<f32>,
+            parse_number::<f32>,
+        )?),
+        Scalar::Double => Data::Doubles(parse_tokens(
+            text,
+            enc,
+            quick_number::<f64>,
+            parse_number::<f64>,
+        )?),
     };
     let value = Value { ty, data };
     check_count(&value, text)?;
@@ -316,22 +331,30 @@ fn skip_separators(bytes: &[u8], mut i: usize, enc: Encoding) -> usize {
     i
 }
 
-/// Splits on white space and commas, parsing each token.
+/// Splits on white space and commas, parsing each token: by `quick` when
+/// it reads a whole token (it gives the value and the bytes it read, or
+/// `None` to leave the token to `parse`), else by `parse`.
 fn parse_tokens<T>(
     text: &str,
     enc: Encoding,
+    quick: impl Fn(&[u8]) -> Option<(T, usize)>,
     mut parse: impl FnMut(&str) -> Result<T, String>,
 ) -> Result<Vec<T>, ValueError> {
     let bytes = text.as_bytes();
+    let ends_token = |b: u8| is_separator(b) || (enc == Encoding::Vrml && b == b'#');
     let mut out = Vec::with_capacity(bytes.len() / 6);
     let mut i = 0;
     while i < bytes.len() {
         i = skip_separators(bytes, i, enc);
-        let start = i;
-        while i < bytes.len()
-            && !is_separator(bytes[i])
-            && !(enc == Encoding::Vrml && bytes[i] == b'#')
+        if let Some((v, n)) = quick(&bytes[i..])
+            && bytes.get(i + n).is_none_or(|&b| ends_token(b))
         {
+            out.push(v);
+            i += n;
+            continue;
+        }
+        let start = i;
+        while i < bytes.len() && !ends_token(bytes[i]) {
             i += 1;
         }
         if start == i {
@@ -351,6 +374,102 @@ fn parse_tokens<T>(
     Ok(out)
 }
 
+/// A plain decimal at the start of `b` (sign, digits, point, digits,
+/// exponent) as (negative, significant digits as an integer, power of ten,
+/// bytes read); `None` for anything else or more than 19 significant digits.
+fn decimal(b: &[u8]) -> Option<(bool, u64, i32, usize)> {
+    let (neg, mut i) = match b.first() {
+        Some(b'-') => (true, 1),
+        Some(b'+') => (false, 1),
+        _ => (false, 0),
+    };
+    let (mut m, mut significant, mut exp, mut digits) = (0u64, 0u32, 0i32, 0u32);
+    let mut point = false;
+    loop {
+        match b.get(i) {
+            Some(&c @ b'0'..=b'9') => {
+                if m > 0 || c > b'0' {
+                    significant += 1;
+                    if significant > 19 {
+                        return None;
+                    }
+                    m = m * 10 + u64::from(c - b'0');
+                }
+                exp -= i32::from(point);
+                digits += 1;
+            }
+            Some(b'.') if !point => point = true,
+            _ => break,
+        }
+        i += 1;
+    }
+    if digits == 0 {
+        return None;
+    }
+    if let Some(b'e' | b'E') = b.get(i) {
+        i += 1;
+        let negative = match b.get(i) {
+            Some(b'-') => {
+                i += 1;
+                true
+            }
+            Some(b'+') => {
+                i += 1;
+                false
+            }
+            _ => false,
+        };
+        let start = i;
+        let mut e = 0i32;
+        while let Some(&c @ b'0'..=b'9') = b.get(i) {
+            if i - start == 4 {
+                return None;
+            }
+            e = e * 10 + i32::from(c - b'0');
+            i += 1;
+        }
+        if i == start {
+            return None;
+        }
+        exp += if negative { -e } else { e };
+    }
+    Some((neg, m, exp, i))
+}
+
+/// A decimal whose digits and power of ten are exact in `T`, so that one
+/// multiplication or division rounds it correctly (Clinger's fast path);
+/// `None` leaves the rest to the full parser.
+fn quick_number<T: Float>(b: &[u8]) -> Option<(T, usize)> {
+    let (neg, m, exp, n) = decimal(b)?;
+    Some((T::exact(neg, m, exp)?, n))
+}
+
+/// A decimal SFInt32 of up to ten digits.
+fn quick_int(b: &[u8]) -> Option<(i32, usize)> {
+    let (neg, mut i) = match b.first() {
+        Some(b'-') => (true, 1),
+        Some(b'+') => (false, 1),
+        _ => (false, 0),
+    };
+    let start = i;
+    let mut v = 0i64;
+    while let Some(&c @ b'0'..=b'9') = b.get(i) {
+        if i - start == 10 {
+            return None;
+        }
+        v = v * 10 + i64::from(c - b'0');
+        i += 1;
+    }
+    if i == start {
+        return None;
+    }
+    let v = if neg { -v } else { v };
+    // The range parse_int accepts.
+    (i32::MIN as i64..=u32::MAX as i64)
+        .contains(&v)
+        .then_some((v as u32 as i32, i))
+}
+
 fn is_separator(b: u8) -> bool {
     matches!(b, b' ' | b'\t' | b'\n' | b'\r' | b',')
 }
@@ -358,7 +477,7 @@ fn is_separator(b: u8) -> bool {
 /// A finite floating-point number in X3D syntax, rounded once to the target
 /// precision (SFFloat values are parsed as f32 directly, not through f64).
 /// NaN and infinity are refused: no X3D field type allows them.
-pub fn parse_number<T: std::str::FromStr + Finite>(t: &str) -> Result<T, String> {
+pub fn parse_number<T: Float>(t: &str) -> Result<T, String> {
     match t.parse::<T>() {
         // Rust also reads "inf", "NaN" and "infinity"; those start with a
         // letter, and X3D numbers never do.
@@ -374,20 +493,47 @@ pub fn parse_number<T: std::str::FromStr + Finite>(t: &str) -> Result<T, String>
     }
 }
 
-/// Floating-point types that can say whether they are finite.
-pub trait Finite {
+/// The floating-point types of field values.
+pub trait Float: std::str::FromStr {
     fn finite(&self) -> bool;
+    /// `±m · 10^exp` when `m` and `10^|exp|` are exact in the type.
+    fn exact(neg: bool, m: u64, exp: i32) -> Option<Self>;
 }
-impl Finite for f32 {
-    fn finite(&self) -> bool {
-        self.is_finite()
-    }
+
+macro_rules! float {
+    ($t:ty, $digits:expr, $powers:expr) => {
+        impl Float for $t {
+            fn finite(&self) -> bool {
+                self.is_finite()
+            }
+            fn exact(neg: bool, m: u64, exp: i32) -> Option<$t> {
+                const POW10: [$t; $powers + 1] = {
+                    let mut p = [1.0; $powers + 1];
+                    let mut i = 1;
+                    while i <= $powers {
+                        p[i] = p[i - 1] * 10.0;
+                        i += 1;
+                    }
+                    p
+                };
+                if m > 1 << $digits || exp.unsigned_abs() > $powers {
+                    return None;
+                }
+                let v = m as $t;
+                let v = if exp < 0 {
+                    v / POW10[exp.unsigned_abs() as usize]
+                } else {
+                    v * POW10[exp as usize]
+                };
+                Some(if neg { -v } else { v })
+            }
+        }
+    };
 }
-impl Finite for f64 {
-    fn finite(&self) -> bool {
-        self.is_finite()
-    }
-}
+// Every integer up to 2^24 and every power of ten up to 10^10 is exact in
+// f32; up to 2^53 and 10^22 in f64.
+float!(f32, 24, 10);
+float!(f64, 53, 22);
 
 /// An SFInt32 in decimal or hexadecimal (`0x1F`) notation.
 pub fn parse_int(t: &str) -> Result<i32, String> {
@@ -566,6 +712,71 @@ mod tests {
             err(SFFloat, "1 2").message,
             "SFFloat wants 1 value, found 2"
         );
+    }
+
+    /// The quick paths give what the full parser gives, bit for bit, on
+    /// numbers of every shape (and leave the rest to it).
+    #[test]
+    fn quick_paths_agree_with_the_full_parser() {
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = |n: u64| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state % n
+        };
+        let mut quick = 0;
+        for _ in 0..200_000 {
+            let mut t = String::new();
+            for part in 0..5 {
+                let digits = if next(4) == 0 { next(24) } else { next(5) };
+                let digits: String = (0..digits)
+                    .map(|_| char::from(b'0' + next(10) as u8))
+                    .collect();
+                let piece = match (part, next(4)) {
+                    (0, 0) => "-",
+                    (0, 1) => "+",
+                    (1, _) | (3, _) => &digits,
+                    (2, 0 | 1) => ".",
+                    (4, 0) => "e",
+                    (4, 1) => "E-",
+                    _ => "",
+                };
+                t.push_str(piece);
+            }
+            if t.ends_with(['e', '-']) && next(2) == 0 {
+                t.push_str(&next(60).to_string());
+            }
+            if t.is_empty() {
+                continue;
+            }
+            let text = format!("{t} 7");
+            let full = parse_number::<f32>(&t);
+            let got = parse_value(SFVec2f, &text, Encoding::Xml);
+            match (&full, &got) {
+                (Ok(a), Ok(v)) => assert_eq!(a.to_bits(), v.floats()[0].to_bits(), "{t}"),
+                (Err(_), Err(_)) => {}
+                _ => panic!("{t}: {full:?} vs {got:?}"),
+            }
+            let full = parse_number::<f64>(&t);
+            let got = parse_value(SFVec2d, &text, Encoding::Xml);
+            match (&full, &got) {
+                (Ok(a), Ok(v)) => assert_eq!(a.to_bits(), v.doubles()[0].to_bits(), "{t}"),
+                (Err(_), Err(_)) => {}
+                _ => panic!("{t}: {full:?} vs {got:?}"),
+            }
+            let full = parse_int(&t);
+            let got = parse_value(MFInt32, &text, Encoding::Xml);
+            match (&full, &got) {
+                (Ok(a), Ok(v)) => assert_eq!(*a, v.ints()[0], "{t}"),
+                (Err(_), Err(_)) => {}
+                _ => panic!("{t}: {full:?} vs {got:?}"),
+            }
+            quick +=
+                usize::from(quick_number::<f32>(t.as_bytes()).is_some_and(|(_, n)| n == t.len()));
+        }
+        // Most of them took the quick path.
+        assert!(quick > 50_000, "{quick}");
     }
 
     #[test]
