@@ -61,7 +61,7 @@ impl Encoding {
 /// is written: prototypes not expanded, Inline files not read.
 pub fn parse(sources: &Sources, file: FileId, diags: &mut Diagnostics) -> scene::Scene {
     let source = sources.get(file);
-    match Encoding::detect(&source.name, &source.text) {
+    match Encoding::detect(&source.name, source.text()) {
         Encoding::Xml => syntax::xml::read(source, file, diags),
         Encoding::Vrml => syntax::vrml::read(source, file, diags),
         Encoding::Json => syntax::json::read(source, file, diags),

@@ -83,6 +83,8 @@ fn read_bytes(path: &str) -> anyhow::Result<Vec<u8>> {
 fn read(path: &str) -> anyhow::Result<Input> {
     let bytes = read_bytes(path)?;
     let name = if path == "-" { "<stdin>" } else { path };
+    // Plain text that can be read again (not gzip, not a pipe).
+    let rereadable = path != "-" && !bytes.starts_with(&[0x1f, 0x8b]);
     let mut sources = Sources::new();
     let mut diags = Diagnostics::default();
     let file: FileId = x3dbake::add_file(&mut sources, name, bytes, &mut diags);
@@ -91,6 +93,10 @@ fn read(path: &str) -> anyhow::Result<Input> {
     } else {
         x3dbake::load(&mut sources, file, Some(&mut FileFetch), &mut diags)
     };
+    // The scene is made: the text is needed again only to show a line.
+    if rereadable {
+        sources.release(file, Path::new(path));
+    }
     Ok(Input {
         sources,
         scene,
@@ -157,13 +163,14 @@ fn inspect(path: &str, opts: &ClipOptions, quiet: bool, verbose: bool) -> Outcom
     }
     let mut text = x3dbake::inspect::report(&input.scene, &found, &forms);
     text.push_str(&format!("warnings: {}\n", input.diags.warnings().count()));
-    write_stdout(text.as_bytes())
+    write_stdout(&[text.as_bytes().into()])
 }
 
 /// Writes to standard output; a closed pipe (`| head`) is not an error.
-fn write_stdout(bytes: &[u8]) -> Outcome {
+fn write_stdout(parts: &[std::borrow::Cow<[u8]>]) -> Outcome {
     let mut out = std::io::stdout().lock();
-    match out.write_all(bytes).and_then(|()| out.flush()) {
+    let written = parts.iter().try_for_each(|p| out.write_all(p));
+    match written.and_then(|()| out.flush()) {
         Ok(()) => Outcome::Ok,
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Outcome::Ok,
         Err(e) => {
@@ -282,6 +289,8 @@ fn bake_one(job: &Job, path: &str) -> (Outcome, String) {
         );
         return fail(anyhow::anyhow!(msg));
     }
+    // The glTF document outlives the files: a GLB or .bin writes its buffer.
+    let mut doc = None;
     let files = match job.format {
         Format::Csv => {
             let timeline = job.timeline.map(|(start, end)| {
@@ -296,7 +305,7 @@ fn bake_one(job: &Job, path: &str) -> (Outcome, String) {
             let mut bytes = Vec::new();
             // Writing into memory cannot fail.
             csv::write(&input.scene, &found, &opts, &mut bytes).expect("in-memory write");
-            vec![(dest.clone(), bytes)]
+            vec![(dest.clone(), vec![bytes.into()])]
         }
         Format::Gltf | Format::Glb => {
             let (scene, sources) = (&input.scene, &input.sources);
@@ -307,8 +316,14 @@ fn bake_one(job: &Job, path: &str) -> (Outcome, String) {
                     .ok()
                     .map(|(_, b)| b)
             };
-            let mut doc = gltf::build(scene, &found, &job.gltf_opts, &mut images, &mut input.diags);
-            match gltf_files(&mut doc, job, dest.as_deref(), path) {
+            let doc = doc.insert(gltf::build(
+                scene,
+                &found,
+                &job.gltf_opts,
+                &mut images,
+                &mut input.diags,
+            ));
+            match gltf_files(doc, job, dest.as_deref(), path) {
                 Ok(f) => f,
                 Err(e) => return fail(e),
             }
@@ -318,11 +333,11 @@ fn bake_one(job: &Job, path: &str) -> (Outcome, String) {
     let outcome = match dest {
         None => files
             .iter()
-            .map(|(_, b)| write_stdout(b))
+            .map(|(_, parts)| write_stdout(parts))
             .max()
             .unwrap_or(Outcome::Ok),
         Some(_) => {
-            let files: Vec<(PathBuf, Vec<u8>)> = files
+            let files: Vec<(PathBuf, output::Parts)> = files
                 .into_iter()
                 .filter_map(|(p, b)| Some((p?, b)))
                 .collect();
@@ -338,25 +353,24 @@ fn bake_one(job: &Job, path: &str) -> (Outcome, String) {
 /// The files of a glTF output: a .glb, a .gltf with its buffer embedded,
 /// or a .gltf and a .bin beside it. `None` as a path is standard output.
 #[allow(clippy::type_complexity)]
-fn gltf_files(
-    doc: &mut gltf::Document,
+fn gltf_files<'a>(
+    doc: &'a mut gltf::Document,
     job: &Job,
     dest: Option<&Path>,
     input: &str,
-) -> anyhow::Result<Vec<(Option<PathBuf>, Vec<u8>)>> {
+) -> anyhow::Result<Vec<(Option<PathBuf>, output::Parts<'a>)>> {
     let dest_buf = dest.map(Path::to_path_buf);
     Ok(match job.format {
         Format::Glb => {
             doc.set_buffer_uri(None);
-            let mut bytes = Vec::new();
-            x3dbake::write::glb::write(&doc.json(), &doc.bin, &mut bytes)
+            let parts = x3dbake::write::glb::parts(&doc.json(), &doc.bin)
                 .context("cannot build the GLB")?;
-            vec![(dest_buf, bytes)]
+            vec![(dest_buf, parts)]
         }
         _ if job.embed || doc.bin.is_empty() || dest.is_none() => {
             let uri = (!doc.bin.is_empty()).then(|| doc.data_uri());
             doc.set_buffer_uri(uri);
-            vec![(dest_buf, doc.json().into_bytes())]
+            vec![(dest_buf, vec![doc.json().into_bytes().into()])]
         }
         _ => {
             // dest is Some here: standard output took the arm above.
@@ -373,8 +387,8 @@ fn gltf_files(
             );
             doc.set_buffer_uri(Some(uri_escape(&bin_name)));
             vec![
-                (dest_buf, doc.json().into_bytes()),
-                (Some(bin_path), doc.bin.clone()),
+                (dest_buf, vec![doc.json().into_bytes().into()]),
+                (Some(bin_path), vec![doc.bin.as_slice().into()]),
             ]
         }
     })

@@ -4,6 +4,7 @@
 //! files are removed and what was at the destinations is untouched.
 
 use anyhow::{Context as _, Result};
+use std::borrow::Cow;
 use std::fs;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
@@ -26,8 +27,12 @@ pub fn remove_temporaries() {
     }
 }
 
+/// A file's bytes, as parts written one after another (so that a large
+/// buffer is written from where it is, not copied into one).
+pub type Parts<'a> = Vec<Cow<'a, [u8]>>;
+
 /// Files to write, each a destination and its bytes.
-pub fn write_all_atomic(files: &[(PathBuf, Vec<u8>)]) -> Result<()> {
+pub fn write_all_atomic(files: &[(PathBuf, Parts)]) -> Result<()> {
     let mut temps: Vec<PathBuf> = Vec::new();
     let result = (|| {
         for (dest, bytes) in files {
@@ -36,8 +41,10 @@ pub fn write_all_atomic(files: &[(PathBuf, Vec<u8>)]) -> Result<()> {
             temporaries().push(temp.clone());
             let mut f = fs::File::create(&temp)
                 .with_context(|| format!("cannot write {}", dest.display()))?;
-            f.write_all(bytes)
-                .with_context(|| format!("cannot write {}", dest.display()))?;
+            for part in bytes {
+                f.write_all(part)
+                    .with_context(|| format!("cannot write {}", dest.display()))?;
+            }
             f.sync_all()
                 .with_context(|| format!("cannot write {}", dest.display()))?;
         }

@@ -4,6 +4,7 @@
 //! out only when a diagnostic is printed (as naga does).
 
 use std::ops::Range;
+use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 /// Which source file a span belongs to (an index into [`Sources`]).
@@ -38,9 +39,15 @@ impl Span {
 pub struct SourceFile {
     /// The name as given by the user (used in messages).
     pub name: String,
-    pub text: String,
-    /// Byte offsets where lines start: worked out on the first diagnostic,
-    /// so that reading a file costs no extra pass over it.
+    /// The text; after [`Sources::release`], read again from `origin` when
+    /// a diagnostic shows a line (`None`: it could not be, or it changed).
+    text: OnceLock<Option<String>>,
+    /// Where the text can be read again, once released.
+    origin: Option<PathBuf>,
+    /// Its length in bytes.
+    len: usize,
+    /// Byte offsets where lines start: worked out on the first diagnostic
+    /// (or on release), so that reading a file costs no extra pass over it.
     line_starts: OnceLock<Vec<u32>>,
 }
 
@@ -48,42 +55,63 @@ impl SourceFile {
     fn new(name: String, text: String) -> SourceFile {
         SourceFile {
             name,
-            text,
+            len: text.len(),
+            text: OnceLock::from(Some(text)),
+            origin: None,
             line_starts: OnceLock::new(),
         }
+    }
+
+    /// The text, as it was read (empty if it was released and cannot be
+    /// read again as it was).
+    pub fn text(&self) -> &str {
+        let text = self.text.get_or_init(|| {
+            let bytes = std::fs::read(self.origin.as_ref()?).ok()?;
+            // Changed since: no text rather than the wrong lines.
+            (bytes.len() == self.len).then(|| String::from_utf8(bytes).ok())?
+        });
+        text.as_deref().unwrap_or("")
     }
 
     fn line_starts(&self) -> &[u32] {
         self.line_starts.get_or_init(|| {
             let mut starts = vec![0u32];
-            let newlines = self.text.bytes().enumerate().filter(|&(_, b)| b == b'\n');
+            let newlines = self.text().bytes().enumerate().filter(|&(_, b)| b == b'\n');
             starts.extend(newlines.map(|(i, _)| i as u32 + 1));
             starts
         })
     }
 
-    /// 1-based line and column (column counted in characters) of a byte offset.
+    /// 1-based line and column (column counted in characters; in bytes if
+    /// the text was released and is gone) of a byte offset.
     pub fn line_col(&self, offset: usize) -> (usize, usize) {
-        let offset = offset.min(self.text.len());
+        let offset = offset.min(self.len);
         let starts = self.line_starts();
         let line = match starts.binary_search(&(offset as u32)) {
             Ok(i) => i,
             Err(i) => i - 1, // starts[0] == 0, so i >= 1 here
         };
         let start = starts[line] as usize;
-        let col = char_count(&self.text, start, offset) + 1;
-        (line + 1, col)
+        let text = self.text();
+        let col = if text.len() == self.len {
+            char_count(text, start, offset)
+        } else {
+            offset - start
+        };
+        (line + 1, col + 1)
     }
 
     /// The text of a 1-based line, without its line ending.
     pub fn line_text(&self, line: usize) -> &str {
         let starts = self.line_starts();
-        let start = starts[line - 1] as usize;
+        let text = self.text();
+        let start = (starts[line - 1] as usize).min(text.len());
         let end = starts
             .get(line)
             .map(|&e| e as usize)
-            .unwrap_or(self.text.len());
-        self.text[start..end].trim_end_matches(['\n', '\r'])
+            .unwrap_or(text.len())
+            .min(text.len());
+        text[start..end].trim_end_matches(['\n', '\r'])
     }
 }
 
@@ -119,6 +147,17 @@ impl Sources {
 
     pub fn get(&self, id: FileId) -> &SourceFile {
         &self.files[id.0 as usize]
+    }
+
+    /// Lets go of a file's text, which is `origin`'s bytes as they were
+    /// read, once it is parsed: a diagnostic that shows a line reads it
+    /// again. Its line index is made first, so that a location stays right
+    /// even if the file changes meanwhile.
+    pub fn release(&mut self, id: FileId, origin: &Path) {
+        let file = &mut self.files[id.0 as usize];
+        file.line_starts();
+        file.origin = Some(origin.to_path_buf());
+        file.text = OnceLock::new();
     }
 }
 

@@ -55,7 +55,7 @@ type R<T> = Result<T, Stop>;
 pub fn read(source: &SourceFile, file: FileId, diags: &mut Diagnostics) -> Scene {
     let mut r = Reader {
         file,
-        text: &source.text,
+        text: source.text(),
         b: Builder::new(diags, Encoding::Xml),
         protos: Vec::new(),
         depth: 0,

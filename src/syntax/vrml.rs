@@ -161,7 +161,7 @@ struct Parser<'s, 'd> {
 
 /// Reads a ClassicVRML or VRML97 file into a scene.
 pub fn read(source: &SourceFile, file: FileId, diags: &mut Diagnostics) -> Scene {
-    let text = source.text.as_str();
+    let text = source.text();
     let mut p = Parser {
         file,
         text,

@@ -59,7 +59,7 @@ pub fn read(source: &SourceFile, file: FileId, diags: &mut Diagnostics) -> Scene
     let mut r = Reader {
         file,
         source,
-        text: &source.text,
+        text: source.text(),
         b: Builder::new(diags, Encoding::Xml),
         frames: Vec::new(),
         protos: Vec::new(),

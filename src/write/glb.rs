@@ -1,6 +1,7 @@
 //! The GLB container (glTF binary): a 12-byte header, a JSON chunk padded
 //! with spaces and a BIN chunk padded with zeros, each 4-byte aligned.
 
+use std::borrow::Cow;
 use std::io::{self, Write};
 
 const MAGIC: &[u8; 4] = b"glTF";
@@ -11,9 +12,10 @@ fn padded(len: usize) -> usize {
     len.div_ceil(4) * 4
 }
 
-/// Writes a GLB from the JSON text and the binary buffer (which may be
-/// empty: then no BIN chunk is written).
-pub fn write(json: &str, bin: &[u8], mut out: impl Write) -> io::Result<()> {
+/// A GLB from the JSON text and the binary buffer (which may be empty:
+/// then no BIN chunk is written), as the parts to write one after another:
+/// the buffer is borrowed, not copied.
+pub fn parts<'a>(json: &str, bin: &'a [u8]) -> io::Result<Vec<Cow<'a, [u8]>>> {
     let json_len = padded(json.len());
     let bin_len = padded(bin.len());
     let mut total = 12 + 8 + json_len;
@@ -22,19 +24,28 @@ pub fn write(json: &str, bin: &[u8], mut out: impl Write) -> io::Result<()> {
     }
     let total = u32::try_from(total)
         .map_err(|_| io::Error::other("the asset is larger than 4 GiB, the GLB limit"))?;
-    out.write_all(MAGIC)?;
-    out.write_all(&2u32.to_le_bytes())?;
-    out.write_all(&total.to_le_bytes())?;
+    let mut head = Vec::with_capacity(12 + 8 + json_len + 8);
+    head.extend(MAGIC);
+    head.extend(2u32.to_le_bytes());
+    head.extend(total.to_le_bytes());
     // Both lengths fit in u32 because the total does.
-    out.write_all(&(json_len as u32).to_le_bytes())?;
-    out.write_all(JSON)?;
-    out.write_all(json.as_bytes())?;
-    out.write_all(&b"   "[..json_len - json.len()])?;
-    if !bin.is_empty() {
-        out.write_all(&(bin_len as u32).to_le_bytes())?;
-        out.write_all(BIN)?;
-        out.write_all(bin)?;
-        out.write_all(&[0u8; 3][..bin_len - bin.len()])?;
+    head.extend((json_len as u32).to_le_bytes());
+    head.extend(JSON);
+    head.extend(json.as_bytes());
+    head.extend(&b"   "[..json_len - json.len()]);
+    if bin.is_empty() {
+        return Ok(vec![head.into()]);
+    }
+    head.extend((bin_len as u32).to_le_bytes());
+    head.extend(BIN);
+    let tail = [0u8; 3][..bin_len - bin.len()].to_vec();
+    Ok(vec![head.into(), bin.into(), tail.into()])
+}
+
+/// Writes a GLB (see [`parts`]).
+pub fn write(json: &str, bin: &[u8], mut out: impl Write) -> io::Result<()> {
+    for part in parts(json, bin)? {
+        out.write_all(&part)?;
     }
     Ok(())
 }
