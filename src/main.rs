@@ -89,14 +89,16 @@ fn read(path: &str) -> anyhow::Result<Input> {
     let mut diags = Diagnostics::default();
     let file: FileId = x3dbake::add_file(&mut sources, name, bytes, &mut diags);
     let scene = if diags.has_errors() {
+        // Not text (or not UTF-8, and kept lossily to show where).
         Scene::default()
     } else {
-        x3dbake::load(&mut sources, file, Some(&mut FileFetch), &mut diags)
+        let scene = x3dbake::load(&mut sources, file, Some(&mut FileFetch), &mut diags);
+        // The scene is made: the text is needed again only to show a line.
+        if rereadable {
+            sources.release(file, Path::new(path));
+        }
+        scene
     };
-    // The scene is made: the text is needed again only to show a line.
-    if rereadable {
-        sources.release(file, Path::new(path));
-    }
     Ok(Input {
         sources,
         scene,

@@ -177,4 +177,23 @@ mod tests {
         assert_eq!(f.line_text(2), "çd");
         assert_eq!(f.line_col(100), (3, 3));
     }
+
+    #[test]
+    fn a_released_text_is_read_again_and_a_changed_file_keeps_its_lines() {
+        let path = std::env::temp_dir().join(format!("x3dbake-source-{}.x3d", std::process::id()));
+        std::fs::write(&path, "ab\nçd\r\nef").unwrap();
+        let mut s = Sources::new();
+        let id = s.add("a.x3d", "ab\nçd\r\nef".to_string());
+        s.release(id, &path);
+        assert_eq!(s.get(id).line_text(2), "çd");
+        assert_eq!(s.get(id).line_col(5), (2, 2));
+        let id = s.add("b.x3d", "ab\nçd\r\nef".to_string());
+        s.release(id, &path);
+        std::fs::write(&path, "changed").unwrap();
+        // The line comes from the index made on release; the column is in
+        // bytes, and no line is shown rather than a wrong one.
+        assert_eq!(s.get(id).line_col(5), (2, 3));
+        assert_eq!(s.get(id).line_text(2), "");
+        std::fs::remove_file(&path).unwrap();
+    }
 }

@@ -175,18 +175,23 @@ impl Clip {
     }
 
     /// The exact keyframes of a track, when it has them.
-    pub fn exact_keyframes(&self, track: &Track) -> Option<Keyframes> {
-        track.exact().map(|e| Keyframes::exact(&e, &self.map))
+    pub fn exact_keyframes<'t>(&self, track: &'t Track) -> Option<Keyframes<'t>> {
+        track.exact().map(|e| Keyframes::exact(e, &self.map))
     }
 
     /// A track sampled at `rate` per second, in its natural interpolation
     /// (linear, slerp for rotations, steps for sequencers).
-    pub fn sampled_keyframes(&self, track: &Track, rate: f64) -> Keyframes {
+    pub fn sampled_keyframes(&self, track: &Track, rate: f64) -> Keyframes<'static> {
         self.sampled_as(track, rate, track.sample_interpolation())
     }
 
     /// A track sampled at `rate` per second with a chosen interpolation.
-    pub fn sampled_as(&self, track: &Track, rate: f64, interpolation: Interpolation) -> Keyframes {
+    pub fn sampled_as(
+        &self,
+        track: &Track,
+        rate: f64,
+        interpolation: Interpolation,
+    ) -> Keyframes<'static> {
         let width = track.func.width();
         let quaternions = track.is_rotation();
         Keyframes::sample(

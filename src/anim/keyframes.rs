@@ -4,6 +4,7 @@
 use super::clock::{FractionMap, Piece};
 use crate::interp::{Exact, Seg, lookup, rotation, spline};
 use glam::DQuat;
+use std::borrow::Cow;
 
 /// How values between keyframes are found (glTF's sampler interpolation;
 /// `Slerp` is LINEAR on quaternions).
@@ -18,13 +19,14 @@ pub enum Interpolation {
 /// Keyframes: times in seconds from the clip's start, non-decreasing; a
 /// repeated time is a jump (the later value applies from that time on).
 #[derive(Clone, Debug, PartialEq)]
-pub struct Keyframes {
+pub struct Keyframes<'a> {
     pub interpolation: Interpolation,
     pub width: usize,
     /// Values are unit quaternions, kept in one hemisphere from key to key.
     pub quaternions: bool,
     pub times: Vec<f64>,
-    pub values: Vec<f64>,
+    /// Borrowed from the interpolator when the keyframes are its keys.
+    pub values: Cow<'a, [f64]>,
     /// Cubic only: derivatives per second, arriving at and leaving each key.
     pub in_tangents: Vec<f64>,
     pub out_tangents: Vec<f64>,
@@ -39,14 +41,14 @@ struct Point {
     d_out: Vec<f64>,
 }
 
-impl Keyframes {
-    fn new(interpolation: Interpolation, width: usize, quaternions: bool) -> Keyframes {
+impl<'a> Keyframes<'a> {
+    fn new(interpolation: Interpolation, width: usize, quaternions: bool) -> Keyframes<'a> {
         Keyframes {
             interpolation,
             width,
             quaternions,
             times: Vec::new(),
-            values: Vec::new(),
+            values: Cow::Borrowed(&[]),
             in_tangents: Vec::new(),
             out_tangents: Vec::new(),
         }
@@ -58,6 +60,15 @@ impl Keyframes {
 
     pub fn is_empty(&self) -> bool {
         self.times.is_empty()
+    }
+
+    /// The same keyframes without values or tangents (for a channel whose
+    /// values are elsewhere: morph weights).
+    pub fn times_only(&self) -> Keyframes<'static> {
+        Keyframes {
+            times: self.times.clone(),
+            ..Keyframes::new(self.interpolation, self.width, self.quaternions)
+        }
     }
 
     pub fn value(&self, i: usize) -> &[f64] {
@@ -76,7 +87,7 @@ impl Keyframes {
                 .sum::<f64>()
                 < 0.0;
         let sign = if flip { -1.0 } else { 1.0 };
-        self.values.extend(value.iter().map(|x| x * sign));
+        self.values.to_mut().extend(value.iter().map(|x| x * sign));
         if self.interpolation == Interpolation::Cubic {
             self.in_tangents
                 .extend(d_in.iter().map(|d| d * rate * sign));
@@ -87,7 +98,7 @@ impl Keyframes {
 
     /// The exact keyframes of a curve given by `exact` and driven through
     /// `map` (fraction linear in time on each piece).
-    pub fn exact(exact: &Exact, map: &FractionMap) -> Keyframes {
+    pub fn exact(exact: Exact<'a>, map: &FractionMap) -> Keyframes<'a> {
         let interpolation = match exact {
             Exact::Linear { .. } => Interpolation::Linear,
             Exact::Slerp { .. } => Interpolation::Slerp,
@@ -96,9 +107,24 @@ impl Keyframes {
         };
         let quaternions = interpolation == Interpolation::Slerp;
         let mut k = Keyframes::new(interpolation, exact.width(), quaternions);
+        let keys = exact.keys();
+        // One piece from the first key to the last (one cycle, the usual
+        // case): the keyframes are the keys in order, and their values the
+        // interpolator's as they are, borrowed (a large CoordinateInterpolator
+        // is not copied). Tangents and hemispheres need the general way.
+        if let [piece] = &map.pieces[..]
+            && matches!(interpolation, Interpolation::Linear | Interpolation::Step)
+            && keys.first() == Some(&piece.f0)
+            && keys.last() == Some(&piece.f1)
+            && keys.is_sorted()
+        {
+            k.times = keys.iter().map(|&f| piece.time(f)).collect();
+            k.values = exact.into_values();
+            return k;
+        }
         let last = map.pieces.len().saturating_sub(1);
         for (pi, piece) in map.pieces.iter().enumerate() {
-            points(exact, piece, pi == last, |p| {
+            points(&exact, piece, pi == last, |p| {
                 k.push(piece.time(p.f), &p.value, &p.d_in, &p.d_out, piece.rate());
             });
         }
@@ -117,7 +143,7 @@ impl Keyframes {
         interpolation: Interpolation,
         quaternions: bool,
         mut value_at: impl FnMut(f64, &mut Vec<f64>),
-    ) -> Keyframes {
+    ) -> Keyframes<'a> {
         const DF: f64 = 1e-6;
         let mut k = Keyframes::new(interpolation, width, quaternions);
         let (mut v, mut a, mut b) = (Vec::new(), Vec::new(), Vec::new());

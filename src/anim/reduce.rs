@@ -138,7 +138,7 @@ impl Fit<'_> {
 /// Linear (or slerp) keyframes within `tol` of the track's true curve at
 /// every grid point, greedily as long as each segment can be. `per` is the
 /// numbers per element of the value (3 for MFVec3f).
-pub fn reduce(clip: &Clip, track: &Track, tol: f64, per: usize) -> Keyframes {
+pub fn reduce(clip: &Clip, track: &Track, tol: f64, per: usize) -> Keyframes<'static> {
     let rotation = track.is_rotation();
     let g = grid(clip, track);
     let w = g.width;
@@ -152,7 +152,7 @@ pub fn reduce(clip: &Clip, track: &Track, tol: f64, per: usize) -> Keyframes {
         width: w,
         quaternions: rotation,
         times: Vec::new(),
-        values: Vec::new(),
+        values: Vec::new().into(),
         in_tangents: Vec::new(),
         out_tangents: Vec::new(),
     };
@@ -168,7 +168,9 @@ pub fn reduce(clip: &Clip, track: &Track, tol: f64, per: usize) -> Keyframes {
         };
         let push = |out: &mut Keyframes, k: usize| {
             out.times.push(times[k]);
-            out.values.extend_from_slice(&values[k * w..(k + 1) * w]);
+            out.values
+                .to_mut()
+                .extend_from_slice(&values[k * w..(k + 1) * w]);
         };
         push(&mut out, 0);
         let mut i = 0;
@@ -225,7 +227,7 @@ pub fn collapse_constant(k: &mut Keyframes, tol: f64, rotation: bool, per: usize
         return false;
     }
     k.times.truncate(1);
-    k.values.truncate(k.width);
+    k.values = first.into();
     if k.interpolation == Interpolation::Cubic {
         k.in_tangents = vec![0.0; k.width];
         k.out_tangents = vec![0.0; k.width];

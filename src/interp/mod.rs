@@ -393,7 +393,7 @@ fn slerp_vec(a: DVec3, b: DVec3, t: f64) -> DVec3 {
     a * (((1.0 - t) * omega).sin() / sin) + b * ((t * omega).sin() / sin)
 }
 
-impl Exact<'_> {
+impl<'a> Exact<'a> {
     /// The keys of the description.
     pub fn keys(&self) -> &[f64] {
         match self {
@@ -406,6 +406,16 @@ impl Exact<'_> {
 
     /// The values of the description, `width` numbers a key.
     pub fn values(&self) -> &[f64] {
+        match self {
+            Exact::Linear { values, .. }
+            | Exact::Slerp { values, .. }
+            | Exact::Step { values, .. }
+            | Exact::Hermite { values, .. } => values,
+        }
+    }
+
+    /// The values of the description (see [`Exact::values`]), kept.
+    pub fn into_values(self) -> Cow<'a, [f64]> {
         match self {
             Exact::Linear { values, .. }
             | Exact::Slerp { values, .. }

@@ -241,7 +241,7 @@ struct Morph {
     mesh: usize,
     first: usize,
     total: usize,
-    keyframes: Keyframes,
+    keyframes: Keyframes<'static>,
 }
 
 /// A glTF material made from an X3D Material.
@@ -651,7 +651,7 @@ fn node(name: Option<String>) -> json::Node {
     }
 }
 
-impl Writer<'_> {
+impl<'a> Writer<'a> {
     /// Adds the glTF nodes of an X3D node (and its subtree) to `parent`.
     /// A USE'd node is visited at each place it stands: each place is a copy.
     fn visit(
@@ -1051,7 +1051,7 @@ impl Writer<'_> {
                     t.target == node && t.field == field && t.interpolator().produces()
                 })
             };
-            let linear = |k: Option<Keyframes>, track: &Track| match k {
+            let linear = |k: Option<Keyframes<'a>>, track: &Track| match k {
                 // One-hot weights follow keys linearly or in steps only.
                 Some(k) if k.interpolation == Interpolation::Cubic => {
                     Some(clip.sampled_as(track, opts.rate, Interpolation::Linear))
@@ -1135,12 +1135,8 @@ impl Writer<'_> {
             }
             // The weights channel needs only the times: the values are in
             // the targets now.
-            let keyframes = Keyframes {
-                values: Vec::new(),
-                in_tangents: Vec::new(),
-                out_tangents: Vec::new(),
-                ..kp.or(kn).or(kt).expect("one of them was found")
-            };
+            let keyframes = kp.or(kn).or(kt).expect("one of them was found");
+            let keyframes = keyframes.times_only();
             made.push(((ci, lead), first, keyframes));
         }
         if targets.is_empty() {
@@ -2002,7 +1998,12 @@ impl Writer<'_> {
 impl Writer<'_> {
     /// The keyframes written for a track; `None` for a track dropped under a
     /// tolerance because it never leaves the target's own value.
-    fn keyframes(&mut self, clip: &Clip, track: &Track, opts: &Options) -> Option<Keyframes> {
+    fn keyframes<'t>(
+        &mut self,
+        clip: &Clip,
+        track: &'t Track,
+        opts: &Options,
+    ) -> Option<Keyframes<'t>> {
         let exact = (opts.mode == Mode::Exact)
             .then(|| clip.exact_keyframes(track))
             .flatten();
