@@ -76,8 +76,8 @@ impl SourceFile {
     fn line_starts(&self) -> &[u32] {
         self.line_starts.get_or_init(|| {
             let mut starts = vec![0u32];
-            let newlines = self.text().bytes().enumerate().filter(|&(_, b)| b == b'\n');
-            starts.extend(newlines.map(|(i, _)| i as u32 + 1));
+            let newlines = memchr::memchr_iter(b'\n', self.text().as_bytes());
+            starts.extend(newlines.map(|i| i as u32 + 1));
             starts
         })
     }

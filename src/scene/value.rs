@@ -374,38 +374,76 @@ fn parse_tokens<T>(
     Ok(out)
 }
 
+/// The run of decimal digits from `b[i]`, appended to the digits of `m`:
+/// (the number, how many digits the run has). Eight bytes at a time where
+/// there are eight; past 19 digits in all the number wraps, and the caller
+/// refuses it.
+fn digit_run(b: &[u8], mut i: usize, mut m: u64) -> (u64, usize) {
+    const POW10: [u64; 9] = [
+        1,
+        10,
+        100,
+        1_000,
+        10_000,
+        100_000,
+        1_000_000,
+        10_000_000,
+        100_000_000,
+    ];
+    let start = i;
+    while let Some(chunk) = b.get(i..i + 8) {
+        let bytes = u64::from_le_bytes(chunk.try_into().expect("eight bytes"));
+        // Each byte minus '0'; only bytes after the first non-digit can be
+        // disturbed by a borrow, and only the digits before it are used.
+        let x = bytes.wrapping_sub(0x3030_3030_3030_3030);
+        let not_digit = (x | x.wrapping_add(0x7676_7676_7676_7676)) & 0x8080_8080_8080_8080;
+        let n = (not_digit.trailing_zeros() / 8) as usize;
+        if n > 0 {
+            // The n digits to the top bytes, zeros (leading) below them.
+            m = m
+                .wrapping_mul(POW10[n])
+                .wrapping_add(eight_digits(x << (8 * (8 - n))));
+        }
+        i += n;
+        if n < 8 {
+            return (m, i - start);
+        }
+    }
+    while let Some(&c @ b'0'..=b'9') = b.get(i) {
+        m = m.wrapping_mul(10).wrapping_add(u64::from(c - b'0'));
+        i += 1;
+    }
+    (m, i - start)
+}
+
+/// Eight digit values, one a byte, the first in the lowest byte, as one
+/// number (three multiplications: pairs, fours, eights).
+fn eight_digits(x: u64) -> u64 {
+    let x = (x & 0x0F0F_0F0F_0F0F_0F0F).wrapping_mul(2561) >> 8;
+    let x = (x & 0x00FF_00FF_00FF_00FF).wrapping_mul(6_553_601) >> 16;
+    (x & 0x0000_FFFF_0000_FFFF).wrapping_mul(42_949_672_960_001) >> 32
+}
+
 /// A plain decimal at the start of `b` (sign, digits, point, digits,
-/// exponent) as (negative, significant digits as an integer, power of ten,
-/// bytes read); `None` for anything else or more than 19 significant digits.
+/// exponent) as (negative, its digits as an integer, power of ten, bytes
+/// read); `None` for anything else or more than 19 digits.
 fn decimal(b: &[u8]) -> Option<(bool, u64, i32, usize)> {
     let (neg, mut i) = match b.first() {
         Some(b'-') => (true, 1),
         Some(b'+') => (false, 1),
         _ => (false, 0),
     };
-    let (mut m, mut significant, mut exp, mut digits) = (0u64, 0u32, 0i32, 0u32);
-    let mut point = false;
-    loop {
-        match b.get(i) {
-            Some(&c @ b'0'..=b'9') => {
-                if m > 0 || c > b'0' {
-                    significant += 1;
-                    if significant > 19 {
-                        return None;
-                    }
-                    m = m * 10 + u64::from(c - b'0');
-                }
-                exp -= i32::from(point);
-                digits += 1;
-            }
-            Some(b'.') if !point => point = true,
-            _ => break,
-        }
-        i += 1;
+    let (mut m, whole) = digit_run(b, i, 0);
+    i += whole;
+    let mut fraction = 0;
+    if b.get(i) == Some(&b'.') {
+        (m, fraction) = digit_run(b, i + 1, m);
+        i += 1 + fraction;
     }
-    if digits == 0 {
+    if whole + fraction == 0 || whole + fraction > 19 {
         return None;
     }
+    let mut exp = -(fraction as i32);
     if let Some(b'e' | b'E') = b.get(i) {
         i += 1;
         let negative = match b.get(i) {
@@ -446,28 +484,20 @@ fn quick_number<T: Float>(b: &[u8]) -> Option<(T, usize)> {
 
 /// A decimal SFInt32 of up to ten digits.
 fn quick_int(b: &[u8]) -> Option<(i32, usize)> {
-    let (neg, mut i) = match b.first() {
+    let (neg, sign) = match b.first() {
         Some(b'-') => (true, 1),
         Some(b'+') => (false, 1),
         _ => (false, 0),
     };
-    let start = i;
-    let mut v = 0i64;
-    while let Some(&c @ b'0'..=b'9') = b.get(i) {
-        if i - start == 10 {
-            return None;
-        }
-        v = v * 10 + i64::from(c - b'0');
-        i += 1;
-    }
-    if i == start {
+    let (v, digits) = digit_run(b, sign, 0);
+    if digits == 0 || digits > 10 {
         return None;
     }
-    let v = if neg { -v } else { v };
+    let v = if neg { -(v as i64) } else { v as i64 };
     // The range parse_int accepts.
     (i32::MIN as i64..=u32::MAX as i64)
         .contains(&v)
-        .then_some((v as u32 as i32, i))
+        .then_some((v as u32 as i32, sign + digits))
 }
 
 fn is_separator(b: u8) -> bool {
