@@ -547,28 +547,33 @@ fn gltf_interpolation(i: Interpolation) -> animation::Interpolation {
     }
 }
 
+/// Floats as little-endian bytes, one float at a time.
+fn le_bytes(data: &[f32]) -> impl Iterator<Item = [u8; 4]> + '_ {
+    data.iter().map(|x| x.to_le_bytes())
+}
+
 /// A morph target's displacements: for each vertex, the animated element it
 /// came from (`index`) minus the vertex's own value; a missing element
 /// leaves the vertex alone. Normals are made unit first.
 fn deltas(own: &[glam::Vec3], index: &[u32], animated: &[f64], unit: bool) -> Vec<f32> {
-    own.iter()
-        .zip(index)
-        .flat_map(|(p, &c)| {
-            let c = c as usize * 3;
-            match animated.get(c..c + 3) {
-                Some(q) => {
-                    let q = glam::Vec3::new(q[0] as f32, q[1] as f32, q[2] as f32);
-                    let q = if unit {
-                        q.try_normalize().unwrap_or(*p)
-                    } else {
-                        q
-                    };
-                    (q - *p).to_array()
-                }
-                None => [0.0; 3],
+    let mut out = Vec::with_capacity(own.len() * 3);
+    for (p, &c) in own.iter().zip(index) {
+        let c = c as usize * 3;
+        let delta = match animated.get(c..c + 3) {
+            Some(q) => {
+                let q = glam::Vec3::new(q[0] as f32, q[1] as f32, q[2] as f32);
+                let q = if unit {
+                    q.try_normalize().unwrap_or(*p)
+                } else {
+                    q
+                };
+                (q - *p).to_array()
             }
-        })
-        .collect()
+            None => [0.0; 3],
+        };
+        out.extend_from_slice(&delta);
+    }
+    out
 }
 
 /// A morph target's texture-coordinate displacements in glTF's flipped v:
@@ -875,25 +880,31 @@ impl<'a> Writer<'a> {
     ) -> Index<json::Accessor> {
         let n = ty.multiplicity();
         let bounds = min_max.then(|| {
-            let (mut lo, mut hi) = (vec![f32::INFINITY; n], vec![f32::NEG_INFINITY; n]);
+            let (mut lo, mut hi) = ([f32::INFINITY; 16], [f32::NEG_INFINITY; 16]);
             for item in data.chunks_exact(n) {
-                for c in 0..n {
-                    lo[c] = lo[c].min(item[c]);
-                    hi[c] = hi[c].max(item[c]);
+                for (c, &x) in item.iter().enumerate() {
+                    lo[c] = lo[c].min(x);
+                    hi[c] = hi[c].max(x);
                 }
             }
-            (serde_json::json!(lo), serde_json::json!(hi))
+            (serde_json::json!(lo[..n]), serde_json::json!(hi[..n]))
         });
-        let bytes: Vec<u8> = data.iter().flat_map(|x| x.to_le_bytes()).collect();
         let component = accessor::ComponentType::F32;
-        self.raw_accessor(&bytes, data.len() / n, component, ty, bounds, target)
+        self.raw_accessor(
+            le_bytes(data),
+            data.len() / n,
+            component,
+            ty,
+            bounds,
+            target,
+        )
     }
 
     /// Appends little-endian data (padded to four bytes) in its own buffer
     /// view and makes an accessor of `count` elements.
     fn raw_accessor(
         &mut self,
-        bytes: &[u8],
+        bytes: impl Iterator<Item = impl AsRef<[u8]>>,
         count: usize,
         component: accessor::ComponentType,
         ty: accessor::Type,
@@ -901,11 +912,13 @@ impl<'a> Writer<'a> {
         target: Option<buffer::Target>,
     ) -> Index<json::Accessor> {
         let offset = self.bin.len();
-        self.bin.extend_from_slice(bytes);
+        let size = count * ty.multiplicity() * component.size();
+        self.bin.reserve(size.next_multiple_of(4));
+        bytes.for_each(|b| self.bin.extend_from_slice(b.as_ref()));
+        let view = self.view(offset, self.bin.len() - offset, target);
         while !self.bin.len().is_multiple_of(4) {
             self.bin.push(0);
         }
-        let view = self.view(offset, bytes.len(), target);
         let (min, max) = bounds.unzip();
         self.root.push(json::Accessor {
             buffer_view: Some(view),
@@ -943,10 +956,10 @@ impl<'a> Writer<'a> {
 
     /// Vertex indices as u32.
     fn indices(&mut self, data: &[u32]) -> Index<json::Accessor> {
-        let bytes: Vec<u8> = data.iter().flat_map(|x| x.to_le_bytes()).collect();
         let (component, ty) = (accessor::ComponentType::U32, accessor::Type::Scalar);
         let target = Some(buffer::Target::ElementArrayBuffer);
-        self.raw_accessor(&bytes, data.len(), component, ty, None, target)
+        let bytes = data.iter().map(|x| x.to_le_bytes());
+        self.raw_accessor(bytes, data.len(), component, ty, None, target)
     }
 
     /// A Shape: a glTF node with its mesh (shared when the geometry and
@@ -1677,10 +1690,9 @@ impl<'a> Writer<'a> {
                             (None, Some(&x)) => x != 0.0,
                             (_, None) => false,
                         };
-                        let bytes: Vec<u8> =
-                            (0..k.len()).map(|j| u8::from(on(k.value(j)))).collect();
+                        let bytes = (0..k.len()).map(|j| [u8::from(on(k.value(j)))]);
                         let (u8, scalar) = (accessor::ComponentType::U8, accessor::Type::Scalar);
-                        let output = self.raw_accessor(&bytes, bytes.len(), u8, scalar, None, None);
+                        let output = self.raw_accessor(bytes, k.len(), u8, scalar, None, None);
                         let s = sampler(times, output, animation::Interpolation::Step);
                         for node in nodes {
                             let pointer = format!(
