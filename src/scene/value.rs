@@ -781,27 +781,25 @@ mod tests {
                 continue;
             }
             let text = format!("{t} 7");
-            let full = parse_number::<f32>(&t);
-            let got = parse_value(SFVec2f, &text, Encoding::Xml);
-            match (&full, &got) {
-                (Ok(a), Ok(v)) => assert_eq!(a.to_bits(), v.floats()[0].to_bits(), "{t}"),
+            let agree = |ty: FieldType, full: Result<u64, String>, first: fn(&Value) -> u64| match (
+                full,
+                parse_value(ty, &text, Encoding::Xml),
+            ) {
+                (Ok(a), Ok(v)) => assert_eq!(a, first(&v), "{t}"),
                 (Err(_), Err(_)) => {}
-                _ => panic!("{t}: {full:?} vs {got:?}"),
-            }
-            let full = parse_number::<f64>(&t);
-            let got = parse_value(SFVec2d, &text, Encoding::Xml);
-            match (&full, &got) {
-                (Ok(a), Ok(v)) => assert_eq!(a.to_bits(), v.doubles()[0].to_bits(), "{t}"),
-                (Err(_), Err(_)) => {}
-                _ => panic!("{t}: {full:?} vs {got:?}"),
-            }
-            let full = parse_int(&t);
-            let got = parse_value(MFInt32, &text, Encoding::Xml);
-            match (&full, &got) {
-                (Ok(a), Ok(v)) => assert_eq!(*a, v.ints()[0], "{t}"),
-                (Err(_), Err(_)) => {}
-                _ => panic!("{t}: {full:?} vs {got:?}"),
-            }
+                (full, got) => panic!("{t}: {full:?} vs {got:?}"),
+            };
+            agree(
+                SFVec2f,
+                parse_number::<f32>(&t).map(|x| x.to_bits().into()),
+                |v| v.floats()[0].to_bits().into(),
+            );
+            agree(SFVec2d, parse_number::<f64>(&t).map(f64::to_bits), |v| {
+                v.doubles()[0].to_bits()
+            });
+            agree(MFInt32, parse_int(&t).map(|i| i as u64), |v| {
+                v.ints()[0] as u64
+            });
             quick +=
                 usize::from(quick_number::<f32>(t.as_bytes()).is_some_and(|(_, n)| n == t.len()));
         }
