@@ -220,29 +220,12 @@ fn options_select_clips_and_forms() {
     // --cycles lengthens clips; --tangents c1 changes uneven splines.
     let three = util::run(&[BOX, "-o", "-", "--rate", "1", "--cycles", "3", "-q"]);
     assert_eq!(lines(&three).last().unwrap().split(',').nth(1), Some("6"));
-    let a = util::stdout(&util::run(&[
-        "fixtures/scenes/routing.x3d",
-        "-o",
-        "-",
-        "--clip",
-        "Fast",
-        "--rate",
-        "8",
-        "-q",
-    ]));
-    let b = util::stdout(&util::run(&[
-        "fixtures/scenes/routing.x3d",
-        "-o",
-        "-",
-        "--clip",
-        "Fast",
-        "--rate",
-        "8",
-        "--tangents",
-        "c1",
-        "-q",
-    ]));
-    assert_ne!(a, b);
+    let fast = |extra: &[&str]| {
+        let base = ["fixtures/scenes/routing.x3d", "-o", "-", "--clip", "Fast"];
+        let args = [&base[..], &["--rate", "8", "-q"], extra].concat();
+        util::stdout(&util::run(&args))
+    };
+    assert_ne!(fast(&[]), fast(&["--tangents", "c1"]));
     // glTF forms: --embed makes one file; a .gltf on stdout needs --embed.
     let g = dir.path().join("e.gltf");
     util::run(&[BOX, "-o", &g.to_string_lossy(), "--embed", "-q"]);

@@ -31,6 +31,16 @@ fn walk(dir: &Path, exts: &[&str], out: &mut Vec<PathBuf>) {
     }
 }
 
+/// Fails with every file's message when any of `total` files failed.
+fn none_failed(failed: &[String], total: usize) {
+    assert!(
+        failed.is_empty(),
+        "{} of {total} failed:\n{}",
+        failed.len(),
+        failed.join("\n")
+    );
+}
+
 #[test]
 fn inspect_reads_every_scene_file_in_the_corpus() {
     let Some(files) = corpus_files(READ) else {
@@ -48,13 +58,7 @@ fn inspect_reads_every_scene_file_in_the_corpus() {
             failed.push(format!("{}: {}", f.display(), util::stderr(&out)));
         }
     }
-    assert!(
-        failed.is_empty(),
-        "{} of {} failed:\n{}",
-        failed.len(),
-        files.len(),
-        failed.join("\n")
-    );
+    none_failed(&failed, files.len());
 }
 
 #[test]
@@ -79,13 +83,7 @@ fn every_scene_file_in_the_corpus_bakes_to_a_validator_clean_glb() {
             failed.push(format!("{}: {}", f.display(), util::stderr(&o)));
         }
     }
-    assert!(
-        failed.is_empty(),
-        "{} of {} failed:\n{}",
-        failed.len(),
-        files.len(),
-        failed.join("\n")
-    );
+    none_failed(&failed, files.len());
     let Some(reports) = util::validate(&outputs) else {
         return;
     };
