@@ -205,32 +205,29 @@ fn reroute(scene: &mut Scene, connections: &Connections) {
         let mut changed = false;
         let mut out = Vec::with_capacity(scene.routes.len());
         for r in std::mem::take(&mut scene.routes) {
-            if let Some(targets) = connections.get(&(r.to, r.to_field.clone())) {
-                changed = true;
-                for (node, field) in targets {
-                    let name = scene
-                        .find_field(*node, field, Dir::In)
-                        .map_or(field.clone(), |f| f.name.clone());
-                    out.push(Route {
-                        to: *node,
-                        to_field: name,
-                        ..r.clone()
-                    });
-                }
-            } else if let Some(sources) = connections.get(&(r.from, r.from_field.clone())) {
-                changed = true;
-                for (node, field) in sources {
-                    let name = scene
-                        .find_field(*node, field, Dir::Out)
-                        .map_or(field.clone(), |f| f.name.clone());
-                    out.push(Route {
-                        from: *node,
-                        from_field: name,
-                        ..r.clone()
-                    });
-                }
-            } else {
+            // The destination moves first; the source on a later round.
+            let to = connections
+                .get(&(r.to, r.to_field.clone()))
+                .map(|c| (c, Dir::In));
+            let from = || {
+                let c = connections.get(&(r.from, r.from_field.clone()));
+                c.map(|c| (c, Dir::Out))
+            };
+            let Some((ends, dir)) = to.or_else(from) else {
                 out.push(r);
+                continue;
+            };
+            changed = true;
+            for (node, field) in ends {
+                let name = scene
+                    .find_field(*node, field, dir)
+                    .map_or(field.clone(), |f| f.name.clone());
+                let mut moved = r.clone();
+                match dir {
+                    Dir::In => (moved.to, moved.to_field) = (*node, name),
+                    Dir::Out => (moved.from, moved.from_field) = (*node, name),
+                }
+                out.push(moved);
             }
         }
         scene.routes = out;
