@@ -308,11 +308,12 @@ fn indexed_face_set(scene: &Scene, rest: &Overrides, id: NodeId) -> Mesh {
             continue;
         }
         let poly: Vec<Vec3> = valid.iter().map(|&(c, _)| coords[c]).collect();
-        let normal = newell(&poly) * if ccw { 1.0 } else { -1.0 };
+        let plane = newell(&poly);
+        let normal = plane * if ccw { 1.0 } else { -1.0 };
         let tris = if convex {
             fan(poly.len())
         } else {
-            ear_clip(&poly, newell(&poly))
+            ear_clip(&poly, plane)
         };
         let base = m.positions.len() as u32;
         for &(c, at) in &valid {
@@ -458,20 +459,12 @@ fn triangle_set(scene: &Scene, rest: &Overrides, id: NodeId, index: Option<&[i32
         if tri.iter().any(|&i| i >= coords.len()) {
             continue;
         }
-        let p = [coords[tri[0]], coords[tri[1]], coords[tri[2]]];
-        let flat = ((p[1] - p[0]).cross(p[2] - p[0]) * if ccw { 1.0 } else { -1.0 })
-            .try_normalize()
-            .unwrap_or(Vec3::Y);
         let base = m.positions.len() as u32;
         for &i in tri {
             m.positions.push(coords[i]);
             m.coord_index.push(i as u32);
             if has_normal_node {
                 m.normal_index.push(i as u32);
-            }
-            if !given.is_empty() {
-                m.normals
-                    .push(given.get(i).and_then(|n| n.try_normalize()).unwrap_or(flat));
             }
             if !cols.is_empty() {
                 m.colors.push(*cols.get(i).unwrap_or(&[1.0; 4]));
@@ -487,9 +480,24 @@ fn triangle_set(scene: &Scene, rest: &Overrides, id: NodeId, index: Option<&[i32
             m.indices.extend([base, base + 2, base + 1]);
         }
     }
+    let faces = (0..=m.positions.len() as u32).step_by(3).collect();
+    let made = MadeNormals::new(faces, ccw, 0.0, &m.coord_index);
     if given.is_empty() {
-        let faces = (0..=m.positions.len() as u32).step_by(3).collect();
-        m.make_normals(MadeNormals::new(faces, ccw, 0.0, &m.coord_index));
+        m.make_normals(made);
+    } else {
+        // The file's normals, its triangle's where one is missing or zero.
+        let flat = made.normals(&m.positions, &m.coord_index);
+        m.normals = m
+            .coord_index
+            .iter()
+            .zip(flat)
+            .map(|(&i, f)| {
+                given
+                    .get(i as usize)
+                    .and_then(|n| n.try_normalize())
+                    .unwrap_or(f)
+            })
+            .collect();
     }
     m
 }

@@ -89,11 +89,16 @@ pub fn load(
 /// The most bytes a gzipped input may expand to.
 pub const MAX_GUNZIPPED_BYTES: u64 = source::MAX_FILE_BYTES as u64;
 
+/// True for gzip data (its magic bytes, whatever the file is called).
+pub fn is_gzip(bytes: &[u8]) -> bool {
+    bytes.starts_with(&[0x1f, 0x8b])
+}
+
 /// Expands gzip data (recognised by its magic bytes, whatever the file is
 /// called); other data is returned as it is.
 pub fn gunzip(bytes: Vec<u8>) -> Result<Vec<u8>, String> {
     use std::io::Read as _;
-    if !bytes.starts_with(&[0x1f, 0x8b]) {
+    if !is_gzip(&bytes) {
         return Ok(bytes);
     }
     let mut out = Vec::new();

@@ -84,7 +84,7 @@ fn read(path: &str) -> anyhow::Result<Input> {
     let bytes = read_bytes(path)?;
     let name = if path == "-" { "<stdin>" } else { path };
     // Plain text that can be read again (not gzip, not a pipe).
-    let rereadable = path != "-" && !bytes.starts_with(&[0x1f, 0x8b]);
+    let rereadable = path != "-" && !x3dbake::is_gzip(&bytes);
     let mut sources = Sources::new();
     let mut diags = Diagnostics::default();
     let file: FileId = x3dbake::add_file(&mut sources, name, bytes, &mut diags);

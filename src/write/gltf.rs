@@ -547,9 +547,11 @@ fn gltf_interpolation(i: Interpolation) -> animation::Interpolation {
     }
 }
 
-/// Floats as little-endian bytes, one float at a time.
-fn le_bytes(data: &[f32]) -> impl Iterator<Item = [u8; 4]> + '_ {
-    data.iter().map(|x| x.to_le_bytes())
+/// Element `c` (three numbers) of an animated array, `None` past its end.
+fn vec3_at(animated: &[f64], c: u32) -> Option<glam::Vec3> {
+    let c = 3 * c as usize;
+    let q = animated.get(c..c + 3)?;
+    Some(glam::Vec3::new(q[0] as f32, q[1] as f32, q[2] as f32))
 }
 
 /// A morph target's displacements: for each vertex, the animated element it
@@ -558,20 +560,14 @@ fn le_bytes(data: &[f32]) -> impl Iterator<Item = [u8; 4]> + '_ {
 fn deltas(own: &[glam::Vec3], index: &[u32], animated: &[f64], unit: bool) -> Vec<f32> {
     let mut out = Vec::with_capacity(own.len() * 3);
     for (p, &c) in own.iter().zip(index) {
-        let c = c as usize * 3;
-        let delta = match animated.get(c..c + 3) {
-            Some(q) => {
-                let q = glam::Vec3::new(q[0] as f32, q[1] as f32, q[2] as f32);
-                let q = if unit {
-                    q.try_normalize().unwrap_or(*p)
-                } else {
-                    q
-                };
-                (q - *p).to_array()
+        let moved = vec3_at(animated, c).map_or(*p, |q| {
+            if unit {
+                q.try_normalize().unwrap_or(*p)
+            } else {
+                q
             }
-            None => [0.0; 3],
-        };
-        out.extend_from_slice(&delta);
+        });
+        out.extend_from_slice(&(moved - *p).to_array());
     }
     out
 }
@@ -891,7 +887,7 @@ impl<'a> Writer<'a> {
         });
         let component = accessor::ComponentType::F32;
         self.raw_accessor(
-            le_bytes(data),
+            data.iter().map(|x| x.to_le_bytes()),
             data.len() / n,
             component,
             ty,
@@ -1179,12 +1175,7 @@ impl<'a> Writer<'a> {
             .coord_index
             .iter()
             .zip(&m.positions)
-            .map(|(&c, own)| {
-                let c = 3 * c as usize;
-                points.get(c..c + 3).map_or(*own, |p| {
-                    glam::Vec3::new(p[0] as f32, p[1] as f32, p[2] as f32)
-                })
-            })
+            .map(|(&c, own)| vec3_at(points, c).unwrap_or(*own))
             .collect();
         let normals = made.normals(&corners, &m.coord_index);
         let delta = normals.iter().zip(&m.normals).map(|(n, own)| *n - *own);
