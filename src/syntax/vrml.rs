@@ -304,11 +304,7 @@ impl<'s> Parser<'s, '_> {
             "EXPORT" => {
                 let start = self.lx.next();
                 let (local, _) = self.ident("a DEF name")?;
-                let mut name = local;
-                if self.next_is("AS") {
-                    self.lx.next();
-                    name = self.ident("a name")?.0;
-                }
+                let name = self.renamed(local)?;
                 let span = self.tspan(start);
                 self.b.export(local, name, span);
             }
@@ -318,6 +314,15 @@ impl<'s> Parser<'s, '_> {
     }
 
     /// The next token is this keyword.
+    /// The name after `AS` when one follows (IMPORT, EXPORT), else `name`.
+    fn renamed(&mut self, name: &'s str) -> R<&'s str> {
+        if !self.next_is("AS") {
+            return Ok(name);
+        }
+        self.lx.next();
+        Ok(self.ident("a name")?.0)
+    }
+
     fn next_is(&mut self, word: &str) -> bool {
         let t = self.lx.peek();
         t.kind == Kind::Ident && self.s(t) == word
@@ -360,11 +365,7 @@ impl<'s> Parser<'s, '_> {
         let (inline, _) = self.ident("an Inline's DEF name")?;
         self.expect(Kind::Dot, "`.` and an exported name")?;
         let (exported, _) = self.ident("an exported name")?;
-        let mut local = exported;
-        if self.next_is("AS") {
-            self.lx.next();
-            local = self.ident("a name")?.0;
-        }
+        let local = self.renamed(exported)?;
         let span = self.tspan(start);
         self.b.import(inline, exported, local, span);
         Ok(())
