@@ -17,6 +17,12 @@ fn bake(input: &str, output: &Path, extra: &[&str]) -> std::process::Output {
     util::run(&args)
 }
 
+/// Bakes as [`bake`] does, and fails the test unless x3dbake succeeded.
+fn bake_ok(input: &str, output: &Path, extra: &[&str]) {
+    let o = bake(input, output, extra);
+    assert_eq!(o.status.code(), Some(0), "{input}: {}", util::stderr(&o));
+}
+
 const FORMS: &[(&str, &[&str])] = &[
     ("gltf", &[]),
     ("embedded.gltf", &["--embed"]),
@@ -445,10 +451,7 @@ fn a_transform_with_center_and_scale_orientation_keeps_its_matrix() {
     )
     .unwrap();
     let glb = dir.path().join("c.glb");
-    assert_eq!(
-        bake(&x3d.to_string_lossy(), &glb, &[]).status.code(),
-        Some(0)
-    );
+    bake_ok(&x3d.to_string_lossy(), &glb, &[]);
     let (doc, _, _) = gltf::import(&glb).unwrap();
     // The world matrix of Child equals the X3D T·C·R·SR·S·SR⁻¹·C⁻¹ times its own.
     fn world(n: gltf::Node, parents: &[glam::Mat4], out: &mut Vec<(String, glam::Mat4)>) {
@@ -712,10 +715,7 @@ fn pointer_channels_resolve_and_play_back_like_the_x3d() {
         ),
     ] {
         let baked = dir.path().join(format!("p.{ext}"));
-        assert_eq!(
-            bake(&x3d.to_string_lossy(), &baked, flags).status.code(),
-            Some(0)
-        );
+        bake_ok(&x3d.to_string_lossy(), &baked, flags);
         let (json, _) = document_json(&std::fs::read(&baked).unwrap());
         let (stripped, pointers) = strip_pointers(&baked);
         let (doc, buffers, _) = gltf::import(&stripped).unwrap();
@@ -827,10 +827,7 @@ fn animated_points_play_back_as_morph_targets() {
     let dir = tempfile::tempdir().unwrap();
     let x3d = util::root().join("fixtures/scenes/morph.x3d");
     let baked = dir.path().join("m.glb");
-    assert_eq!(
-        bake(&x3d.to_string_lossy(), &baked, &[]).status.code(),
-        Some(0)
-    );
+    bake_ok(&x3d.to_string_lossy(), &baked, &[]);
     let (doc, buffers, _) = gltf::import(&baked).unwrap();
     let (_, clips) = util::load_clips(&x3d, ClipOptions::default());
     let prim = doc.meshes().next().unwrap().primitives().next().unwrap();
@@ -1047,7 +1044,7 @@ fn tolerance_keeps_no_more_keys_than_gltf_transform_resample_at_its_error() {
             let nominal = dir.path().join(format!("{name}-nominal.glb"));
             let t = tol.to_string();
             let args = ["--mode", "sample", "--tolerance", &t, "--keep-constant"];
-            assert_eq!(bake(&input, &nominal, &args).status.code(), Some(0));
+            bake_ok(&input, &nominal, &args);
             let (n_err, n_keys) = error(&nominal);
             assert!(
                 n_err <= tol * 1.05 + 2e-6,
@@ -1171,10 +1168,7 @@ fn animated_texture_coordinates_play_back_as_uv_morph_targets() {
     let dir = tempfile::tempdir().unwrap();
     let x3d = util::root().join("fixtures/scenes/visibility_textures.x3d");
     let baked = dir.path().join("v.glb");
-    assert_eq!(
-        bake(&x3d.to_string_lossy(), &baked, &[]).status.code(),
-        Some(0)
-    );
+    bake_ok(&x3d.to_string_lossy(), &baked, &[]);
     // The gltf crate reads no TEXCOORD_0 of morph targets: those come from
     // the JSON, the rest (accessors, the weights channel) from the crate.
     let (json, _) = document_json(&std::fs::read(&baked).unwrap());
@@ -1271,7 +1265,7 @@ fn normals_made_from_moving_points_follow_them() {
     );
     let (dir, x3d) = util::scene_file("normals.x3d", &text);
     let baked = dir.path().join("n.glb");
-    assert_eq!(bake(&x3d, &baked, &[]).status.code(), Some(0));
+    bake_ok(&x3d, &baked, &[]);
     let (doc, buffers, _) = gltf::import(&baked).unwrap();
     let mut checked = 0;
     for (mesh, crease) in doc.meshes().zip([1.2f32, 0.0]) {
