@@ -424,15 +424,20 @@ fn eight_digits(x: u64) -> u64 {
     (x & 0x0000_FFFF_0000_FFFF).wrapping_mul(42_949_672_960_001) >> 32
 }
 
+/// An optional `+` or `-` at `b[i]`: (negative, where what follows starts).
+fn sign(b: &[u8], i: usize) -> (bool, usize) {
+    match b.get(i) {
+        Some(b'-') => (true, i + 1),
+        Some(b'+') => (false, i + 1),
+        _ => (false, i),
+    }
+}
+
 /// A plain decimal at the start of `b` (sign, digits, point, digits,
 /// exponent) as (negative, its digits as an integer, power of ten, bytes
 /// read); `None` for anything else or more than 19 digits.
 fn decimal(b: &[u8]) -> Option<(bool, u64, i32, usize)> {
-    let (neg, mut i) = match b.first() {
-        Some(b'-') => (true, 1),
-        Some(b'+') => (false, 1),
-        _ => (false, 0),
-    };
+    let (neg, mut i) = sign(b, 0);
     let (mut m, whole) = digit_run(b, i, 0);
     i += whole;
     let mut fraction = 0;
@@ -445,30 +450,14 @@ fn decimal(b: &[u8]) -> Option<(bool, u64, i32, usize)> {
     }
     let mut exp = -(fraction as i32);
     if let Some(b'e' | b'E') = b.get(i) {
-        i += 1;
-        let negative = match b.get(i) {
-            Some(b'-') => {
-                i += 1;
-                true
-            }
-            Some(b'+') => {
-                i += 1;
-                false
-            }
-            _ => false,
-        };
-        let start = i;
-        let mut e = 0i32;
-        while let Some(&c @ b'0'..=b'9') = b.get(i) {
-            if i - start == 4 {
-                return None;
-            }
-            e = e * 10 + i32::from(c - b'0');
-            i += 1;
-        }
-        if i == start {
+        let negative;
+        (negative, i) = sign(b, i + 1);
+        let (e, digits) = digit_run(b, i, 0);
+        if digits == 0 || digits > 4 {
             return None;
         }
+        i += digits;
+        let e = e as i32;
         exp += if negative { -e } else { e };
     }
     Some((neg, m, exp, i))
@@ -484,12 +473,8 @@ fn quick_number<T: Float>(b: &[u8]) -> Option<(T, usize)> {
 
 /// A decimal SFInt32 of up to ten digits.
 fn quick_int(b: &[u8]) -> Option<(i32, usize)> {
-    let (neg, sign) = match b.first() {
-        Some(b'-') => (true, 1),
-        Some(b'+') => (false, 1),
-        _ => (false, 0),
-    };
-    let (v, digits) = digit_run(b, sign, 0);
+    let (neg, start) = sign(b, 0);
+    let (v, digits) = digit_run(b, start, 0);
     if digits == 0 || digits > 10 {
         return None;
     }
@@ -497,7 +482,7 @@ fn quick_int(b: &[u8]) -> Option<(i32, usize)> {
     // The range parse_int accepts.
     (i32::MIN as i64..=u32::MAX as i64)
         .contains(&v)
-        .then_some((v as u32 as i32, sign + digits))
+        .then_some((v as u32 as i32, start + digits))
 }
 
 fn is_separator(b: u8) -> bool {
@@ -567,11 +552,8 @@ float!(f64, 53, 22);
 
 /// An SFInt32 in decimal or hexadecimal (`0x1F`) notation.
 pub fn parse_int(t: &str) -> Result<i32, String> {
-    let (neg, digits) = match t.as_bytes().first() {
-        Some(b'-') => (true, &t[1..]),
-        Some(b'+') => (false, &t[1..]),
-        _ => (false, t),
-    };
+    let (neg, start) = sign(t.as_bytes(), 0);
+    let digits = &t[start..];
     let parsed = if let Some(hex) = digits
         .strip_prefix("0x")
         .or_else(|| digits.strip_prefix("0X"))
