@@ -155,6 +155,25 @@ fn envelope_comments_cdata_doctype_bom_and_entities() {
 }
 
 #[test]
+fn attributes_in_either_quotes_with_space_around_the_equals_sign() {
+    // Values hold the other quote, `>` and `/`; space and line breaks sit
+    // between attributes and around `=`.
+    let (s, d) = load(
+        "<X3D><Scene><WorldInfo DEF = 'W'\n\t title=\"it's > 1/2\"\r\n info  =\n'\"a\" \"b c\"' /></Scene></X3D>",
+    );
+    assert!(d.list.is_empty(), "{:?}", d.list);
+    let w = s.def("W").unwrap();
+    assert_eq!(
+        s.value(w, "title").unwrap().strings(),
+        &["it's > 1/2".to_string()]
+    );
+    assert_eq!(
+        s.value(w, "info").unwrap().strings(),
+        &["a".to_string(), "b c".to_string()]
+    );
+}
+
+#[test]
 fn unknown_nodes_and_fields_are_kept_with_warnings() {
     let (s, d) = load("<X3D><Scene><Gizmo DEF='G' size='3'/><Transform wobble='1'/></Scene></X3D>");
     assert!(!d.has_errors());
