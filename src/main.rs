@@ -2,7 +2,13 @@
 //! diagnostics, writes outputs, and turns the outcome into an exit code.
 
 mod cli;
+#[cfg(target_os = "linux")]
+mod huge_pages;
 mod output;
+
+#[cfg(target_os = "linux")]
+#[global_allocator]
+static ALLOCATOR: huge_pages::HugePages = huge_pages::HugePages;
 
 use anyhow::Context as _;
 use clap::Parser;
