@@ -226,7 +226,7 @@ impl<'s, 'd> Reader<'s, 'd> {
             };
             let value = &raw[q + 1..close];
             i = skip_space(close + 1);
-            let (value, pos) = if value.contains('&') {
+            let (value, pos) = if memchr::memchr(b'&', value.as_bytes()).is_some() {
                 let a = Attribute {
                     key: QName(key),
                     value: Cow::Borrowed(value),
