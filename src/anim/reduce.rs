@@ -135,6 +135,48 @@ impl Fit<'_> {
     }
 }
 
+/// The grid points a greedy fit keeps, in order, first and last included:
+/// each segment as long as it can be.
+fn kept(fit: &Fit) -> Vec<usize> {
+    let n = fit.times.len();
+    let mut kept = vec![0];
+    let mut i = 0;
+    while i + 1 < n {
+        // Grow the segment by doubling, then narrow down by bisection:
+        // every accepted segment is checked at every grid point in it.
+        // The rest of the piece in one segment, when it fits (the
+        // error of a segment need not grow with its length).
+        if fit.fits(i, n - 1) {
+            kept.push(n - 1);
+            break;
+        }
+        let mut good = i + 1;
+        let mut step = 1;
+        let mut bad = None;
+        while good + step < n {
+            if fit.fits(i, good + step) {
+                good += step;
+                step *= 2;
+            } else {
+                bad = Some(good + step);
+                break;
+            }
+        }
+        let mut hi = bad.unwrap_or(n).min(n);
+        while hi - good > 1 {
+            let mid = (good + hi) / 2;
+            if fit.fits(i, mid) {
+                good = mid;
+            } else {
+                hi = mid;
+            }
+        }
+        kept.push(good);
+        i = good;
+    }
+    kept
+}
+
 /// Linear (or slerp) keyframes within `tol` of the track's true curve at
 /// every grid point, greedily as long as each segment can be. `per` is the
 /// numbers per element of the value (3 for MFVec3f).
@@ -157,7 +199,6 @@ pub fn reduce(clip: &Clip, track: &Track, tol: f64, per: usize) -> Keyframes<'st
         out_tangents: Vec::new(),
     };
     for (times, values) in &g.pieces {
-        let n = times.len();
         let fit = Fit {
             times,
             values,
@@ -166,49 +207,51 @@ pub fn reduce(clip: &Clip, track: &Track, tol: f64, per: usize) -> Keyframes<'st
             rotation,
             per,
         };
-        let push = |out: &mut Keyframes, k: usize| {
+        for k in kept(&fit) {
             out.times.push(times[k]);
             out.values
                 .to_mut()
                 .extend_from_slice(&values[k * w..(k + 1) * w]);
-        };
-        push(&mut out, 0);
-        let mut i = 0;
-        while i + 1 < n {
-            // Grow the segment by doubling, then narrow down by bisection:
-            // every accepted segment is checked at every grid point in it.
-            // The rest of the piece in one segment, when it fits (the
-            // error of a segment need not grow with its length).
-            if fit.fits(i, n - 1) {
-                push(&mut out, n - 1);
-                break;
-            }
-            let mut good = i + 1;
-            let mut step = 1;
-            let mut bad = None;
-            while good + step < n {
-                if fit.fits(i, good + step) {
-                    good += step;
-                    step *= 2;
-                } else {
-                    bad = Some(good + step);
-                    break;
-                }
-            }
-            let mut hi = bad.unwrap_or(n).min(n);
-            while hi - good > 1 {
-                let mid = (good + hi) / 2;
-                if fit.fits(i, mid) {
-                    good = mid;
-                } else {
-                    hi = mid;
-                }
-            }
-            push(&mut out, good);
-            i = good;
         }
     }
     out
+}
+
+/// Exact linear keyframes (not slerp) at strictly increasing times,
+/// thinned to those a linear fit within `tol` needs. They are their own
+/// grid: the curve is linear between them, so a fit's largest distance
+/// from it on a stretch is at one of them. The same keys as [`reduce`]
+/// finds on its grid, without evaluating the curve again; when every key
+/// is needed the keyframes are returned as they are (borrowed values stay
+/// borrowed). Anything else is returned unchanged as `Err`.
+pub fn thin<'a>(k: Keyframes<'a>, tol: f64, per: usize) -> Result<Keyframes<'a>, Keyframes<'a>> {
+    let increasing = k.times.windows(2).all(|t| t[0] < t[1]);
+    if k.interpolation != Interpolation::Linear || k.quaternions || !increasing {
+        return Err(k);
+    }
+    let w = k.width;
+    let fit = Fit {
+        times: &k.times,
+        values: &k.values,
+        width: w,
+        tol,
+        rotation: false,
+        per,
+    };
+    let kept = kept(&fit);
+    if kept.len() == k.times.len() {
+        return Ok(k);
+    }
+    let times = kept.iter().map(|&i| k.times[i]).collect();
+    let values: Vec<f64> = kept
+        .iter()
+        .flat_map(|&i| k.values[i * w..(i + 1) * w].iter().copied())
+        .collect();
+    Ok(Keyframes {
+        times,
+        values: values.into(),
+        ..k
+    })
 }
 
 /// True when every keyframe value is within `tol` of `value`.

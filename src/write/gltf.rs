@@ -2020,6 +2020,10 @@ impl Writer<'_> {
         let mut k = match exact {
             // Exact cubic and step curves are kept: their error is zero.
             Some(k) if matches!(k.interpolation, Interpolation::Cubic | Interpolation::Step) => k,
+            Some(k) => match reduce::thin(k, tol, per) {
+                Ok(k) => k,
+                Err(_) => reduce::reduce(clip, track, tol, per),
+            },
             _ if matches!(interpolation, Interpolation::Linear | Interpolation::Slerp) => {
                 reduce::reduce(clip, track, tol, per)
             }
