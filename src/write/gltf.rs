@@ -547,6 +547,19 @@ fn gltf_interpolation(i: Interpolation) -> animation::Interpolation {
     }
 }
 
+/// The least and greatest of each component of `N`-component items (a
+/// size known when compiled lets the loop run in vector registers).
+fn bounds<const N: usize>(data: &[f32]) -> (Vec<f32>, Vec<f32>) {
+    let (mut lo, mut hi) = ([f32::INFINITY; N], [f32::NEG_INFINITY; N]);
+    for item in data.chunks_exact(N) {
+        for c in 0..N {
+            lo[c] = lo[c].min(item[c]);
+            hi[c] = hi[c].max(item[c]);
+        }
+    }
+    (lo.to_vec(), hi.to_vec())
+}
+
 /// Element `c` (three numbers) of an animated array, `None` past its end.
 fn vec3_at(animated: &[f64], c: u32) -> Option<glam::Vec3> {
     let c = 3 * c as usize;
@@ -876,14 +889,15 @@ impl<'a> Writer<'a> {
     ) -> Index<json::Accessor> {
         let n = ty.multiplicity();
         let bounds = min_max.then(|| {
-            let (mut lo, mut hi) = ([f32::INFINITY; 16], [f32::NEG_INFINITY; 16]);
-            for item in data.chunks_exact(n) {
-                for (c, &x) in item.iter().enumerate() {
-                    lo[c] = lo[c].min(x);
-                    hi[c] = hi[c].max(x);
-                }
-            }
-            (serde_json::json!(lo[..n]), serde_json::json!(hi[..n]))
+            let (lo, hi) = match n {
+                1 => bounds::<1>(data),
+                2 => bounds::<2>(data),
+                3 => bounds::<3>(data),
+                4 => bounds::<4>(data),
+                9 => bounds::<9>(data),
+                _ => bounds::<16>(data),
+            };
+            (serde_json::json!(lo), serde_json::json!(hi))
         });
         let component = accessor::ComponentType::F32;
         self.raw_accessor(
@@ -896,11 +910,13 @@ impl<'a> Writer<'a> {
         )
     }
 
-    /// Appends little-endian data (padded to four bytes) in its own buffer
-    /// view and makes an accessor of `count` elements.
-    fn raw_accessor(
+    /// Appends little-endian components (`N` bytes each; padded to four
+    /// bytes) in their own buffer view and makes an accessor of `count`
+    /// elements. The buffer is grown once and the components written into
+    /// it (pushing them one by one was most of the writer's time).
+    fn raw_accessor<const N: usize>(
         &mut self,
-        bytes: impl Iterator<Item = impl AsRef<[u8]>>,
+        components: impl Iterator<Item = [u8; N]>,
         count: usize,
         component: accessor::ComponentType,
         ty: accessor::Type,
@@ -909,9 +925,11 @@ impl<'a> Writer<'a> {
     ) -> Index<json::Accessor> {
         let offset = self.bin.len();
         let size = count * ty.multiplicity() * component.size();
-        self.bin.reserve(size.next_multiple_of(4));
-        bytes.for_each(|b| self.bin.extend_from_slice(b.as_ref()));
-        let view = self.view(offset, self.bin.len() - offset, target);
+        self.bin.resize(offset + size, 0);
+        for (to, c) in self.bin[offset..].chunks_exact_mut(N).zip(components) {
+            to.copy_from_slice(&c);
+        }
+        let view = self.view(offset, size, target);
         while !self.bin.len().is_multiple_of(4) {
             self.bin.push(0);
         }
