@@ -20,10 +20,13 @@ trap 'rm -rf "$out"' EXIT
 best() {
   local best_t= peak=0
   for _ in $(seq "$runs"); do
-    local line t m
-    /usr/bin/time -o "$out/time" -f '%e %M' "$@" > /dev/null 2>&1 || true
-    line=$(tail -1 "$out/time")
-    t=${line% *} m=${line#* }
+    local t m start end
+    # Elapsed to the millisecond (GNU time's %e has hundredths).
+    start=$(date +%s%N)
+    /usr/bin/time -o "$out/time" -f '%M' "$@" > /dev/null 2>&1 || true
+    end=$(date +%s%N)
+    t=$(echo "($end - $start) / 1000000000" | bc -l)
+    m=$(tail -1 "$out/time")
     if [ -z "$best_t" ] || [ "$(echo "$t < $best_t" | bc -l)" = 1 ]; then best_t=$t; fi
     if [ "$m" -gt "$peak" ]; then peak=$m; fi
   done
