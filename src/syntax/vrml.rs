@@ -313,7 +313,6 @@ impl<'s> Parser<'s, '_> {
         Ok(true)
     }
 
-    /// The next token is this keyword.
     /// The name after `AS` when one follows (IMPORT, EXPORT), else `name`.
     fn renamed(&mut self, name: &'s str) -> R<&'s str> {
         if !self.next_is("AS") {
@@ -323,6 +322,7 @@ impl<'s> Parser<'s, '_> {
         Ok(self.ident("a name")?.0)
     }
 
+    /// The next token is this keyword.
     fn next_is(&mut self, word: &str) -> bool {
         let t = self.lx.peek();
         t.kind == Kind::Ident && self.s(t) == word
