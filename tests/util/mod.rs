@@ -49,9 +49,27 @@ pub fn fixtures(dir: &str, ext: &str) -> Vec<PathBuf> {
     v
 }
 
-/// Runs the Khronos validator (tools/validate.mjs) on files: one JSON report
-/// each. `None`, with a note, when X3DBAKE_VALIDATOR names no install.
-pub fn validate(files: &[PathBuf]) -> Option<Vec<serde_json::Value>> {
+/// Asserts that the Khronos validator (tools/validate.mjs) finds no error
+/// and no warning in any of the files. False, with a note, when
+/// X3DBAKE_VALIDATOR names no install (nothing was checked).
+pub fn assert_validator_clean(files: &[PathBuf]) -> bool {
+    let Some(reports) = validate(files) else {
+        return false;
+    };
+    assert_eq!(reports.len(), files.len());
+    for r in reports {
+        assert_eq!(
+            (r["errors"].as_u64(), r["warnings"].as_u64()),
+            (Some(0), Some(0)),
+            "{r}"
+        );
+    }
+    true
+}
+
+/// Runs the Khronos validator on files: one JSON report each. `None`, with
+/// a note, when X3DBAKE_VALIDATOR names no install.
+fn validate(files: &[PathBuf]) -> Option<Vec<serde_json::Value>> {
     let Some(dir) = std::env::var_os("X3DBAKE_VALIDATOR") else {
         eprintln!("note: X3DBAKE_VALIDATOR not set; glTF validation skipped");
         return None;
