@@ -39,14 +39,14 @@ pub fn write_all_atomic(files: &[(PathBuf, Parts)]) -> Result<()> {
             let temp = temp_path(dest);
             temps.push(temp.clone());
             temporaries().push(temp.clone());
-            let mut f = fs::File::create(&temp)
-                .with_context(|| format!("cannot write {}", dest.display()))?;
-            for part in bytes {
-                f.write_all(part)
-                    .with_context(|| format!("cannot write {}", dest.display()))?;
-            }
-            f.sync_all()
-                .with_context(|| format!("cannot write {}", dest.display()))?;
+            let write = || -> std::io::Result<()> {
+                let mut f = fs::File::create(&temp)?;
+                for part in bytes {
+                    f.write_all(part)?;
+                }
+                f.sync_all()
+            };
+            write().with_context(|| format!("cannot write {}", dest.display()))?;
         }
         for ((dest, _), temp) in files.iter().zip(&temps) {
             fs::rename(temp, dest).with_context(|| format!("cannot write {}", dest.display()))?;
