@@ -1985,12 +1985,15 @@ impl<'a> Writer<'a> {
         convert: impl Fn(&[f64], bool) -> Vec<f64>,
     ) -> Index<json::Accessor> {
         let w = k.width;
-        let mut out: Vec<f32> = Vec::with_capacity(k.values.len() * 3);
+        // Cubic keys hold three values each (a converted value may differ in
+        // width: this is only a first guess).
+        let cubic = k.interpolation == Interpolation::Cubic;
+        let mut out: Vec<f32> = Vec::with_capacity(k.values.len() * if cubic { 3 } else { 1 });
         let mut width = w;
         for i in 0..k.len() {
             let value = convert(k.value(i), false);
             width = value.len();
-            if k.interpolation == Interpolation::Cubic {
+            if cubic {
                 out.extend(
                     convert(&k.in_tangents[i * w..(i + 1) * w], true)
                         .iter()
