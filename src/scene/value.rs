@@ -438,6 +438,9 @@ fn sign(b: &[u8], i: usize) -> (bool, usize) {
 /// read); `None` for anything else or more than 19 digits.
 fn decimal(b: &[u8]) -> Option<(bool, u64, i32, usize)> {
     let (neg, mut i) = sign(b, 0);
+    if let Some((m, exp, n)) = b.get(i..).and_then(short_decimal) {
+        return Some((neg, m, exp, i + n));
+    }
     let (mut m, whole) = digit_run(b, i, 0);
     i += whole;
     let mut fraction = 0;
@@ -461,6 +464,39 @@ fn decimal(b: &[u8]) -> Option<(bool, u64, i32, usize)> {
         exp += if negative { -e } else { e };
     }
     Some((neg, m, exp, i))
+}
+
+/// An unsigned decimal of at most eight bytes without exponent (`12`,
+/// `0.5`, `-` excluded, `3.141592`) at the start of `b`, read from one
+/// eight-byte word: (its digits as an integer, power of ten, bytes read).
+/// `None` when it is longer or not of that form; `decimal` then reads it
+/// run by run.
+fn short_decimal(b: &[u8]) -> Option<(u64, i32, usize)> {
+    const ONES: u64 = u64::MAX / 255;
+    let word = u64::from_le_bytes(*b.first_chunk::<8>()?);
+    // Digits become 0..=9 (no borrows between bytes); the top bit of each
+    // byte of `not_digit` is set where the byte is anything else.
+    let x = word ^ (ONES * 0x30);
+    let not_digit = (((x & (ONES * 0x7F)) + ONES * 0x76) | x) & (ONES * 0x80);
+    let whole = (not_digit.trailing_zeros() / 8) as usize;
+    let point = usize::from(b.get(whole) == Some(&b'.'));
+    // The digits after the point, moved down over it.
+    let rest = not_digit & !(0x80 << (8 * whole).min(63));
+    let end = if point == 1 {
+        (rest.trailing_zeros() / 8) as usize
+    } else {
+        whole
+    };
+    let digits = end - point;
+    match b.get(end) {
+        Some(b'0'..=b'9' | b'.' | b'e' | b'E') | None => return None,
+        _ if digits == 0 => return None,
+        _ => {}
+    }
+    let low = (1u64 << (8 * whole).min(63)) - 1;
+    let joined = (x & low) | ((x >> (8 * point)) & !low);
+    let m = eight_digits(joined << (8 * (8 - digits)));
+    Some((m, -((end - whole - point) as i32), end))
 }
 
 /// A decimal whose digits and power of ten are exact in `T`, so that one
@@ -737,7 +773,7 @@ mod tests {
             state ^= state << 17;
             state % n
         };
-        let mut quick = 0;
+        let (mut quick, mut short) = (0, 0);
         for _ in 0..200_000 {
             let mut t = String::new();
             for part in 0..5 {
@@ -762,7 +798,13 @@ mod tests {
             if t.is_empty() {
                 continue;
             }
-            let text = format!("{t} 7");
+            // Followed by one short number, or by enough of them that
+            // the token is read from a whole eight-byte word.
+            let text = if next(2) == 0 {
+                format!("{t} 7")
+            } else {
+                format!("{t},7 7 7 7")
+            };
             let agree = |ty: FieldType, full: Result<u64, String>, first: fn(&Value) -> u64| match (
                 full,
                 parse_value(ty, &text, Encoding::Xml),
@@ -772,11 +814,11 @@ mod tests {
                 (full, got) => panic!("{t}: {full:?} vs {got:?}"),
             };
             agree(
-                SFVec2f,
+                MFFloat,
                 parse_number::<f32>(&t).map(|x| x.to_bits().into()),
                 |v| v.floats()[0].to_bits().into(),
             );
-            agree(SFVec2d, parse_number::<f64>(&t).map(f64::to_bits), |v| {
+            agree(MFDouble, parse_number::<f64>(&t).map(f64::to_bits), |v| {
                 v.doubles()[0].to_bits()
             });
             agree(MFInt32, parse_int(&t).map(|i| i as u64), |v| {
@@ -784,9 +826,15 @@ mod tests {
             });
             quick +=
                 usize::from(quick_number::<f32>(t.as_bytes()).is_some_and(|(_, n)| n == t.len()));
+            let unsigned = t.trim_start_matches(['-', '+']);
+            short += usize::from(
+                short_decimal(&text.as_bytes()[t.len() - unsigned.len()..])
+                    .is_some_and(|(.., n)| n == unsigned.len()),
+            );
         }
-        // Most of them took the quick path.
+        // Most of them took a quick path, many of those in one word.
         assert!(quick > 50_000, "{quick}");
+        assert!(short > 20_000, "{short}");
     }
 
     #[test]
