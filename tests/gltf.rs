@@ -426,10 +426,8 @@ fn baked_animations_play_back_like_the_x3d() {
 
 #[test]
 fn a_transform_with_center_and_scale_orientation_keeps_its_matrix() {
-    let dir = tempfile::tempdir().unwrap();
-    let x3d = dir.path().join("c.x3d");
-    std::fs::write(
-        &x3d,
+    let (dir, x3d) = util::scene_file(
+        "c.x3d",
         "<X3D><Scene><Transform DEF='T' center='1 2 3' scaleOrientation='0 0 1 0.5' scale='2 1 1' rotation='0 1 0 0.3'>\
          <Transform DEF='Child' translation='1 0 0'/></Transform>\
          <TimeSensor DEF='C' cycleInterval='2'/><PositionInterpolator DEF='P' key='0 1' keyValue='0 0 0 4 0 0'/>\
@@ -438,10 +436,9 @@ fn a_transform_with_center_and_scale_orientation_keeps_its_matrix() {
          <ROUTE fromNode='P' fromField='value_changed' toNode='T' toField='translation'/>\
          <ROUTE fromNode='C' fromField='fraction_changed' toNode='S' toField='set_fraction'/>\
          <ROUTE fromNode='S' fromField='value_changed' toNode='T' toField='scale'/></Scene></X3D>",
-    )
-    .unwrap();
+    );
     let glb = dir.path().join("c.glb");
-    bake_ok(&x3d.to_string_lossy(), &glb, &[]);
+    bake_ok(&x3d, &glb, &[]);
     let (doc, _, _) = gltf::import(&glb).unwrap();
     // The world matrix of Child equals the X3D T·C·R·SR·S·SR⁻¹·C⁻¹ times its own.
     fn world(n: gltf::Node, parents: &[glam::Mat4], out: &mut Vec<(String, glam::Mat4)>) {
@@ -468,7 +465,7 @@ fn a_transform_with_center_and_scale_orientation_keeps_its_matrix() {
     let want = t * c * r * sr * s * sr.inverse() * c.inverse() * Mat4::from_translation(Vec3::X);
     assert!(child.abs_diff_eq(want, 1e-5), "{child} vs {want}");
     // And the animated translation and scale still play exactly.
-    round_trip(&x3d, &glb, ClipOptions::default(), 1e-5, 1e-5);
+    round_trip(Path::new(&x3d), &glb, ClipOptions::default(), 1e-5, 1e-5);
 }
 
 #[test]
@@ -626,10 +623,8 @@ fn tolerance_is_a_true_bound_with_fewer_keys() {
 
 #[test]
 fn constant_tracks_collapse_and_unchanging_ones_are_dropped() {
-    let dir = tempfile::tempdir().unwrap();
-    let x3d = dir.path().join("k.x3d");
-    std::fs::write(
-        &x3d,
+    let (dir, x3d) = util::scene_file(
+        "k.x3d",
         "<X3D><Scene><Transform DEF='Still' translation='1 2 3'/><Transform DEF='Moved' translation='0 0 0'/>\
          <TimeSensor DEF='T' cycleInterval='2'/>\
          <PositionInterpolator DEF='Same' key='0 0.5 1' keyValue='1 2 3 1 2 3 1 2 3'/>\
@@ -638,15 +633,10 @@ fn constant_tracks_collapse_and_unchanging_ones_are_dropped() {
          <ROUTE fromNode='Same' fromField='value_changed' toNode='Still' toField='translation'/>\
          <ROUTE fromNode='T' fromField='fraction_changed' toNode='Hold' toField='set_fraction'/>\
          <ROUTE fromNode='Hold' fromField='value_changed' toNode='Moved' toField='translation'/></Scene></X3D>",
-    )
-    .unwrap();
+    );
     let out = dir.path().join("k.gltf");
     let channels = |extra: &[&str]| {
-        bake(
-            &x3d.to_string_lossy(),
-            &out,
-            &[&["--embed"], extra].concat(),
-        );
+        bake(&x3d, &out, &[&["--embed"], extra].concat());
         let (doc, buffers, _) = gltf::import(&out).unwrap();
         doc.animations()
             .flat_map(|a| a.channels().collect::<Vec<_>>())
