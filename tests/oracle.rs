@@ -167,26 +167,14 @@ fn random_scene(r: &mut Rng, per_type: usize) -> String {
             k(r, true),
             list(&normals, 8)
         );
-        let rot = |r: &mut Rng, n: usize| -> Vec<f64> {
-            (0..n)
-                .flat_map(|_| {
-                    [
-                        r.range(-1.0, 1.0),
-                        r.range(-1.0, 1.0),
-                        r.range(-1.0, 1.0),
-                        r.range(-6.0, 6.0),
-                    ]
-                })
-                .collect()
-        };
         let _ = writeln!(
             s,
             "<OrientationInterpolator DEF='Orient_{i}' key='{}' keyValue='{}'/>",
             k(r, true),
-            list(&rot(r, n), 4)
+            list(&r.rotations(n), 4)
         );
         // Squad: open, or closed with equal ends.
-        let mut q = rot(r, n);
+        let mut q = r.rotations(n);
         let closed = n > 2 && r.unit() < 0.5;
         if closed {
             let first = q[..4].to_vec();
