@@ -393,8 +393,9 @@ fn digit_run(b: &[u8], mut i: usize, mut m: u64) -> (u64, usize) {
     let start = i;
     while let Some(chunk) = b.get(i..i + 8) {
         let bytes = u64::from_le_bytes(chunk.try_into().expect("eight bytes"));
-        // Each byte minus '0'; only bytes after the first non-digit can be
-        // disturbed by a borrow, and only the digits before it are used.
+        // Each byte minus '0' (one step less than `digit_bytes`): only bytes
+        // after the first non-digit can be disturbed by a borrow, and only
+        // the digits before it are used.
         let x = bytes.wrapping_sub(0x3030_3030_3030_3030);
         let not_digit = (x | x.wrapping_add(0x7676_7676_7676_7676)) & 0x8080_8080_8080_8080;
         let n = (not_digit.trailing_zeros() / 8) as usize;
@@ -414,6 +415,16 @@ fn digit_run(b: &[u8], mut i: usize, mut m: u64) -> (u64, usize) {
         i += 1;
     }
     (m, i - start)
+}
+
+/// The bytes of `word` with each digit turned into its value 0..=9 (by
+/// exclusive or, so no byte disturbs the next), and a mask with the top bit
+/// of each byte set where the byte is not a digit.
+fn digit_bytes(word: u64) -> (u64, u64) {
+    const ONES: u64 = u64::MAX / 255;
+    let x = word ^ (ONES * 0x30);
+    let not_digit = (((x & (ONES * 0x7F)) + ONES * 0x76) | x) & (ONES * 0x80);
+    (x, not_digit)
 }
 
 /// Eight digit values, one a byte, the first in the lowest byte, as one
@@ -466,37 +477,38 @@ fn decimal(b: &[u8]) -> Option<(bool, u64, i32, usize)> {
     Some((neg, m, exp, i))
 }
 
-/// An unsigned decimal of at most eight bytes without exponent (`12`,
-/// `0.5`, `-` excluded, `3.141592`) at the start of `b`, read from one
-/// eight-byte word: (its digits as an integer, power of ten, bytes read).
-/// `None` when it is longer or not of that form; `decimal` then reads it
-/// run by run.
+/// An unsigned decimal (its sign already read) of at most eight bytes
+/// without exponent (`12`, `0.5`, `3.141592`) at the start of `b`, read
+/// from one eight-byte word: (its digits as an integer, power of ten, bytes
+/// read). `None` when it is longer or not of that form; `decimal` then
+/// reads it run by run.
 fn short_decimal(b: &[u8]) -> Option<(u64, i32, usize)> {
-    const ONES: u64 = u64::MAX / 255;
-    let word = u64::from_le_bytes(*b.first_chunk::<8>()?);
-    // Digits become 0..=9 (no borrows between bytes); the top bit of each
-    // byte of `not_digit` is set where the byte is anything else.
-    let x = word ^ (ONES * 0x30);
-    let not_digit = (((x & (ONES * 0x7F)) + ONES * 0x76) | x) & (ONES * 0x80);
+    let (x, not_digit) = digit_bytes(u64::from_le_bytes(*b.first_chunk::<8>()?));
     let whole = (not_digit.trailing_zeros() / 8) as usize;
-    let point = usize::from(b.get(whole) == Some(&b'.'));
-    // The digits after the point, moved down over it.
-    let rest = not_digit & !(0x80 << (8 * whole).min(63));
-    let end = if point == 1 {
-        (rest.trailing_zeros() / 8) as usize
+    // A point inside the word, and the digits after it up to the next
+    // non-digit.
+    let point = whole < 8 && b[whole] == b'.';
+    let end = if point {
+        let after = not_digit & !(0x80 << (8 * whole));
+        (after.trailing_zeros() / 8) as usize
     } else {
         whole
     };
-    let digits = end - point;
+    let digits = end - usize::from(point);
     match b.get(end) {
         Some(b'0'..=b'9' | b'.' | b'e' | b'E') | None => return None,
         _ if digits == 0 => return None,
         _ => {}
     }
-    let low = (1u64 << (8 * whole).min(63)) - 1;
-    let joined = (x & low) | ((x >> (8 * point)) & !low);
+    // The digits after the point moved down over it.
+    let joined = if point {
+        let low = (1u64 << (8 * whole)) - 1;
+        (x & low) | ((x >> 8) & !low)
+    } else {
+        x
+    };
     let m = eight_digits(joined << (8 * (8 - digits)));
-    Some((m, -((end - whole - point) as i32), end))
+    Some((m, -((digits - whole) as i32), end))
 }
 
 /// A decimal whose digits and power of ten are exact in `T`, so that one
