@@ -9,10 +9,12 @@
 //! align them (glibc's own large blocks are 2 MiB plus a header, which the
 //! kernel does not align; advising those helped less and raised the peak
 //! memory by 40 %). Where the system runs transparent huge pages "never",
-//! the advice is ignored and only the rounding remains.
+//! the advice is ignored and only the rounding remains. The last large
+//! block released is kept for the next one asked for (see `SPARE`).
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::ptr;
+use std::sync::{Mutex, MutexGuard, PoisonError};
 
 /// The system allocator for small blocks, anonymous maps for large ones.
 pub struct HugePages;
@@ -41,6 +43,57 @@ fn advise(block: *mut libc::c_void, len: usize) {
     // changes how its pages are backed, never what they hold.
     unsafe {
         libc::madvise(block, len, libc::MADV_HUGEPAGE);
+    }
+}
+
+/// The last large block released, kept as it is for the next one asked
+/// for: (address, map length), or a length of 0. Its pages are backed
+/// already, so reusing it spares the kernel clearing fresh ones (a bake
+/// releases the file's text before it asks for the buffers it writes).
+static SPARE: Mutex<(usize, usize)> = Mutex::new((0, 0));
+
+fn spare() -> MutexGuard<'static, (usize, usize)> {
+    // Nothing panics while holding it; a poisoned lock is still sound.
+    SPARE.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// Releases a whole map, or the part of one from `addr` on.
+fn unmap(addr: usize, len: usize) {
+    if len > 0 {
+        // SAFETY: [addr, addr + len) is a map, or the tail of one, made by
+        // `map` and no longer used.
+        unsafe {
+            libc::munmap(addr as *mut libc::c_void, len);
+        }
+    }
+}
+
+/// A block of `size` bytes: the spare map when it is large enough (its
+/// tail beyond the block released), else a new map. A spare too small is
+/// released first, so keeping it never raises the peak memory.
+fn reuse_or_map(size: usize) -> *mut u8 {
+    let len = map_len(size);
+    let (addr, have) = std::mem::take(&mut *spare());
+    if have >= len {
+        unmap(addr + len, have - len);
+        return addr as *mut u8;
+    }
+    unmap(addr, have);
+    map(size)
+}
+
+/// Keeps a released map as the spare when it is the larger of the two,
+/// releasing the other.
+fn release(block: *mut u8, len: usize) {
+    let mut spare = spare();
+    let (addr, have) = *spare;
+    if len > have {
+        *spare = (block as usize, len);
+        drop(spare);
+        unmap(addr, have);
+    } else {
+        drop(spare);
+        unmap(block as usize, len);
     }
 }
 
@@ -74,7 +127,7 @@ fn map(size: usize) -> *mut u8 {
 unsafe impl GlobalAlloc for HugePages {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         if mapped(layout.size(), layout.align()) {
-            map(layout.size())
+            reuse_or_map(layout.size())
         } else {
             // SAFETY: the caller's contract, passed on.
             unsafe { System.alloc(layout) }
@@ -83,7 +136,10 @@ unsafe impl GlobalAlloc for HugePages {
 
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
         if mapped(layout.size(), layout.align()) {
-            // Anonymous maps are zeroed.
+            // A new map, which the kernel zeroes (the spare released first,
+            // as when it is too small).
+            let (addr, have) = std::mem::take(&mut *spare());
+            unmap(addr, have);
             map(layout.size())
         } else {
             // SAFETY: the caller's contract, passed on.
@@ -93,10 +149,7 @@ unsafe impl GlobalAlloc for HugePages {
 
     unsafe fn dealloc(&self, block: *mut u8, layout: Layout) {
         if mapped(layout.size(), layout.align()) {
-            // SAFETY: the block is a map of this length made by `map`.
-            unsafe {
-                libc::munmap(block.cast(), map_len(layout.size()));
-            }
+            release(block, map_len(layout.size()));
         } else {
             // SAFETY: the caller's contract, passed on.
             unsafe { System.dealloc(block, layout) }
@@ -165,6 +218,14 @@ mod tests {
         panic!("no mapping holds {addr:#x}");
     }
 
+    /// Held by each test here: the spare block is the process's.
+    fn alone() -> std::sync::MutexGuard<'static, ()> {
+        static ALONE: std::sync::Mutex<()> = std::sync::Mutex::new(());
+        ALONE
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
     fn advised(v: &[u8]) -> bool {
         let flags = vm_flags(v.as_ptr() as usize + v.len() / 2);
         flags.split(' ').any(|f| f == "hg")
@@ -172,6 +233,7 @@ mod tests {
 
     #[test]
     fn large_blocks_are_mapped_for_huge_pages_and_keep_their_contents() {
+        let _alone = alone();
         let large = vec![1u8; 16 << 20];
         assert!(advised(&large));
         // Grown from small to large, and large to larger (mremap), and
@@ -195,5 +257,22 @@ mod tests {
         assert!(zeroed.iter().all(|&x| x == 0));
         let small = vec![3u8; 64 << 10];
         assert!(!advised(&small));
+    }
+
+    #[test]
+    fn a_released_block_is_reused_and_zeroed_blocks_are_fresh() {
+        let _alone = alone();
+        let a = vec![1u8; 8 << 20];
+        let at = a.as_ptr();
+        drop(a);
+        // The next large block is the released one (its tail released).
+        let mut b: Vec<u8> = Vec::with_capacity(5 << 20);
+        assert_eq!(b.as_ptr(), at);
+        b.resize(5 << 20, 0xFF);
+        assert!(advised(&b));
+        drop(b);
+        // A zeroed block is never a used one.
+        let z = vec![0u8; 5 << 20];
+        assert!(z.iter().all(|&x| x == 0));
     }
 }
