@@ -135,6 +135,29 @@ fn routes_may_come_before_the_def_and_inside_groups() {
     assert_eq!(s.routes.len(), 1);
 }
 
+/// A ROUTE names the nodes defined by then (a DEF given again later
+/// does not move it; a name not yet defined is looked up at the end), and
+/// a route written twice is one route.
+#[test]
+fn routes_keep_the_def_they_follow_and_repeats_are_one() {
+    let section = "<TimeSensor DEF='C'/><ScalarInterpolator DEF='S'/>\
+         <ROUTE fromNode='C' fromField='fraction_changed' toNode='S' toField='set_fraction'/>";
+    let (s, d) = load(&format!(
+        "<X3D><Scene>{section}{section}\
+         <ROUTE fromNode='C' fromField='fraction_changed' toNode='S' toField='set_fraction'/>\
+         </Scene></X3D>"
+    ));
+    assert_eq!(d.list.len(), 2, "two DEFs given again: {:?}", d.list);
+    let nodes = |r: &x3dbake::scene::Route| (r.from, r.to);
+    let (c, i) = (NodeId(0), NodeId(1));
+    let (c2, i2) = (NodeId(2), NodeId(3));
+    assert_eq!(s.def("C"), Some(c2));
+    assert_eq!(
+        s.routes.iter().map(nodes).collect::<Vec<_>>(),
+        [(c, i), (c2, i2)]
+    );
+}
+
 #[test]
 fn envelope_comments_cdata_doctype_bom_and_entities() {
     let (s, d) = load(

@@ -9,13 +9,17 @@ use super::{
 };
 use crate::diag::{Diagnostic, Diagnostics};
 use crate::source::Span;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 /// A ROUTE as written, resolved when its DEF namespace is complete.
 struct RouteText {
     /// fromNode, fromField, toNode, toField: each with where it is written.
     parts: [(String, Span); 4],
     span: Span,
+    /// The nodes fromNode and toNode named where the ROUTE is written, when
+    /// they were defined by then: a DEF given again later does not move
+    /// the route. A name not yet defined is looked up at the end.
+    bound: [Option<NodeId>; 2],
 }
 
 /// One DEF namespace: the scene's, or a prototype body's.
@@ -336,7 +340,9 @@ impl<'d> Builder<'d> {
     /// Records a ROUTE, checked when its namespace is complete.
     /// `parts` are fromNode, fromField, toNode and toField, each with its span.
     pub fn add_route(&mut self, parts: [(String, Span); 4], span: Span) {
-        self.scope().routes.push(RouteText { parts, span });
+        let scope = self.scope();
+        let bound = [&parts[0].0, &parts[2].0].map(|name| scope.defs.get(name).copied());
+        scope.routes.push(RouteText { parts, span, bound });
     }
 
     /// Declares a prototype; its body is read between [`Builder::begin_proto_body`]
@@ -450,6 +456,7 @@ impl<'d> Builder<'d> {
 
     fn resolve_routes(&mut self, scope: &Scope) -> Vec<Route> {
         let mut out = Vec::new();
+        let mut seen = HashSet::new();
         for r in &scope.routes {
             let [
                 (from_node, fn_span),
@@ -457,8 +464,8 @@ impl<'d> Builder<'d> {
                 (to_node, tn_span),
                 (to_field, tf_span),
             ] = &r.parts;
-            let from = scope.defs.get(from_node).copied();
-            let to = scope.defs.get(to_node).copied();
+            let [from, to] = [(from_node, r.bound[0]), (to_node, r.bound[1])]
+                .map(|(name, bound)| bound.or_else(|| scope.defs.get(name).copied()));
             for (name, found, span) in [(from_node, from, fn_span), (to_node, to, tn_span)] {
                 if found.is_none() {
                     self.diags.error(
@@ -487,14 +494,19 @@ impl<'d> Builder<'d> {
                 );
                 continue;
             }
-            out.push(Route {
+            let route = Route {
                 from,
                 from_field: from_field_name,
                 to,
                 to_field: to_field_name,
                 ty: out_ty.or(in_ty),
                 span: r.span,
-            });
+            };
+            // "Redundant routing is ignored" (VRML97, 4.10.2).
+            let path = (from, route.from_field.clone(), to, route.to_field.clone());
+            if seen.insert(path) {
+                out.push(route);
+            }
         }
         out
     }

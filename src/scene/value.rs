@@ -544,14 +544,22 @@ fn float_run<T: Float>(b: &[u8], mut i: usize, out: &mut Vec<T>) -> usize {
         // The block starts at a token.
         let starts = !c.separator & ((c.separator << 1) | 1);
         let mut here = starts & HERE;
+        // The block's numbers, gathered here and appended together (a
+        // push a number made each wait for the one before to store the
+        // vector's length).
+        let mut read = [T::default(); LAST as usize + 1];
+        let mut n = 0;
         while here != 0 {
             let at = here.trailing_zeros();
             let Some(v) = c.number(block, at) else {
+                out.extend_from_slice(&read[..n]);
                 return i + at as usize;
             };
-            out.push(v);
+            read[n] = v;
+            n += 1;
             here &= here - 1;
         }
+        out.extend_from_slice(&read[..n]);
         let later = starts & !HERE;
         if later != 0 {
             i += later.trailing_zeros() as usize;
@@ -703,14 +711,14 @@ pub fn parse_number<T: Float>(t: &str) -> Result<T, String> {
 }
 
 /// The floating-point types of field values.
-pub trait Float: std::str::FromStr {
+pub trait Float: std::str::FromStr + Copy + Default {
     fn finite(&self) -> bool;
     /// `±m · 10^exp` when `m` and `10^|exp|` are exact in the type.
     fn exact(neg: bool, m: u64, exp: i32) -> Option<Self>;
 }
 
 macro_rules! float {
-    ($t:ty, $digits:expr, $powers:expr) => {
+    ($t:ty, $bits:ty, $digits:expr, $powers:expr) => {
         impl Float for $t {
             fn finite(&self) -> bool {
                 self.is_finite()
@@ -734,15 +742,18 @@ macro_rules! float {
                 } else {
                     v * POW10[exp as usize]
                 };
-                Some(if neg { -v } else { v })
+                // The sign bit set, not chosen by a branch: signs in a
+                // list of numbers are as good as random.
+                let sign = <$bits>::from(neg) << (<$bits>::BITS - 1);
+                Some(<$t>::from_bits(v.to_bits() | sign))
             }
         }
     };
 }
 // Every integer up to 2^24 and every power of ten up to 10^10 is exact in
 // f32; up to 2^53 and 10^22 in f64.
-float!(f32, 24, 10);
-float!(f64, 53, 22);
+float!(f32, u32, 24, 10);
+float!(f64, u64, 53, 22);
 
 /// An SFInt32 in decimal or hexadecimal (`0x1F`) notation.
 pub fn parse_int(t: &str) -> Result<i32, String> {
