@@ -654,13 +654,8 @@ impl Classes {
         }
         let whole = if point { points.trailing_zeros() } else { len };
         let start = start as usize;
-        let word = u64::from_le_bytes(*block[start..].first_chunk::<8>()?);
-        let (m, exp) = word_decimal(
-            word ^ 0x3030_3030_3030_3030,
-            whole as usize,
-            len as usize,
-            point,
-        );
+        let (x, _) = digit_bytes(u64::from_le_bytes(*block[start..].first_chunk::<8>()?));
+        let (m, exp) = word_decimal(x, whole as usize, len as usize, point);
         T::exact(neg, m, exp)
     }
 }
@@ -1039,7 +1034,7 @@ mod tests {
     /// itself) between every kind of separator, and VRML comments.
     #[test]
     fn block_reader_agrees_with_the_token_reader() {
-        fn both<T: Float + Copy>(text: &str, enc: Encoding, bits: fn(T) -> u64) -> usize {
+        fn both<T: Float>(text: &str, enc: Encoding, bits: fn(T) -> u64) -> usize {
             let read = std::cell::Cell::new(0);
             let counted = |b: &[u8], i, out: &mut Vec<T>| {
                 let before = out.len();
