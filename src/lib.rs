@@ -60,12 +60,28 @@ impl Encoding {
 /// Parses one source file (already added to `sources`) into a scene, as it
 /// is written: prototypes not expanded, Inline files not read.
 pub fn parse(sources: &Sources, file: FileId, diags: &mut Diagnostics) -> scene::Scene {
+    parse_as(sources, file, detected(sources, file), diags)
+}
+
+/// The same, in the given encoding whatever the file's name and first
+/// characters say.
+pub fn parse_as(
+    sources: &Sources,
+    file: FileId,
+    encoding: Encoding,
+    diags: &mut Diagnostics,
+) -> scene::Scene {
     let source = sources.get(file);
-    match Encoding::detect(&source.name, source.text()) {
+    match encoding {
         Encoding::Xml => syntax::xml::read(source, file, diags),
         Encoding::Vrml => syntax::vrml::read(source, file, diags),
         Encoding::Json => syntax::json::read(source, file, diags),
     }
+}
+
+fn detected(sources: &Sources, file: FileId) -> Encoding {
+    let source = sources.get(file);
+    Encoding::detect(&source.name, source.text())
 }
 
 /// Reads one source file (already added to `sources`) into a scene: parsed,
@@ -78,7 +94,19 @@ pub fn load(
     fetch: Option<&mut dyn scene::link::Fetch>,
     diags: &mut Diagnostics,
 ) -> scene::Scene {
-    let mut scene = parse(sources, file, diags);
+    let encoding = detected(sources, file);
+    load_as(sources, file, encoding, fetch, diags)
+}
+
+/// The same, in the given encoding (files it links to are still detected).
+pub fn load_as(
+    sources: &mut Sources,
+    file: FileId,
+    encoding: Encoding,
+    fetch: Option<&mut dyn scene::link::Fetch>,
+    diags: &mut Diagnostics,
+) -> scene::Scene {
+    let mut scene = parse_as(sources, file, encoding, diags);
     if let Some(fetch) = fetch {
         scene::link::link(&mut scene, sources, file, fetch, diags, &mut Vec::new());
     }

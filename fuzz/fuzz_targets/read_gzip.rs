@@ -6,7 +6,5 @@
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
-    let mut bytes = vec![0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 255];
-    bytes.extend_from_slice(data);
-    x3dbake_fuzz::read_as(&bytes, "fuzz.x3d.gz");
+    x3dbake_fuzz::read_gzip(data);
 });

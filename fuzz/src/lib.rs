@@ -1,19 +1,46 @@
 //! Shared bodies of the fuzz targets (also run by the regression test over
 //! the saved findings in fuzz/regressions/).
 
+use x3dbake::Encoding;
 use x3dbake::anim::clip::{ClipOptions, clips};
 use x3dbake::diag::Diagnostics;
 use x3dbake::source::Sources;
 use x3dbake::write::{csv, glb, gltf};
 
-/// Reads bytes as a file of the given name (its extension picks the
-/// encoding when the first characters do not), rendering every diagnostic.
-pub fn read_as(data: &[u8], name: &str) {
+/// The XML reader: any bytes, read as XML whatever they look like.
+pub fn read_xml(data: &[u8]) {
+    read(data, "fuzz.x3d", Some(Encoding::Xml));
+}
+
+/// The ClassicVRML / VRML97 reader.
+pub fn read_vrml(data: &[u8]) {
+    read(data, "fuzz.x3dv", Some(Encoding::Vrml));
+}
+
+/// The JSON reader.
+pub fn read_json(data: &[u8]) {
+    read(data, "fuzz.x3dj", Some(Encoding::Json));
+}
+
+/// Gzip: the bytes after a fixed gzip header (so that the fuzzer mutates the
+/// deflate stream, not the magic), then whichever reader the text asks for.
+pub fn read_gzip(data: &[u8]) {
+    let mut bytes = vec![0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 255];
+    bytes.extend_from_slice(data);
+    read(&bytes, "fuzz.x3d.gz", None);
+}
+
+/// Reads bytes as a file of the given name, in the given encoding (or the
+/// one its first characters and name tell), rendering every diagnostic.
+fn read(data: &[u8], name: &str, encoding: Option<Encoding>) {
     let mut sources = Sources::new();
     let mut diags = Diagnostics::default();
     let file = x3dbake::add_file(&mut sources, name, data.to_vec(), &mut diags);
     if !diags.has_errors() {
-        let _ = x3dbake::load(&mut sources, file, None, &mut diags);
+        let _ = match encoding {
+            Some(e) => x3dbake::load_as(&mut sources, file, e, None, &mut diags),
+            None => x3dbake::load(&mut sources, file, None, &mut diags),
+        };
     }
     for d in &diags.list {
         let _ = d.render(&sources);
