@@ -32,7 +32,12 @@ pub fn read_gzip(data: &[u8]) {
 
 /// Reads bytes as a file of the given name, in the given encoding (or the
 /// one its first characters and name tell), rendering every diagnostic.
+/// Gzip data is left to `read_gzip` when an encoding is given, so that each
+/// reader's target explores that reader only.
 fn read(data: &[u8], name: &str, encoding: Option<Encoding>) {
+    if encoding.is_some() && x3dbake::is_gzip(data) {
+        return;
+    }
     let mut sources = Sources::new();
     let mut diags = Diagnostics::default();
     let file = x3dbake::add_file(&mut sources, name, data.to_vec(), &mut diags);
