@@ -9,6 +9,7 @@ pub mod diag;
 pub mod geom;
 pub mod inspect;
 pub mod interp;
+pub mod par;
 pub mod scene;
 pub mod source;
 pub mod syntax;

@@ -1,5 +1,6 @@
 //! X3D field types and values, and the XML-encoding lexical forms of values.
 
+use crate::par;
 use std::fmt;
 
 /// How a field may be accessed (X3D access types).
@@ -334,15 +335,57 @@ fn skip_separators(bytes: &[u8], mut i: usize, enc: Encoding) -> usize {
     i
 }
 
-/// Splits on white space and commas, parsing each token: by `quick` when
-/// it reads a whole token (it gives the value and the bytes it read, or
-/// `None` to leave the token to `parse`), else by `parse`.
-fn parse_tokens<T>(
+/// Splits on white space and commas, parsing each token: by `run` over a
+/// stretch of plain tokens it reads itself (it gives where it stopped), by
+/// `quick` when it reads a whole token (it gives the value and the bytes it
+/// read, or `None` to leave the token to `parse`), else by `parse`. A long
+/// text is read in two parts at once (see `split_point`).
+fn parse_tokens<T: Send>(
+    text: &str,
+    enc: Encoding,
+    run: impl Fn(&[u8], usize, &mut Vec<T>) -> usize + Sync,
+    quick: impl Fn(&[u8]) -> Option<(T, usize)> + Sync,
+    parse: impl Fn(&str) -> Result<T, String> + Sync,
+) -> Result<Vec<T>, ValueError> {
+    let read = |text| read_tokens(text, enc, &run, &quick, &parse);
+    let Some(cut) = split_point(text.as_bytes(), enc) else {
+        return read(text);
+    };
+    let (first, second) = text.split_at(cut);
+    let (first, second) = par::join(|| read(first), || read(second));
+    // The first error in the text is the first part's, if it has one.
+    let mut values = first?;
+    let mut second = second.map_err(|e| ValueError {
+        message: e.message,
+        at: e.at.start + cut..e.at.end + cut,
+    })?;
+    values.append(&mut second);
+    Ok(values)
+}
+
+/// Where a long text of tokens can be cut in two so that each part, read on
+/// its own, gives what the whole gives: just after a separator near the
+/// middle (in VRML after a line end, which also ends a comment). `None` for
+/// a short text or one with no such place.
+fn split_point(bytes: &[u8], enc: Encoding) -> Option<usize> {
+    if bytes.len() < par::SPLIT_BYTES {
+        return None;
+    }
+    let half = &bytes[bytes.len() / 2..];
+    let at = match enc {
+        Encoding::Xml => half.iter().position(|&b| is_separator(b)),
+        Encoding::Vrml => memchr::memchr(b'\n', half),
+    }?;
+    Some(bytes.len() / 2 + at + 1)
+}
+
+/// `parse_tokens` on one thread.
+fn read_tokens<T>(
     text: &str,
     enc: Encoding,
     run: impl Fn(&[u8], usize, &mut Vec<T>) -> usize,
     quick: impl Fn(&[u8]) -> Option<(T, usize)>,
-    mut parse: impl FnMut(&str) -> Result<T, String>,
+    parse: impl Fn(&str) -> Result<T, String>,
 ) -> Result<Vec<T>, ValueError> {
     let bytes = text.as_bytes();
     let ends_token = |b: u8| is_separator(b) || (enc == Encoding::Vrml && b == b'#');
@@ -1042,8 +1085,8 @@ mod tests {
                 read.set(read.get() + out.len() - before);
                 stop
             };
-            let blocks = parse_tokens(text, enc, counted, quick_number, parse_number);
-            let one_by_one = parse_tokens(text, enc, |_, i, _| i, quick_number, parse_number);
+            let blocks = read_tokens(text, enc, counted, quick_number, parse_number);
+            let one_by_one = read_tokens(text, enc, |_, i, _| i, quick_number, parse_number);
             let bits = |v: Vec<T>| v.into_iter().map(bits).collect::<Vec<_>>();
             assert_eq!(blocks.map(bits), one_by_one.map(bits), "{text:?}");
             // How many numbers the block reader itself read.
@@ -1079,6 +1122,63 @@ mod tests {
         }
         // Most numbers were read by blocks.
         assert!(by_blocks > total / 2, "{by_blocks} of {total}");
+    }
+
+    /// A text long enough to be read in two parts at once gives what one
+    /// thread reading it whole gives: the same values in the same order,
+    /// and the same first error at the same place (in either part), with a
+    /// VRML comment running across the middle and commas at the cut.
+    #[test]
+    fn a_long_text_read_in_two_parts_reads_as_one() {
+        let mut next = random();
+        let (mut text, mut comment) = (String::new(), false);
+        while text.len() < 3 * par::SPLIT_BYTES {
+            if text.len() >= 3 * par::SPLIT_BYTES / 2 - par::SPLIT_BYTES / 8 && !comment {
+                comment = true;
+                // A comment from before the middle to well after it.
+                text.push_str("1e9 # 7 7 7 ");
+                text.push_str(&"8, ".repeat(par::SPLIT_BYTES / 8));
+                text.push('\n');
+            }
+            let sign = ["", "-"][next(2) as usize];
+            text.push_str(&format!("{sign}{}.{:04},", next(100), next(10_000)));
+            text.push_str([" ", "\n", ",", "\t"][next(4) as usize]);
+        }
+        let ints = text.replace('.', " ").replace("1e9", "9");
+        let mut xml = text.replace('#', " ");
+        // The XML text is cut at a separator: make the one after the middle a comma.
+        let mid = xml.len() / 2;
+        let comma = mid + xml[mid..].find([' ', '\n', ',', '\t']).unwrap();
+        xml.replace_range(comma..comma + 1, ",");
+        fn same<T: Float + PartialEq + Send + fmt::Debug>(text: &str, enc: Encoding) {
+            assert!(split_point(text.as_bytes(), enc).is_some());
+            let one = read_tokens(text, enc, float_run::<T>, quick_number, parse_number);
+            let two = parse_tokens(text, enc, float_run::<T>, quick_number, parse_number);
+            assert!(one == two, "{:?} {:?}", one.err(), two.err());
+        }
+        for (text, enc) in [(&text, Encoding::Vrml), (&xml, Encoding::Xml)] {
+            same::<f32>(text, enc);
+            same::<f64>(text, enc);
+            // A wrong token in the second part, then one in the first too.
+            let mut bad = text.clone();
+            let at = 3 * bad.len() / 4;
+            let at = at + bad[at..].find(' ').unwrap();
+            bad.insert_str(at + 1, "1x ");
+            let err = parse_tokens(&bad, enc, float_run::<f32>, quick_number, parse_number);
+            assert_eq!(err.unwrap_err().at, at + 1..at + 3);
+            same::<f32>(&bad, enc);
+            let at = bad.len() / 4;
+            let at = at + bad[at..].find(' ').unwrap();
+            bad.insert_str(at + 1, "--1 ");
+            let err = parse_tokens(&bad, enc, float_run::<f64>, quick_number, parse_number);
+            assert_eq!(err.unwrap_err().at, at + 1..at + 4);
+        }
+        let one = read_tokens(&ints, Encoding::Vrml, |_, i, _| i, quick_int, parse_int);
+        let two = parse_tokens(&ints, Encoding::Vrml, |_, i, _| i, quick_int, parse_int);
+        assert_eq!(one.unwrap(), two.unwrap());
+        // Values from both parts, and the comment skipped.
+        let v = parse_value(MFFloat, &text, Encoding::Vrml).unwrap();
+        assert!(v.floats().contains(&1e9) && !v.floats().contains(&7.0));
     }
 
     #[test]
