@@ -62,3 +62,58 @@ fn saved_findings_and_bad_inputs_pass_every_target() {
         }
     }
 }
+
+/// The fuzzing dictionaries (fuzz/dict.sh) are well-formed libFuzzer
+/// entries and hold every node type of the catalogue, spelt as each
+/// encoding writes it.
+#[test]
+fn fuzz_dictionaries_name_every_node_type() {
+    let catalogue = std::fs::read_to_string(util::root().join("src/scene/catalogue.txt")).unwrap();
+    let nodes: Vec<&str> = catalogue
+        .lines()
+        .filter(|l| l.starts_with(|c: char| c.is_ascii_uppercase()))
+        .filter_map(|l| l.split_whitespace().next())
+        .collect();
+    assert!(
+        nodes.contains(&"Transform") && nodes.len() > 50,
+        "{nodes:?}"
+    );
+    for (encoding, spelt) in [("xml", "<{} "), ("vrml", "{}"), ("json", "\"{}\":{")] {
+        let out = std::process::Command::new(util::root().join("fuzz/dict.sh"))
+            .arg(encoding)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let text = String::from_utf8(out.stdout).unwrap();
+        let words: Vec<String> = text
+            .lines()
+            .map(|line| {
+                let inner = line
+                    .strip_prefix('"')
+                    .and_then(|l| l.strip_suffix('"'))
+                    .unwrap_or_else(|| panic!("{encoding}: not a quoted entry: {line}"));
+                let mut word = String::new();
+                let mut chars = inner.chars();
+                while let Some(c) = chars.next() {
+                    match c {
+                        '\\' => match chars.next() {
+                            Some(e @ ('"' | '\\')) => word.push(e),
+                            e => panic!("{encoding}: bad escape {e:?} in {line}"),
+                        },
+                        '"' => panic!("{encoding}: unescaped quote in {line}"),
+                        c => word.push(c),
+                    }
+                }
+                word
+            })
+            .collect();
+        for node in &nodes {
+            let want = spelt.replace("{}", node);
+            assert!(words.contains(&want), "{encoding}: no {want:?}");
+        }
+    }
+}

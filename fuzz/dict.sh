@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# Prints a libFuzzer dictionary for one encoding (xml, vrml, json, or all):
+# the node types and field names of src/scene/catalogue.txt, the field and
+# access types, and the keywords each reader looks for, spelt as that
+# encoding writes them. libFuzzer's mutations then insert whole names
+# (`-dict=FILE`) instead of having to find them a byte at a time; without
+# one, the readers' name lookups are string comparisons it cannot see into.
+#   fuzz/dict.sh json > json.dict
+#   cargo fuzz run --sanitizer none read_json -- -dict=json.dict
+set -euo pipefail
+enc=${1:?usage: fuzz/dict.sh xml|vrml|json|all}
+catalogue="$(dirname "$0")/../src/scene/catalogue.txt"
+
+# Node types (not the abstract @ ones), field names and field types.
+nodes=$(awk '/^[A-Z]/ {print $1}' "$catalogue" | sort -u)
+fields=$(awk '/^  [A-Z]/ {print $3}' "$catalogue" | sort -u)
+types=$(awk '/^  [A-Z]/ {print $1}' "$catalogue" | sort -u)
+access="initializeOnly inputOnly outputOnly inputOutput"
+vrml97_access="field exposedField eventIn eventOut"
+statements="ProtoDeclare ProtoInterface ProtoBody ProtoInstance ExternProtoDeclare
+  field fieldValue IS connect ROUTE IMPORT EXPORT component unit meta head Scene X3D"
+attributes="DEF USE name type accessType value url containerField nodeField protoField
+  fromNode fromField toNode toField inlineDEF importedDEF exportedDEF localDEF AS
+  profile version category conversionFactor content class id style"
+values="true false TRUE FALSE NULL 0 1 -1 0.5 1e9 nan inf"
+
+# One dictionary line: the word quoted, with \ and " escaped.
+entry() {
+  local w=${1//\\/\\\\}
+  printf '"%s"\n' "${w//\"/\\\"}"
+}
+
+xml() {
+  for n in $nodes $statements; do entry "<$n "; entry "</$n>"; done
+  for a in $fields $attributes; do entry " $a='"; done
+  for w in $types $access $values; do entry "$w"; done
+  entry "<?xml version=\"1.0\" encoding=\"UTF-8\"?>"
+  entry "<!DOCTYPE X3D PUBLIC \"ISO//Web3D//DTD X3D 3.3//EN\">"
+  entry "<![CDATA["
+  entry "]]>"
+  entry "/>"
+  entry "&amp;"
+  entry "&#x"
+}
+
+vrml() {
+  for w in $nodes $fields $types $access $vrml97_access $values \
+    DEF USE ROUTE TO PROTO EXTERNPROTO IS IMPORT EXPORT AS PROFILE COMPONENT META UNIT; do
+    entry "$w"
+  done
+  entry "#VRML V2.0 utf8"
+  entry "#X3D V3.3 utf8"
+  for w in "{" "}" "[" "]" "." "\"" "#"; do entry "$w"; done
+}
+
+json() {
+  for n in $nodes $statements; do entry "\"$n\":{"; done
+  for a in $fields $attributes; do entry "\"@$a\":"; done
+  for k in -children -field -value "#sourceCode" "#comment"; do entry "\"$k\":["; done
+  for w in $types $access $values; do entry "\"$w\""; done
+  entry "{\"X3D\":{\"Scene\":{\"-children\":["
+  for w in "{" "}" "[" "]" ":" "," "\\u"; do entry "$w"; done
+}
+
+case $enc in
+  xml | vrml | json) $enc ;;
+  all) { xml; vrml; json; } | sort -u ;;
+  *) echo "usage: fuzz/dict.sh xml|vrml|json|all" >&2; exit 2 ;;
+esac
