@@ -78,6 +78,10 @@ fn fuzz_dictionaries_name_every_node_type() {
         nodes.contains(&"Transform") && nodes.len() > 50,
         "{nodes:?}"
     );
+    // Read as the catalogue itself reads them.
+    for node in &nodes {
+        assert!(x3dbake::scene::node_def(node).is_some(), "{node}");
+    }
     for (encoding, spelt) in [("xml", "<{} "), ("vrml", "{}"), ("json", "\"{}\":{")] {
         let out = std::process::Command::new(util::root().join("fuzz/dict.sh"))
             .arg(encoding)
