@@ -415,7 +415,9 @@ impl<'s> Reader<'s, '_> {
     fn node(&mut self, type_name: &str, raw: &'s RawValue) -> R<Option<NodeId>> {
         let span = self.span_of(raw.get());
         if self.depth >= MAX_DEPTH {
-            return self.fail(span, format!("nodes nest deeper than {MAX_DEPTH}"));
+            // At the node's opening brace: the whole object would be most of the file.
+            let brace = Span::new(self.file, span.start as usize..span.start as usize + 1);
+            return self.fail(brace, format!("nodes nest deeper than {MAX_DEPTH}"));
         }
         let entries = self.object(raw)?;
         let get = |name: &str| entries.iter().find(|(k, _)| k == name).map(|(_, v)| *v);
