@@ -247,3 +247,54 @@ fn use_of_a_def_inside_a_proto_body_from_outside_is_an_error() {
         "USE `In` refers to no DEF before it"
     );
 }
+
+/// A chain of `n` prototypes, each body an instance of the one before,
+/// then `instances` instances of the last.
+fn nested_protos(n: usize, fan_out: usize, instances: usize) -> String {
+    let mut s = String::from(
+        "<X3D><Scene><ProtoDeclare name='P0'><ProtoBody><Group/></ProtoBody></ProtoDeclare>",
+    );
+    for i in 1..n {
+        let body = format!("<ProtoInstance name='P{}'/>", i - 1).repeat(fan_out);
+        s += &format!(
+            "<ProtoDeclare name='P{i}'><ProtoBody><Group>{body}</Group></ProtoBody></ProtoDeclare>"
+        );
+    }
+    s += &format!("<ProtoInstance name='P{}'/>", n - 1).repeat(instances);
+    s + "</Scene></X3D>"
+}
+
+#[test]
+fn prototypes_nest_64_deep_and_no_deeper() {
+    use x3dbake::scene::proto::MAX_NESTING;
+    let (s, d) = load(&nested_protos(MAX_NESTING, 1, 1));
+    assert!(!d.has_errors(), "{:?}", d.list);
+    // 127 template nodes (a Group in each of the 64 bodies, an instance in
+    // 63 of them) and the instance at the top; expanding it copies all 127.
+    assert_eq!(s.nodes.len(), 2 * 127 + 1);
+    let (_, d) = load(&nested_protos(MAX_NESTING + 1, 1, 1));
+    assert_eq!(
+        d.errors().next().unwrap().message,
+        "prototype instances in `P64` nest deeper than 64"
+    );
+}
+
+#[test]
+fn prototype_expansion_is_counted_before_anything_is_made() {
+    // One instance of P5 makes 222 221 nodes (11 in each body of P1..P5,
+    // 10 of which are instances, and P0's Group): four fit in 1 000 000,
+    // the fifth is refused, before any is expanded.
+    let (s, d) = load(&nested_protos(6, 10, 5));
+    let e = d.errors().next().unwrap();
+    assert_eq!(
+        e.message,
+        "expanding prototypes would create more than 1000000 nodes: \
+         this instance of `P5` (222221 nodes) with those before it"
+    );
+    assert!(s.nodes.len() < 100, "{} nodes made", s.nodes.len());
+    let (_, d) = load(&nested_protos(8, 10, 1));
+    assert_eq!(
+        d.errors().next().unwrap().message,
+        "expanding prototypes would create more than 1000000 nodes: one instance of `P7` alone"
+    );
+}

@@ -10,20 +10,22 @@ use std::collections::HashMap;
 
 /// How deep instances may nest inside prototype bodies.
 pub const MAX_NESTING: usize = 64;
-/// The most nodes expansion may create.
-pub const MAX_EXPANDED_NODES: usize = 5_000_000;
+/// The most nodes expansion may create (about 330 bytes and 1 µs each).
+pub const MAX_EXPANDED_NODES: usize = 1_000_000;
 
 /// The body nodes one instance's interface field is connected to.
 type Connections = HashMap<(NodeId, String), Vec<(NodeId, String)>>;
 
-/// Expands every prototype instance of the scene.
+/// Expands every prototype instance of the scene, after checking that the
+/// expansion stays within [`MAX_NESTING`] and [`MAX_EXPANDED_NODES`]:
+/// a few lines of nested prototypes can ask for billions of nodes, and
+/// that is refused before anything is made.
 pub fn expand(scene: &mut Scene, diags: &mut Diagnostics) {
-    let mut queue: Vec<(NodeId, usize)> = (0..scene.nodes.len() as u32)
+    let mut queue: Vec<NodeId> = (0..scene.nodes.len() as u32)
         .map(NodeId)
         .filter(|&id| {
             scene.node(id).in_proto.is_none() && matches!(scene.node(id).class, NodeClass::Proto(_))
         })
-        .map(|id| (id, 0))
         .collect();
     // Every prototype's template nodes, in creation order (copies made
     // below are not templates, so this holds throughout).
@@ -33,14 +35,16 @@ pub fn expand(scene: &mut Scene, diags: &mut Diagnostics) {
             templates.entry(p).or_default().push(NodeId(i as u32));
         }
     }
+    if !within_limits(scene, &queue, &templates, diags) {
+        return;
+    }
     let mut connections = Connections::new();
     let mut warned_extern = Vec::new();
-    let mut created = 0usize;
     // Unnamed instances are told apart by their order among instances of
     // the same prototype: `Spinner_1`, `Spinner_2`.
     let mut ordinal: HashMap<usize, usize> = HashMap::new();
     let mut labels: HashMap<NodeId, String> = HashMap::new();
-    while let Some((inst, depth)) = queue.pop() {
+    while let Some(inst) = queue.pop() {
         let NodeClass::Proto(p) = scene.node(inst).class else {
             continue;
         };
@@ -58,13 +62,6 @@ pub fn expand(scene: &mut Scene, diags: &mut Diagnostics) {
             }
             continue;
         }
-        if depth >= MAX_NESTING {
-            diags.error(
-                format!("prototype instances nest deeper than {MAX_NESTING} (a prototype that contains itself?)"),
-                Some(scene.node(inst).span),
-            );
-            return;
-        }
         let label = match (&scene.node(inst).def, labels.get(&inst)) {
             (Some(d), _) => d.clone(),
             (None, Some(l)) => l.clone(),
@@ -78,7 +75,7 @@ pub fn expand(scene: &mut Scene, diags: &mut Diagnostics) {
         let nested = instantiate(scene, inst, p, template, &label, &mut connections);
         // Unnamed instances inside this one count from 1 within it.
         let mut inner: HashMap<usize, usize> = HashMap::new();
-        let mut nested_ids = nested.0.clone();
+        let mut nested_ids = nested.clone();
         nested_ids.sort();
         for &n in &nested_ids {
             if scene.node(n).def.is_none() {
@@ -90,22 +87,135 @@ pub fn expand(scene: &mut Scene, diags: &mut Diagnostics) {
                 labels.insert(n, format!("{label}.{}_{k}", scene.protos[q].name));
             }
         }
-        created += nested.1;
-        if created > MAX_EXPANDED_NODES {
-            diags.error(
-                format!("expanding prototypes would create more than {MAX_EXPANDED_NODES} nodes"),
-                Some(scene.node(inst).span),
-            );
-            return;
-        }
-        queue.extend(nested.0.into_iter().map(|n| (n, depth + 1)));
+        queue.extend(nested);
     }
     reroute(scene, &connections);
 }
 
+/// What one instance of a prototype expands to: the nodes it creates and
+/// how deep instances nest in it (1 when its body holds no instance).
+#[derive(Clone, Copy)]
+struct Size {
+    nodes: usize,
+    depth: usize,
+}
+
+/// Checks, before expanding anything, that the instances `roots` stay
+/// within [`MAX_NESTING`] and [`MAX_EXPANDED_NODES`]; reports the first
+/// that does not.
+fn within_limits(
+    scene: &Scene,
+    roots: &[NodeId],
+    templates: &HashMap<usize, Vec<NodeId>>,
+    diags: &mut Diagnostics,
+) -> bool {
+    let sizes = sizes(scene, templates);
+    let mut created = 0usize;
+    for &inst in roots {
+        let NodeClass::Proto(p) = scene.node(inst).class else {
+            continue;
+        };
+        let size = sizes[p];
+        let name = &scene.protos[p].name;
+        if size.depth > MAX_NESTING {
+            diags.error(
+                format!("prototype instances in `{name}` nest deeper than {MAX_NESTING}"),
+                Some(scene.node(inst).span),
+            );
+            return false;
+        }
+        created = created.saturating_add(size.nodes);
+        if created > MAX_EXPANDED_NODES {
+            let what = if size.nodes > MAX_EXPANDED_NODES {
+                format!("one instance of `{name}` alone")
+            } else {
+                format!(
+                    "this instance of `{name}` ({} nodes) with those before it",
+                    size.nodes
+                )
+            };
+            diags.error(
+                format!(
+                    "expanding prototypes would create more than {MAX_EXPANDED_NODES} nodes: {what}"
+                ),
+                Some(scene.node(inst).span),
+            );
+            return false;
+        }
+    }
+    true
+}
+
+/// The [`Size`] of every prototype, by a depth-first walk over the
+/// instances in prototype bodies that keeps its own stack (bodies may
+/// nest thousands deep in a hostile file). An EXTERNPROTO that could not
+/// be read expands to nothing. A prototype met again while its own size
+/// is being found counts as nesting without end: the readers never let a
+/// body name its own prototype, and this keeps such a graph from looping.
+fn sizes(scene: &Scene, templates: &HashMap<usize, Vec<NodeId>>) -> Vec<Size> {
+    const ENDLESS: Size = Size {
+        nodes: usize::MAX,
+        depth: usize::MAX,
+    };
+    let nested = |p: usize| -> Vec<usize> {
+        let body = templates.get(&p).map_or(&[][..], Vec::as_slice);
+        body.iter()
+            .filter_map(|&n| match scene.node(n).class {
+                NodeClass::Proto(q) if scene.protos[q].extern_url.is_none() => Some(q),
+                _ => None,
+            })
+            .collect()
+    };
+    let mut done: Vec<Option<Size>> = vec![None; scene.protos.len()];
+    let mut open = vec![false; scene.protos.len()];
+    for start in 0..scene.protos.len() {
+        // Each entry: a prototype, its nested instances' prototypes, and
+        // how many of those are already counted in.
+        let mut stack: Vec<(usize, Vec<usize>, usize)> = Vec::new();
+        if done[start].is_none() {
+            open[start] = true;
+            stack.push((start, nested(start), 0));
+        }
+        while let Some((p, inner, next)) = stack.last_mut() {
+            if let Some(&q) = inner.get(*next) {
+                *next += 1;
+                if done[q].is_none() && !open[q] {
+                    open[q] = true;
+                    let inner_q = nested(q);
+                    stack.push((q, inner_q, 0));
+                } else if open[q] {
+                    done[*p] = Some(ENDLESS);
+                }
+                continue;
+            }
+            let p = *p;
+            let own = templates.get(&p).map_or(0, Vec::len);
+            let size = inner.iter().fold(
+                Size {
+                    nodes: own,
+                    depth: 1,
+                },
+                |acc, &q| {
+                    let s = done[q].unwrap_or(ENDLESS);
+                    Size {
+                        nodes: acc.nodes.saturating_add(s.nodes),
+                        depth: acc.depth.max(s.depth.saturating_add(1)),
+                    }
+                },
+            );
+            done[p] = Some(match done[p] {
+                Some(endless) => endless,
+                None => size,
+            });
+            open[p] = false;
+            stack.pop();
+        }
+    }
+    done.into_iter().map(|s| s.unwrap_or(ENDLESS)).collect()
+}
+
 /// Copies the body of prototype `p` (its `template` nodes) for instance
-/// `inst`. Returns the instances inside the copy and how many nodes were
-/// made.
+/// `inst`. Returns the instances inside the copy.
 fn instantiate(
     scene: &mut Scene,
     inst: NodeId,
@@ -113,7 +223,7 @@ fn instantiate(
     template: &[NodeId],
     label: &str,
     connections: &mut Connections,
-) -> (Vec<NodeId>, usize) {
+) -> Vec<NodeId> {
     let mut map: HashMap<NodeId, NodeId> = HashMap::new();
     for &old in template {
         let new = NodeId(scene.nodes.len() as u32);
@@ -190,12 +300,10 @@ fn instantiate(
         .map(|&b| remap(b, &map))
         .collect();
     scene.expansions.insert(inst, roots);
-    let nested = map
-        .values()
+    map.values()
         .copied()
         .filter(|&n| matches!(scene.node(n).class, NodeClass::Proto(_)))
-        .collect();
-    (nested, map.len())
+        .collect()
 }
 
 /// Moves routes that name an instance's field onto the body nodes that
