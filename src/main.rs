@@ -331,6 +331,12 @@ fn bake_one(job: &Job, path: &str) -> (Outcome, String) {
                 &mut images,
                 &mut input.diags,
             ));
+            if input.diags.has_errors() {
+                return (
+                    Outcome::InvalidInput,
+                    rendered(&input, job.quiet, job.verbose),
+                );
+            }
             match gltf_files(doc, job, dest.as_deref(), path) {
                 Ok(f) => f,
                 Err(e) => return fail(e),

@@ -353,3 +353,24 @@ fn progress_only_on_a_terminal() {
         util::stdout(&tty)
     );
 }
+
+#[test]
+fn use_copies_past_the_node_limit_are_an_error_and_write_nothing() {
+    // Each Group holds the one before twice: 2^40 copies of the Shape.
+    let mut text = String::from("<X3D><Scene>\n<Group DEF='G0'><Shape><Box/></Shape></Group>\n");
+    for i in 1..=40 {
+        let j = i - 1;
+        text += &format!("<Group DEF='G{i}'><Group USE='G{j}'/><Group USE='G{j}'/></Group>\n");
+    }
+    text += "</Scene></X3D>\n";
+    let (dir, path) = util::scene_file("uses.x3d", &text);
+    let out = dir.path().join("uses.glb");
+    let run = util::run(&[&path, "-o", out.to_str().unwrap()]);
+    assert_eq!(run.status.code(), Some(1));
+    let err = util::stderr(&run);
+    assert!(
+        err.contains(":2:18: error: the glTF scene would have more than 1000000 nodes"),
+        "{err}"
+    );
+    assert!(!out.exists());
+}

@@ -185,6 +185,10 @@ fn image_mime(bytes: &[u8]) -> Option<&'static str> {
 
 /// How deep the node hierarchy is followed.
 const MAX_DEPTH: usize = 2000;
+/// The most glTF nodes a document may have. glTF nodes form a tree, so a
+/// node USE'd in several places is copied to each, and a few lines of USE
+/// can stand for more copies than memory holds.
+pub const MAX_NODES: usize = 1_000_000;
 
 struct Writer<'a> {
     scene: &'a Scene,
@@ -226,6 +230,9 @@ struct Writer<'a> {
     material_names: std::collections::HashSet<String>,
     /// The choice nodes of each animated Switch, at each place it stands.
     switches: HashMap<NodeId, Vec<Vec<Index<json::Node>>>>,
+    /// Set when [`MAX_NODES`] is reached (and reported): nothing more is
+    /// visited.
+    full: bool,
     /// TEXCOORD_0 of morph targets (mesh, target, accessor), which gltf-json
     /// cannot hold: written into the JSON when it is made.
     morph_uvs: Vec<(usize, usize, usize)>,
@@ -496,6 +503,7 @@ pub fn build(
         folded: Default::default(),
         morph_uvs: Vec::new(),
         switches: HashMap::new(),
+        full: false,
         tex_transforms: HashMap::new(),
         material_names: Default::default(),
         rest: rest_values(scene, clips),
@@ -675,6 +683,20 @@ impl<'a> Writer<'a> {
         ancestors: &mut Vec<NodeId>,
     ) {
         let scene = self.scene;
+        if self.root.nodes.len() >= MAX_NODES {
+            if !self.full {
+                self.full = true;
+                self.diags.error(
+                    format!(
+                        "the glTF scene would have more than {MAX_NODES} nodes (each place a node \
+                         is USE'd takes a copy): stopped at `{}`",
+                        scene.display_name(id)
+                    ),
+                    Some(scene.node(id).span),
+                );
+            }
+            return;
+        }
         let Some(def) = scene.known(id) else {
             return;
         };
