@@ -45,6 +45,9 @@ pub struct Mesh {
     /// How the normals were made from the points, when the file gives none:
     /// moved points get theirs made again from it.
     pub made_normals: Option<MadeNormals>,
+    /// Concave faces drawn as fans because ear clipping them would take
+    /// too long.
+    fanned: usize,
 }
 
 /// Normals made from a mesh's points: each face's normal (Newell's), and
@@ -244,6 +247,17 @@ pub fn mesh(scene: &Scene, rest: &Overrides, id: NodeId, diags: &mut Diagnostics
             return None;
         }
     };
+    if m.fanned > 0 {
+        diags.warning(
+            format!(
+                "{} concave faces of `{}` need more than {EAR_TESTS_PER_CORNER} tests a corner \
+                 to triangulate: drawn as fans",
+                m.fanned,
+                scene.display_name(id)
+            ),
+            Some(scene.node(id).span),
+        );
+    }
     m.double_sided = !solid;
     if !m.coord_index.is_empty() {
         m.coord = scene.child(id, "coord");
@@ -313,7 +327,10 @@ fn indexed_face_set(scene: &Scene, rest: &Overrides, id: NodeId) -> Mesh {
         let tris = if convex {
             fan(poly.len())
         } else {
-            ear_clip(&poly, plane)
+            ear_clip(&poly, plane).unwrap_or_else(|| {
+                m.fanned += 1;
+                fan(poly.len())
+            })
         };
         let base = m.positions.len() as u32;
         for &(c, at) in &valid {
@@ -386,55 +403,76 @@ fn fan(n: usize) -> Vec<[usize; 3]> {
     (1..n - 1).map(|i| [0, i, i + 1]).collect()
 }
 
+/// How many point-in-triangle tests ear clipping may make for each corner
+/// of a face: enough for any outline a modeller draws (each test is
+/// against a reflex corner only), and it keeps a hostile face of 100 000
+/// corners to a fraction of a second.
+const EAR_TESTS_PER_CORNER: usize = 1024;
+
 /// Triangulates a simple polygon (convex or not) by ear clipping in the
-/// plane of its normal. Falls back to a fan for degenerate input.
-fn ear_clip(poly: &[Vec3], normal: Vec3) -> Vec<[usize; 3]> {
+/// plane of its normal. Falls back to a fan for degenerate input, and
+/// gives `None` when the face needs more than [`EAR_TESTS_PER_CORNER`]
+/// tests a corner.
+fn ear_clip(poly: &[Vec3], normal: Vec3) -> Option<Vec<[usize; 3]>> {
     let n = poly.len();
     let Some(normal) = normal.try_normalize() else {
-        return fan(n);
+        return Some(fan(n));
     };
     let u = normal.any_orthonormal_vector();
     let v = normal.cross(u);
     let p2: Vec<Vec2> = poly.iter().map(|p| Vec2::new(p.dot(u), p.dot(v))).collect();
-    let cross = |a: Vec2, b: Vec2, c: Vec2| (b - a).perp_dot(c - a);
-    let mut idx: Vec<usize> = (0..n).collect();
+    let cross = |a: usize, b: usize, c: usize| (p2[b] - p2[a]).perp_dot(p2[c] - p2[a]);
+    // The corners still standing, as a ring.
+    let mut next: Vec<usize> = (1..=n).map(|i| i % n).collect();
+    let mut prev: Vec<usize> = (0..n).map(|i| (i + n - 1) % n).collect();
+    let mut gone = vec![false; n];
+    // Only a reflex corner can lie inside an ear. A corner found convex
+    // stays so in a simple polygon; the list is pruned as it is walked.
+    let mut reflex: Vec<usize> = (0..n)
+        .filter(|&i| cross(prev[i], i, next[i]) <= 0.0)
+        .collect();
+    let mut budget = EAR_TESTS_PER_CORNER.saturating_mul(n);
     let mut out = Vec::with_capacity(n - 2);
-    let mut guard = 0;
-    while idx.len() > 3 && guard < n * n {
-        guard += 1;
-        let m = idx.len();
-        let mut clipped = false;
-        for i in 0..m {
-            let (a, b, c) = (idx[(i + m - 1) % m], idx[i], idx[(i + 1) % m]);
-            if cross(p2[a], p2[b], p2[c]) <= 0.0 {
-                continue; // reflex or degenerate corner
-            }
-            let inside = idx.iter().any(|&q| {
-                q != a && q != b && q != c && {
-                    let p = p2[q];
-                    cross(p2[a], p2[b], p) >= 0.0
-                        && cross(p2[b], p2[c], p) >= 0.0
-                        && cross(p2[c], p2[a], p) >= 0.0
-                }
-            });
-            if !inside {
-                out.push([a, b, c]);
-                idx.remove(i);
-                clipped = true;
-                break;
-            }
-        }
-        if !clipped {
+    let (mut left, mut at, mut misses) = (n, 0, 0);
+    while left > 3 {
+        if misses == left {
+            // No ear anywhere: self-intersecting; the rest as a fan.
             break;
         }
+        let (a, b, c) = (prev[at], at, next[at]);
+        let mut ear = cross(a, b, c) > 0.0;
+        if ear {
+            reflex.retain(|&q| !gone[q] && cross(prev[q], q, next[q]) <= 0.0);
+            budget = budget.checked_sub(reflex.len() + 1)?;
+            ear = !reflex.iter().any(|&q| {
+                q != a
+                    && q != c
+                    && cross(a, b, q) >= 0.0
+                    && cross(b, c, q) >= 0.0
+                    && cross(c, a, q) >= 0.0
+            });
+        } else {
+            budget = budget.checked_sub(1)?;
+        }
+        if ear {
+            out.push([a, b, c]);
+            gone[b] = true;
+            (next[a], prev[c]) = (c, a);
+            left -= 1;
+            (at, misses) = (a, 0);
+        } else {
+            (at, misses) = (c, misses + 1);
+        }
     }
-    if idx.len() == 3 {
-        out.push([idx[0], idx[1], idx[2]]);
-    } else if idx.len() > 3 {
-        // Self-intersecting: the rest as a fan.
-        out.extend((1..idx.len() - 1).map(|i| [idx[0], idx[i], idx[i + 1]]));
+    // What is left: the last triangle, or a fan of what could not be
+    // clipped.
+    let first = at;
+    let mut k = next[first];
+    while next[k] != first {
+        out.push([first, k, next[k]]);
+        k = next[k];
     }
-    out
+    Some(out)
 }
 
 /// IndexedTriangleSet (with an index) or TriangleSet: flat normals unless
@@ -773,21 +811,48 @@ mod tests {
             .sum()
     }
 
+    /// Ear clips a polygon in the z = 0 plane and checks that the
+    /// triangles are n - 2, all counter-clockwise, and cover its area.
+    fn check_ear_clipping(poly: &[(f32, f32)], area: f32) {
+        let l: Vec<Vec3> = poly.iter().map(|&(x, y)| Vec3::new(x, y, 0.0)).collect();
+        let tris = ear_clip(&l, newell(&l)).expect("within the budget");
+        assert_eq!(tris.len(), l.len() - 2);
+        let twice = |t: &[usize; 3]| (l[t[1]] - l[t[0]]).cross(l[t[2]] - l[t[0]]).z;
+        let sum: f32 = tris.iter().map(|t| twice(t) / 2.0).sum();
+        assert!((sum - area).abs() < 1e-4 * area, "{sum} for {area}");
+        assert!(tris.iter().all(|t| twice(t) > 0.0));
+    }
+
+    /// A comb, counter-clockwise: `teeth` spikes 10 high on a bar 1 deep;
+    /// a reflex corner between each two spikes.
+    fn comb(teeth: usize) -> Vec<(f32, f32)> {
+        let mut p: Vec<(f32, f32)> = (0..teeth)
+            .flat_map(|i| [(2.0 * i as f32, 0.0), (2.0 * i as f32 + 1.0, 10.0)])
+            .collect();
+        let end = 2.0 * teeth as f32;
+        p.extend([(end, 0.0), (end, -1.0), (0.0, -1.0)]);
+        p.reverse();
+        p
+    }
+
     #[test]
-    fn ear_clipping_an_l_shape_covers_its_area() {
-        let l = [(0., 0.), (2., 0.), (2., 1.), (1., 1.), (1., 2.), (0., 2.)]
-            .map(|(x, y)| Vec3::new(x, y, 0.0));
-        let tris = ear_clip(&l, newell(&l));
-        assert_eq!(tris.len(), 4);
-        let area: f32 = tris
-            .iter()
-            .map(|t| (l[t[1]] - l[t[0]]).cross(l[t[2]] - l[t[0]]).z / 2.0)
-            .sum();
-        assert!((area - 3.0).abs() < 1e-6, "{area}");
-        assert!(
-            tris.iter()
-                .all(|t| (l[t[1]] - l[t[0]]).cross(l[t[2]] - l[t[0]]).z > 0.0)
+    fn ear_clipping_covers_concave_polygons() {
+        check_ear_clipping(
+            &[(0., 0.), (2., 0.), (2., 1.), (1., 1.), (1., 2.), (0., 2.)],
+            3.0,
         );
+        // Spikes of 10 x 2 / 2 on a 1-deep bar.
+        check_ear_clipping(&comb(300), 300.0 * 10.0 + 600.0);
+    }
+
+    #[test]
+    fn ear_clipping_gives_up_within_its_budget() {
+        // 20 000 reflex corners: every ear is tested against them all.
+        let l: Vec<Vec3> = comb(20_000)
+            .into_iter()
+            .map(|(x, y)| Vec3::new(x, y, 0.0))
+            .collect();
+        assert!(ear_clip(&l, newell(&l)).is_none());
     }
 
     #[test]
