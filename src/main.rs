@@ -206,30 +206,37 @@ fn run(job: &Job) -> Outcome {
         .jobs
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
         .min(total);
+    let work = || {
+        loop {
+            let i = next.fetch_add(1, Ordering::SeqCst);
+            let Some(path) = job.inputs.get(i) else {
+                break;
+            };
+            let (outcome, messages) = bake_one(job, path);
+            // A poisoned lock only means another worker panicked;
+            // the outcome it guards is still a plain value.
+            let mut w = worst.lock().unwrap_or_else(|e| e.into_inner());
+            *w = (*w).max(outcome);
+            let n = done.fetch_add(1, Ordering::SeqCst) + 1;
+            let mut err = std::io::stderr().lock();
+            if progress {
+                let _ = write!(err, "\r\x1b[K");
+            }
+            let _ = err.write_all(messages.as_bytes());
+            if progress && n < total {
+                let _ = write!(err, "[{n}/{total}] {path}");
+            }
+        }
+    };
     std::thread::scope(|s| {
         for _ in 0..workers {
-            s.spawn(|| {
-                loop {
-                    let i = next.fetch_add(1, Ordering::SeqCst);
-                    let Some(path) = job.inputs.get(i) else {
-                        break;
-                    };
-                    let (outcome, messages) = bake_one(job, path);
-                    // A poisoned lock only means another worker panicked;
-                    // the outcome it guards is still a plain value.
-                    let mut w = worst.lock().unwrap_or_else(|e| e.into_inner());
-                    *w = (*w).max(outcome);
-                    let n = done.fetch_add(1, Ordering::SeqCst) + 1;
-                    let mut err = std::io::stderr().lock();
-                    if progress {
-                        let _ = write!(err, "\r\x1b[K");
-                    }
-                    let _ = err.write_all(messages.as_bytes());
-                    if progress && n < total {
-                        let _ = write!(err, "[{n}/{total}] {path}");
-                    }
-                }
-            });
+            // The stack a main thread has (8 MiB): the readers recurse
+            // into nested nodes, up to their limit of 500. A worker that
+            // cannot be started leaves its share to this thread.
+            let worker = std::thread::Builder::new().stack_size(8 << 20);
+            if worker.spawn_scoped(s, work).is_err() {
+                work();
+            }
         }
     });
     if progress {

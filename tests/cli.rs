@@ -369,7 +369,7 @@ fn use_copies_past_the_node_limit_are_an_error_and_write_nothing() {
     assert_eq!(run.status.code(), Some(1));
     let err = util::stderr(&run);
     assert!(
-        err.contains(":2:18: error: the glTF scene would have more than 1000000 nodes"),
+        err.contains(": error: the glTF scene would have more than 500000 nodes"),
         "{err}"
     );
     assert!(!out.exists());

@@ -85,6 +85,10 @@ pub fn bake(data: &[u8]) {
             ..Default::default()
         };
         let doc = gltf::build(&scene, &found, &o, &mut no_images, &mut diags);
+        // As the CLI: a document with errors is not written.
+        if diags.has_errors() {
+            return;
+        }
         let _ = glb::write(&doc.json(), &doc.bin, std::io::sink());
     }
     let c = csv::CsvOptions {

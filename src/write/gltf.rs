@@ -188,7 +188,7 @@ const MAX_DEPTH: usize = 2000;
 /// The most glTF nodes a document may have. glTF nodes form a tree, so a
 /// node USE'd in several places is copied to each, and a few lines of USE
 /// can stand for more copies than memory holds.
-pub const MAX_NODES: usize = 1_000_000;
+pub const MAX_NODES: usize = 500_000;
 
 struct Writer<'a> {
     scene: &'a Scene,
