@@ -306,6 +306,7 @@ fn indexed_face_set(scene: &Scene, rest: &Overrides, id: NodeId) -> Mesh {
     let tex = uvs(scene, rest, id);
     let tex_index = scene.ints(id, "texCoordIndex");
     let mut m = Mesh::new(Primitive::Triangles);
+    let mut clipper = EarClipper::default();
     // The first corner of each face drawn, and one past the last.
     let mut face_start = vec![0u32];
     let mut pos = 0usize;
@@ -327,7 +328,7 @@ fn indexed_face_set(scene: &Scene, rest: &Overrides, id: NodeId) -> Mesh {
         let tris = if convex {
             fan(poly.len())
         } else {
-            ear_clip(&poly, plane).unwrap_or_else(|| {
+            clipper.clip(&poly, plane).unwrap_or_else(|| {
                 m.fanned += 1;
                 fan(poly.len())
             })
@@ -409,74 +410,103 @@ fn fan(n: usize) -> Vec<[usize; 3]> {
 /// corners to a fraction of a second.
 const EAR_TESTS_PER_CORNER: usize = 1024;
 
-/// Triangulates a simple polygon (convex or not) by ear clipping in the
-/// plane of its normal. Falls back to a fan for degenerate input, and
-/// gives `None` when the face needs more than [`EAR_TESTS_PER_CORNER`]
-/// tests a corner.
-fn ear_clip(poly: &[Vec3], normal: Vec3) -> Option<Vec<[usize; 3]>> {
-    let n = poly.len();
-    let Some(normal) = normal.try_normalize() else {
-        return Some(fan(n));
-    };
-    let u = normal.any_orthonormal_vector();
-    let v = normal.cross(u);
-    let p2: Vec<Vec2> = poly.iter().map(|p| Vec2::new(p.dot(u), p.dot(v))).collect();
-    let cross = |a: usize, b: usize, c: usize| (p2[b] - p2[a]).perp_dot(p2[c] - p2[a]);
-    // The corners still standing, as a ring.
-    let mut next: Vec<usize> = (1..=n).map(|i| i % n).collect();
-    let mut prev: Vec<usize> = (0..n).map(|i| (i + n - 1) % n).collect();
-    let mut gone = vec![false; n];
-    // Only a reflex corner can lie inside an ear: they are kept in a grid
-    // of about one a cell, so that an ear is tested against the few near
-    // it. A corner clipped, or turned convex, is passed over.
-    let grid = Grid::new(&p2, (0..n).filter(|&i| cross(prev[i], i, next[i]) <= 0.0));
-    let mut budget = EAR_TESTS_PER_CORNER.saturating_mul(n);
-    let mut out = Vec::with_capacity(n - 2);
-    let (mut left, mut at, mut misses) = (n, 0, 0);
-    while left > 3 {
-        if misses == left {
-            // No ear anywhere: self-intersecting; the rest as a fan.
-            break;
-        }
-        let (a, b, c) = (prev[at], at, next[at]);
-        let mut ear = cross(a, b, c) > 0.0;
-        budget = budget.checked_sub(1)?;
-        if ear {
-            for q in grid.near(p2[a].min(p2[b]).min(p2[c]), p2[a].max(p2[b]).max(p2[c])) {
-                budget = budget.checked_sub(1)?;
-                if gone[q] || q == a || q == b || q == c || cross(prev[q], q, next[q]) > 0.0 {
-                    continue;
-                }
-                if cross(a, b, q) >= 0.0 && cross(b, c, q) >= 0.0 && cross(c, a, q) >= 0.0 {
-                    ear = false;
-                    break;
+/// Ear clipping's working memory, kept from one face to the next so that a
+/// mesh of many small concave faces does not allocate it for each.
+#[derive(Default)]
+struct EarClipper {
+    /// The corners in the plane of the face.
+    p2: Vec<Vec2>,
+    /// The corners still standing, as a ring.
+    next: Vec<usize>,
+    prev: Vec<usize>,
+    gone: Vec<bool>,
+    /// The reflex corners: only they can lie inside an ear.
+    grid: Grid,
+}
+
+impl EarClipper {
+    /// Triangulates a simple polygon (convex or not) by ear clipping in
+    /// the plane of its normal. Falls back to a fan for degenerate input,
+    /// and gives `None` when the face needs more than
+    /// [`EAR_TESTS_PER_CORNER`] tests a corner.
+    fn clip(&mut self, poly: &[Vec3], normal: Vec3) -> Option<Vec<[usize; 3]>> {
+        let n = poly.len();
+        let Some(normal) = normal.try_normalize() else {
+            return Some(fan(n));
+        };
+        let u = normal.any_orthonormal_vector();
+        let v = normal.cross(u);
+        let Self {
+            p2,
+            next,
+            prev,
+            gone,
+            grid,
+        } = self;
+        p2.clear();
+        p2.extend(poly.iter().map(|p| Vec2::new(p.dot(u), p.dot(v))));
+        next.clear();
+        next.extend((1..=n).map(|i| i % n));
+        prev.clear();
+        prev.extend((0..n).map(|i| (i + n - 1) % n));
+        gone.clear();
+        gone.resize(n, false);
+        let cross = |a: usize, b: usize, c: usize| (p2[b] - p2[a]).perp_dot(p2[c] - p2[a]);
+        // Reflex corners in a grid of about one a cell, so that an ear is
+        // tested against the few near it. A corner clipped, or turned
+        // convex, is passed over.
+        grid.fill(p2, (0..n).filter(|&i| cross(prev[i], i, next[i]) <= 0.0));
+        let mut budget = EAR_TESTS_PER_CORNER.saturating_mul(n);
+        let mut out = Vec::with_capacity(n - 2);
+        let (mut left, mut at, mut misses) = (n, 0, 0);
+        while left > 3 {
+            if misses == left {
+                // No ear anywhere: self-intersecting; the rest as a fan.
+                break;
+            }
+            let (a, b, c) = (prev[at], at, next[at]);
+            let mut ear = cross(a, b, c) > 0.0;
+            budget = budget.checked_sub(1)?;
+            if ear {
+                let (lo, hi) = (p2[a].min(p2[b]).min(p2[c]), p2[a].max(p2[b]).max(p2[c]));
+                for q in grid.near(lo, hi) {
+                    budget = budget.checked_sub(1)?;
+                    if gone[q] || q == a || q == b || q == c || cross(prev[q], q, next[q]) > 0.0 {
+                        continue;
+                    }
+                    if cross(a, b, q) >= 0.0 && cross(b, c, q) >= 0.0 && cross(c, a, q) >= 0.0 {
+                        ear = false;
+                        break;
+                    }
                 }
             }
+            if ear {
+                out.push([a, b, c]);
+                gone[b] = true;
+                (next[a], prev[c]) = (c, a);
+                left -= 1;
+                // On past the next corner, as earcut does: ears cut all
+                // round stay small, where cutting on from `a` would fan
+                // out from it.
+                (at, misses) = (next[c], 0);
+            } else {
+                (at, misses) = (c, misses + 1);
+            }
         }
-        if ear {
-            out.push([a, b, c]);
-            gone[b] = true;
-            (next[a], prev[c]) = (c, a);
-            left -= 1;
-            // On past the next corner, as earcut does: ears cut all round
-            // stay small, where cutting on from `a` would fan out from it.
-            (at, misses) = (next[c], 0);
-        } else {
-            (at, misses) = (c, misses + 1);
+        // What is left: the last triangle, or a fan of what could not be
+        // clipped.
+        let first = at;
+        let mut k = next[first];
+        while next[k] != first {
+            out.push([first, k, next[k]]);
+            k = next[k];
         }
+        Some(out)
     }
-    // What is left: the last triangle, or a fan of what could not be
-    // clipped.
-    let first = at;
-    let mut k = next[first];
-    while next[k] != first {
-        out.push([first, k, next[k]]);
-        k = next[k];
-    }
-    Some(out)
 }
 
 /// Points of a plane in a uniform grid over their bounds, about one a cell.
+#[derive(Default)]
 struct Grid {
     min: Vec2,
     /// Cells a unit of length, on each axis.
@@ -486,24 +516,24 @@ struct Grid {
 }
 
 impl Grid {
-    fn new(p: &[Vec2], which: impl Iterator<Item = usize>) -> Grid {
-        let which: Vec<usize> = which.collect();
-        let (min, max) = which.iter().fold((Vec2::MAX, Vec2::MIN), |(lo, hi), &i| {
-            (lo.min(p[i]), hi.max(p[i]))
-        });
-        let side = ((which.len() as f64).sqrt().ceil() as usize).clamp(1, 1024);
+    /// Puts the points `which` of `p` in the grid, in place of those it
+    /// held.
+    fn fill(&mut self, p: &[Vec2], which: impl Iterator<Item = usize> + Clone) {
+        let (count, min, max) = which
+            .clone()
+            .fold((0, Vec2::MAX, Vec2::MIN), |(k, lo, hi), i| {
+                (k + 1, lo.min(p[i]), hi.max(p[i]))
+            });
+        let side = ((count as f64).sqrt().ceil() as usize).clamp(1, 1024);
         let extent = (max - min).max(Vec2::splat(f32::MIN_POSITIVE));
-        let mut grid = Grid {
-            min,
-            scale: Vec2::splat(side as f32) / extent,
-            side,
-            cells: vec![Vec::new(); side * side],
-        };
+        (self.min, self.scale, self.side) = (min, Vec2::splat(side as f32) / extent, side);
+        self.cells.truncate(side * side);
+        self.cells.iter_mut().for_each(Vec::clear);
+        self.cells.resize_with(side * side, Vec::new);
         for i in which {
-            let (x, y) = grid.cell(p[i]);
-            grid.cells[y * side + x].push(i);
+            let (x, y) = self.cell(p[i]);
+            self.cells[y * side + x].push(i);
         }
-        grid
     }
 
     fn cell(&self, p: Vec2) -> (usize, usize) {
@@ -861,7 +891,9 @@ mod tests {
     /// triangles are n - 2, all counter-clockwise, and cover its area.
     fn check_ear_clipping(poly: &[(f32, f32)], area: f32) {
         let l: Vec<Vec3> = poly.iter().map(|&(x, y)| Vec3::new(x, y, 0.0)).collect();
-        let tris = ear_clip(&l, newell(&l)).expect("within the budget");
+        let tris = EarClipper::default()
+            .clip(&l, newell(&l))
+            .expect("within the budget");
         assert_eq!(tris.len(), l.len() - 2);
         let twice = |t: &[usize; 3]| (l[t[1]] - l[t[0]]).cross(l[t[2]] - l[t[0]]).z;
         let sum: f32 = tris.iter().map(|t| twice(t) / 2.0).sum();
@@ -910,7 +942,7 @@ mod tests {
             .into_iter()
             .map(|(x, y)| Vec3::new(x, y, 0.0))
             .collect();
-        assert!(ear_clip(&l, newell(&l)).is_none());
+        assert!(EarClipper::default().clip(&l, newell(&l)).is_none());
     }
 
     #[test]
