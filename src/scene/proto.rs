@@ -183,8 +183,6 @@ fn sizes(scene: &Scene, templates: &HashMap<usize, Vec<NodeId>>) -> Vec<Size> {
                     open[q] = true;
                     let inner_q = nested(q);
                     stack.push((q, inner_q, 0));
-                } else if open[q] {
-                    done[*p] = Some(ENDLESS);
                 }
                 continue;
             }
@@ -196,6 +194,7 @@ fn sizes(scene: &Scene, templates: &HashMap<usize, Vec<NodeId>>) -> Vec<Size> {
                     depth: 1,
                 },
                 |acc, &q| {
+                    // Not done: still open, a loop.
                     let s = done[q].unwrap_or(ENDLESS);
                     Size {
                         nodes: acc.nodes.saturating_add(s.nodes),
@@ -203,10 +202,7 @@ fn sizes(scene: &Scene, templates: &HashMap<usize, Vec<NodeId>>) -> Vec<Size> {
                     }
                 },
             );
-            done[p] = Some(match done[p] {
-                Some(endless) => endless,
-                None => size,
-            });
+            done[p] = Some(size);
             open[p] = false;
             stack.pop();
         }
