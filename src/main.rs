@@ -248,6 +248,16 @@ fn run(job: &Job) -> Outcome {
 /// Bakes one input; returns its outcome and the messages to print.
 fn bake_one(job: &Job, path: &str) -> (Outcome, String) {
     let fail = |e: anyhow::Error| (Outcome::UsageOrIo, format!("x3dbake: {e:#}\n"));
+    // Errors in the input, found reading it or building the glTF document.
+    let invalid = |input: &Input| {
+        let errors = input.diags.has_errors();
+        errors.then(|| {
+            (
+                Outcome::InvalidInput,
+                rendered(input, job.quiet, job.verbose),
+            )
+        })
+    };
     let dest = match &job.target {
         Target::File(p) => Some(p.clone()),
         Target::Dir(d) => Some(cli::output_in(d, path, job.format)),
@@ -270,11 +280,8 @@ fn bake_one(job: &Job, path: &str) -> (Outcome, String) {
         Ok(x) => x,
         Err(e) => return fail(e),
     };
-    if input.diags.has_errors() {
-        return (
-            Outcome::InvalidInput,
-            rendered(&input, job.quiet, job.verbose),
-        );
+    if let Some(invalid) = invalid(&input) {
+        return invalid;
     }
     if !job.clips.is_empty() {
         if let Some(missing) = job
@@ -338,11 +345,8 @@ fn bake_one(job: &Job, path: &str) -> (Outcome, String) {
                 &mut images,
                 &mut input.diags,
             ));
-            if input.diags.has_errors() {
-                return (
-                    Outcome::InvalidInput,
-                    rendered(&input, job.quiet, job.verbose),
-                );
+            if let Some(invalid) = invalid(&input) {
+                return invalid;
             }
             match gltf_files(doc, job, dest.as_deref(), path) {
                 Ok(f) => f,
