@@ -416,7 +416,8 @@ impl<'s> Reader<'s, '_> {
         let span = self.span_of(raw.get());
         if self.depth >= MAX_DEPTH {
             // At the node's opening brace: the whole object would be most of the file.
-            let brace = Span::new(self.file, span.start as usize..span.start as usize + 1);
+            // (A JSON value is never empty and starts with an ASCII character.)
+            let brace = self.span_of(&raw.get()[..1]);
             return self.fail(brace, format!("nodes nest deeper than {MAX_DEPTH}"));
         }
         let entries = self.object(raw)?;
