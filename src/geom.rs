@@ -140,7 +140,7 @@ impl MadeNormals {
 /// Values that replace what the file gives for a Coordinate's or a
 /// TextureCoordinate's `point` or a Normal's `vector`, by node: an animated
 /// state to draw the geometry in.
-pub type Overrides = std::collections::HashMap<NodeId, Vec<f32>>;
+pub type Overrides = crate::hash::HashMap<NodeId, Vec<f32>>;
 
 impl Mesh {
     fn new(primitive: Primitive) -> Mesh {

@@ -24,10 +24,10 @@ fn form(f: &NodeFn) -> &'static str {
 }
 
 /// The forms of the scene's interpolators, by node, for the report.
-pub type Forms = std::collections::HashMap<NodeId, &'static str>;
+pub type Forms = crate::hash::HashMap<NodeId, &'static str>;
 
 /// Interpolators built with the default options, by node.
-pub type Built = std::collections::HashMap<NodeId, std::sync::Arc<crate::interp::Interpolator>>;
+pub type Built = crate::hash::HashMap<NodeId, std::sync::Arc<crate::interp::Interpolator>>;
 
 /// Warnings about interpolator keys and values (NOTES.md's undefined cases),
 /// at the node that has them; returns each interpolator's form.
@@ -39,8 +39,8 @@ pub fn check_interpolators(scene: &Scene, diags: &mut Diagnostics) -> Forms {
 /// the default options) for [`crate::anim::clip::clips_using`], so that a
 /// large one is built once.
 pub fn check_and_keep(scene: &Scene, diags: &mut Diagnostics) -> (Forms, Built) {
-    let mut forms = Forms::new();
-    let mut built = Built::new();
+    let mut forms = Forms::default();
+    let mut built = Built::default();
     for id in ids(scene).filter(|&id| scene.node(id).in_proto.is_none()) {
         if let Some((f, warnings)) = node_function(scene, id, InterpOptions::default()) {
             let span = scene

@@ -7,6 +7,7 @@
 pub mod anim;
 pub mod diag;
 pub mod geom;
+pub mod hash;
 pub mod inspect;
 pub mod interp;
 pub mod par;

@@ -5,12 +5,12 @@ use super::clock::{Clock, FractionMap};
 use super::keyframes::{Interpolation, Keyframes};
 use super::{InterpOptions, NodeFn, node_function};
 use crate::diag::{Diagnostic, Diagnostics};
+use crate::hash::HashMap;
 use crate::inspect::Built;
 use crate::interp::{Ease, Exact, Interpolator, Kind, TangentRule};
 use crate::scene::value::Data;
 use crate::scene::{Dir, FieldType, NodeId, Route, Scene};
 use crate::source::Span;
-use std::collections::HashMap;
 use std::sync::Arc;
 
 /// A fraction modifier between a clock and an interpolator.
@@ -473,7 +473,7 @@ pub fn clock_of(scene: &Scene, id: NodeId) -> Option<Clock> {
 /// Every clip of a scene: one per clock that drives at least one field.
 /// Problems (cycles, unbakeable routes, conflicts) go to `diags`.
 pub fn clips(scene: &Scene, opts: ClipOptions, diags: &mut Diagnostics) -> Vec<Clip> {
-    clips_using(scene, opts, &Built::new(), diags)
+    clips_using(scene, opts, &Built::default(), diags)
 }
 
 /// [`clips`], taking interpolators already built with the default options
@@ -484,7 +484,7 @@ pub fn clips_using(
     built: &Built,
     diags: &mut Diagnostics,
 ) -> Vec<Clip> {
-    let mut funcs = HashMap::new();
+    let mut funcs = HashMap::default();
     if opts.rule == InterpOptions::default().rule {
         for (&id, it) in built {
             funcs.insert((id, false), it.clone());
@@ -496,7 +496,7 @@ pub fn clips_using(
         diags,
         funcs,
         used: vec![false; scene.routes.len()],
-        out_routes: HashMap::new(),
+        out_routes: HashMap::default(),
     };
     for (i, r) in scene.routes.iter().enumerate() {
         b.out_routes
@@ -505,7 +505,7 @@ pub fn clips_using(
             .push(i);
     }
     let mut clips = Vec::new();
-    let mut ordinal: HashMap<&str, usize> = HashMap::new();
+    let mut ordinal: HashMap<&str, usize> = HashMap::default();
     for i in 0..scene.nodes.len() {
         let id = NodeId(i as u32);
         if scene.node(id).in_proto.is_some() {
@@ -682,7 +682,7 @@ fn report_unbaked_routes(b: &mut Builder<'_>, clips: &[Clip]) {
 /// A field animated by two clips: they fight when both play.
 fn report_conflicts(diags: &mut Diagnostics, scene: &Scene, clips: &[Clip]) {
     // One warning for each pair of clips, naming the first shared field.
-    let mut seen: HashMap<(NodeId, &str), usize> = HashMap::new();
+    let mut seen: HashMap<(NodeId, &str), usize> = HashMap::default();
     let mut pairs: Vec<((usize, usize), &Track, usize)> = Vec::new();
     for (ci, clip) in clips.iter().enumerate() {
         for t in &clip.tracks {

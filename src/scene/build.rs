@@ -8,8 +8,8 @@ use super::{
     SetField, Value, catalogue,
 };
 use crate::diag::{Diagnostic, Diagnostics};
+use crate::hash::{HashMap, HashSet};
 use crate::source::Span;
-use std::collections::{HashMap, HashSet};
 
 /// A ROUTE as written, resolved when its DEF namespace is complete.
 struct RouteText {
@@ -456,7 +456,7 @@ impl<'d> Builder<'d> {
 
     fn resolve_routes(&mut self, scope: &Scope) -> Vec<Route> {
         let mut out = Vec::new();
-        let mut seen = HashSet::new();
+        let mut seen = HashSet::default();
         for r in &scope.routes {
             let [
                 (from_node, fn_span),

@@ -4,7 +4,7 @@
 //! node signatures; it is read once, on first use.
 
 use super::value::{Access, Encoding, FieldType, Value, parse_value};
-use std::collections::HashMap;
+use crate::hash::HashMap;
 use std::sync::OnceLock;
 
 /// One field of a node type.
@@ -50,7 +50,7 @@ fn catalogue() -> &'static HashMap<String, NodeDef> {
 }
 
 fn parse_catalogue(text: &str) -> Result<HashMap<String, NodeDef>, String> {
-    let mut all: HashMap<String, NodeDef> = HashMap::new();
+    let mut all: HashMap<String, NodeDef> = HashMap::default();
     let mut current: Option<NodeDef> = None;
     for (n, line) in text.lines().enumerate() {
         let err = |m: &str| format!("catalogue.txt:{}: {m}", n + 1);

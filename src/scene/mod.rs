@@ -128,7 +128,7 @@ pub struct Scene {
     /// The nodes each prototype instance expanded to (its body's root
     /// nodes, copied; the first one is what the instance is in the tree),
     /// and the root nodes each Inline loaded.
-    pub expansions: std::collections::HashMap<NodeId, Vec<NodeId>>,
+    pub expansions: crate::hash::HashMap<NodeId, Vec<NodeId>>,
     /// IMPORT statements, resolved when Inline files are read.
     pub imports: Vec<Import>,
     /// EXPORT statements: the name other files import, and the node.

@@ -6,7 +6,7 @@
 use super::value::Data;
 use super::{Dir, NodeClass, NodeId, Route, Scene, SetField};
 use crate::diag::Diagnostics;
-use std::collections::HashMap;
+use crate::hash::HashMap;
 
 /// How deep instances may nest inside prototype bodies.
 pub const MAX_NESTING: usize = 64;
@@ -29,7 +29,7 @@ pub fn expand(scene: &mut Scene, diags: &mut Diagnostics) {
         .collect();
     // Every prototype's template nodes, in creation order (copies made
     // below are not templates, so this holds throughout).
-    let mut templates: HashMap<usize, Vec<NodeId>> = HashMap::new();
+    let mut templates: HashMap<usize, Vec<NodeId>> = HashMap::default();
     for (i, n) in scene.nodes.iter().enumerate() {
         if let Some(p) = n.in_proto {
             templates.entry(p).or_default().push(NodeId(i as u32));
@@ -38,12 +38,12 @@ pub fn expand(scene: &mut Scene, diags: &mut Diagnostics) {
     if !within_limits(scene, &queue, &templates, diags) {
         return;
     }
-    let mut connections = Connections::new();
+    let mut connections = Connections::default();
     let mut warned_extern = Vec::new();
     // Unnamed instances are told apart by their order among instances of
     // the same prototype: `Spinner_1`, `Spinner_2`.
-    let mut ordinal: HashMap<usize, usize> = HashMap::new();
-    let mut labels: HashMap<NodeId, String> = HashMap::new();
+    let mut ordinal: HashMap<usize, usize> = HashMap::default();
+    let mut labels: HashMap<NodeId, String> = HashMap::default();
     while let Some(inst) = queue.pop() {
         let NodeClass::Proto(p) = scene.node(inst).class else {
             continue;
@@ -74,7 +74,7 @@ pub fn expand(scene: &mut Scene, diags: &mut Diagnostics) {
         let template = templates.get(&p).map_or(&[][..], Vec::as_slice);
         let nested = instantiate(scene, inst, p, template, &label, &mut connections);
         // Unnamed instances inside this one count from 1 within it.
-        let mut inner: HashMap<usize, usize> = HashMap::new();
+        let mut inner: HashMap<usize, usize> = HashMap::default();
         let mut nested_ids = nested.clone();
         nested_ids.sort();
         for &n in &nested_ids {
@@ -220,7 +220,7 @@ fn instantiate(
     label: &str,
     connections: &mut Connections,
 ) -> Vec<NodeId> {
-    let mut map: HashMap<NodeId, NodeId> = HashMap::new();
+    let mut map: HashMap<NodeId, NodeId> = HashMap::default();
     for &old in template {
         let new = NodeId(scene.nodes.len() as u32);
         let n = scene.node(old);

@@ -5,13 +5,13 @@ use crate::anim::clip::{Clip, Track};
 use crate::anim::keyframes::{Interpolation, Keyframes};
 use crate::anim::reduce;
 use crate::diag::Diagnostics;
+use crate::hash::HashMap;
 use crate::interp::rotation;
 use crate::scene::{NodeId, Scene};
 use glam::{DQuat, DVec3};
 use gltf_json as json;
 use json::validation::{Checked, USize64};
 use json::{Index, accessor, animation, buffer};
-use std::collections::HashMap;
 
 /// How tracks are written.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -215,7 +215,7 @@ struct Writer<'a> {
     cameras: HashMap<NodeId, Vec<usize>>,
     lights: HashMap<NodeId, Vec<usize>>,
     /// Fields some clip animates.
-    animated: std::collections::HashSet<(NodeId, String)>,
+    animated: crate::hash::HashSet<(NodeId, String)>,
     pointers: Vec<(usize, usize, String)>,
     clips: &'a [Clip],
     opts: Options,
@@ -227,7 +227,7 @@ struct Writer<'a> {
     /// whose base colour texture it moves.
     tex_transforms: HashMap<NodeId, (TexFields, Vec<usize>)>,
     /// The names given to glTF materials.
-    material_names: std::collections::HashSet<String>,
+    material_names: crate::hash::HashSet<String>,
     /// The choice nodes of each animated Switch, at each place it stands.
     switches: HashMap<NodeId, Vec<Vec<Index<json::Node>>>>,
     /// Set when [`MAX_NODES`] is reached (and reported): nothing more is
@@ -237,7 +237,7 @@ struct Writer<'a> {
     /// cannot hold: written into the JSON when it is made.
     morph_uvs: Vec<(usize, usize, usize)>,
     /// Tracks written as part of another track's morph targets.
-    folded: std::collections::HashSet<(usize, usize)>,
+    folded: crate::hash::HashSet<(usize, usize)>,
     /// Animated arrays that are empty in the file: their first animated value.
     rest: crate::geom::Overrides,
 }
@@ -481,15 +481,15 @@ pub fn build(
         diags,
         root: json::Root::default(),
         bin: Vec::new(),
-        transforms: HashMap::new(),
-        times: HashMap::new(),
-        meshes: HashMap::new(),
-        materials: HashMap::new(),
+        transforms: HashMap::default(),
+        times: HashMap::default(),
+        meshes: HashMap::default(),
+        materials: HashMap::default(),
         extensions: Vec::new(),
-        placed: HashMap::new(),
-        x3d_materials: HashMap::new(),
-        cameras: HashMap::new(),
-        lights: HashMap::new(),
+        placed: HashMap::default(),
+        x3d_materials: HashMap::default(),
+        cameras: HashMap::default(),
+        lights: HashMap::default(),
         animated: clips
             .iter()
             .flat_map(|c| &c.tracks)
@@ -498,13 +498,13 @@ pub fn build(
         pointers: Vec::new(),
         clips,
         opts: *opts,
-        morphs: HashMap::new(),
-        mesh_nodes: HashMap::new(),
+        morphs: HashMap::default(),
+        mesh_nodes: HashMap::default(),
         folded: Default::default(),
         morph_uvs: Vec::new(),
-        switches: HashMap::new(),
+        switches: HashMap::default(),
         full: false,
-        tex_transforms: HashMap::new(),
+        tex_transforms: HashMap::default(),
         material_names: Default::default(),
         rest: rest_values(scene, clips),
     };
@@ -615,7 +615,7 @@ fn uv_deltas(own: &[glam::Vec2], index: &[u32], animated: &[f64]) -> Vec<f32> {
 /// at its start, so that the mesh has a shape at rest (X3D draws nothing
 /// until the first event; glTF must draw something).
 fn rest_values(scene: &Scene, clips: &[Clip]) -> crate::geom::Overrides {
-    let mut rest = crate::geom::Overrides::new();
+    let mut rest = crate::geom::Overrides::default();
     let mut v = Vec::new();
     for clip in clips {
         for track in &clip.tracks {
