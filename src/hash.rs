@@ -16,7 +16,10 @@ type State = std::hash::RandomState;
 type State = std::hash::BuildHasherDefault<std::hash::DefaultHasher>;
 
 /// `std::collections::HashMap` with x3dbake's hasher; make one with
-/// `HashMap::default()`.
+/// `HashMap::default()`. Clippy refuses std's own in this crate
+/// (`clippy.toml`).
+#[allow(clippy::disallowed_types)]
 pub type HashMap<K, V> = std::collections::HashMap<K, V, State>;
 /// `std::collections::HashSet` with x3dbake's hasher.
+#[allow(clippy::disallowed_types)]
 pub type HashSet<T> = std::collections::HashSet<T, State>;

@@ -913,7 +913,7 @@ fn every_pointer_names_a_property_of_its_type() {
             .map(|a| a.iter().filter_map(|e| e.as_str()).collect())
             .unwrap_or_default();
         for anim in json["animations"].as_array().into_iter().flatten() {
-            let mut seen = std::collections::HashSet::new();
+            let mut seen = x3dbake::hash::HashSet::default();
             for c in anim["channels"].as_array().unwrap() {
                 if c["target"]["path"] != "pointer" {
                     continue;
