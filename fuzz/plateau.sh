@@ -28,6 +28,7 @@ esac
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 "$here/dict.sh" "$enc" > "$work/dict"
+touch "$work/new"
 mkdir -p "art_$target"
 mkfifo "$work/out"
 start=$(date +%s)
@@ -46,7 +47,7 @@ while :; do
     echo "$now $line"
     case $line in
       *INITED*) inited=$now last=$now loaded=${line#*INITED } ;;
-      *NEW_PC*) last=$now ;;
+      *NEW_PC*) last=$now && echo "$now" >> "$work/new" ;;
       '#'[0-9]*) stats=$line ;;
     esac
   elif [ $? -le 128 ]; then
@@ -60,5 +61,10 @@ done < "$work/out"
 wait $fuzzer || true
 end=$(($(date +%s) - start))
 findings=$(find "art_$target" -type f | wc -l)
-echo "$target: $end s; last new edge at $last s; at load: ${loaded%% lim:*};" \
-  "at the end: ${stats%% lim:*}; findings: $findings" >&2
+# How fast it still finds: edges new in the second half of the run.
+late=$(awk -v h=$((end / 2)) '$1 > h' "$work/new" | wc -l)
+execs=${stats%%[[:space:]]*}
+loaded=${loaded#*cov: } stats=${stats#*cov: }
+echo "$target: $end s, ${execs#\#} executions; last new edge at $last s, $late new after" \
+  "$((end / 2)) s; at load cov: ${loaded%% corp:*}; at the end cov: ${stats%% corp:*};" \
+  "findings: $findings" >&2
