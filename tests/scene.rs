@@ -197,6 +197,41 @@ fn attributes_in_either_quotes_with_space_around_the_equals_sign() {
 }
 
 #[test]
+fn attributes_given_again_are_errors_and_the_first_stands() {
+    // A tag of few attributes (compared pair by pair) and one of many
+    // (looked up in a set): each repeat is reported, in document order.
+    let many: String = (0..20).map(|n| format!(" a{n}='{n}'")).collect();
+    let (s, d) = load(&format!(
+        "<X3D><Scene><Transform DEF='A' translation='1 2 3' scale='2 2 2' translation='4 5 6' \
+         translation='7 8 9'/><Transform DEF='B'{many} translation='1 1 1' a3='x' \
+         translation='2 2 2' a3='y'/></Scene></X3D>"
+    ));
+    let errors: Vec<&str> = d.errors().map(|e| e.message.as_str()).collect();
+    let twice = |k: &str| format!("attribute `{k}` is given twice");
+    assert_eq!(
+        errors,
+        [
+            twice("translation"),
+            twice("translation"),
+            twice("a3"),
+            twice("translation"),
+            twice("a3")
+        ]
+    );
+    let a = s.def("A").unwrap();
+    assert_eq!(
+        s.value(a, "translation").unwrap().floats(),
+        &[1.0, 2.0, 3.0]
+    );
+    assert_eq!(s.value(a, "scale").unwrap().floats(), &[2.0, 2.0, 2.0]);
+    let b = s.def("B").unwrap();
+    assert_eq!(
+        s.value(b, "translation").unwrap().floats(),
+        &[1.0, 1.0, 1.0]
+    );
+}
+
+#[test]
 fn unknown_nodes_and_fields_are_kept_with_warnings() {
     let (s, d) = load("<X3D><Scene><Gizmo DEF='G' size='3'/><Transform wobble='1'/></Scene></X3D>");
     assert!(!d.has_errors());
