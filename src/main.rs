@@ -19,7 +19,7 @@ use std::process::ExitCode;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use x3dbake::anim::clip::{Clip, ClipOptions, clips_using};
-use x3dbake::diag::{Diagnostics, Severity};
+use x3dbake::diag::{Diagnostics, MAX_KEPT, Severity};
 use x3dbake::scene::Scene;
 use x3dbake::scene::link::FileFetch;
 use x3dbake::source::{FileId, MAX_FILE_BYTES, Sources};
@@ -116,7 +116,8 @@ fn read(path: &str) -> anyhow::Result<Input> {
 /// full with --verbose, none with --quiet).
 fn rendered(input: &Input, quiet: bool, verbose: bool) -> String {
     let mut out = String::new();
-    for d in &input.diags.list {
+    let diags = &input.diags;
+    for d in diags.list() {
         match d.severity {
             Severity::Error => out.push_str(&d.render(&input.sources)),
             Severity::Warning if quiet => {}
@@ -126,6 +127,18 @@ fn rendered(input: &Input, quiet: bool, verbose: bool) -> String {
                 out.push('\n');
             }
         }
+    }
+    // Past the ones kept, a count of what was found in all.
+    let (errors, warnings) = diags.counts();
+    let unlisted_errors = errors - diags.errors().count();
+    let unlisted_warnings = warnings - diags.warnings().count();
+    if unlisted_errors > 0 || (unlisted_warnings > 0 && !quiet) {
+        let plural = |n: usize, what: &str| format!("{n} {what}{}", if n == 1 { "" } else { "s" });
+        out.push_str(&format!(
+            "note: {} and {} in all; the first {MAX_KEPT} of each are listed\n",
+            plural(errors, "error"),
+            plural(warnings, "warning"),
+        ));
     }
     out
 }
@@ -170,7 +183,7 @@ fn inspect(path: &str, opts: &ClipOptions, quiet: bool, verbose: bool) -> Outcom
         return Outcome::InvalidInput;
     }
     let mut text = x3dbake::inspect::report(&input.scene, &found, &forms);
-    text.push_str(&format!("warnings: {}\n", input.diags.warnings().count()));
+    text.push_str(&format!("warnings: {}\n", input.diags.counts().1));
     write_stdout(&[text.as_bytes().into()])
 }
 

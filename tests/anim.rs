@@ -16,7 +16,7 @@ fn load(name: &str, opts: ClipOptions) -> (Scene, Vec<Clip>, Diagnostics) {
     let mut diags = Diagnostics::default();
     let file = x3dbake::add_file(&mut sources, name, std::fs::read(path).unwrap(), &mut diags);
     let scene = x3dbake::load(&mut sources, file, None, &mut diags);
-    assert!(!diags.has_errors(), "{:?}", diags.list);
+    assert!(!diags.has_errors(), "{:?}", diags.list());
     let clips = clips(&scene, opts, &mut diags);
     (scene, clips, diags)
 }
@@ -70,7 +70,7 @@ fn routes_become_clips_per_clock_with_chains_fan_out_and_sharing() {
             "Mat.shininess <- Glow []"
         ]
     );
-    let messages: Vec<&str> = diags.list.iter().map(|d| d.message.as_str()).collect();
+    let messages: Vec<&str> = diags.list().iter().map(|d| d.message.as_str()).collect();
     assert!(messages.iter().any(|m| m.contains("`Touch.touchTime` (TouchSensor) to `Fast.startTime` is not baked")));
     assert!(
         messages.iter().any(
@@ -214,7 +214,7 @@ fn several_cycles_jump_back_at_each_boundary() {
 #[test]
 fn timers_and_links_two_timers_share_one_interpolator_one_drives_two() {
     let (scene, clips, diags) = load("timer_link.x3d", ClipOptions::default());
-    assert!(diags.list.is_empty(), "{:?}", diags.list);
+    assert!(diags.list().is_empty(), "{:?}", diags.list());
     let slow = clip(&clips, "timer_slow");
     let fast = clip(&clips, "timer_fast");
     assert_eq!(tracks(&scene, slow), ["Pendulum1.rotation <- swing []"]);

@@ -374,3 +374,47 @@ fn use_copies_past_the_node_limit_are_an_error_and_write_nothing() {
     );
     assert!(!out.exists());
 }
+
+#[test]
+fn many_diagnostics_keep_the_first_thousand_of_each_and_count_the_rest() {
+    // 1 500 unknown nodes, then one bad value, all on one line of 2.4 MB
+    // with 200 000 more unknown nodes: the error is listed after the first
+    // 1 000 warnings, the rest are counted, and a long line is no slower
+    // to report on than a short one (this took 77 s before session 15).
+    let mut text = String::from("<X3D><Scene>");
+    text += &"<Foo/>".repeat(1500);
+    text += "<Transform translation='1 x 2'/>";
+    text += &"<Foo a='1'/>".repeat(200_000);
+    text += "</Scene></X3D>\n";
+    let (dir, path) = util::scene_file("many.x3d", &text);
+    let out = dir.path().join("many.glb");
+    let start = std::time::Instant::now();
+    let run = util::run(&[&path, "-o", out.to_str().unwrap()]);
+    assert!(start.elapsed().as_secs() < 20, "{:?}", start.elapsed());
+    assert_eq!(run.status.code(), Some(1));
+    let err = util::stderr(&run);
+    let headlines: Vec<&str> = err.lines().filter(|l| l.contains(".x3d:1:")).collect();
+    assert_eq!(headlines.len(), 1001, "{err}");
+    assert!(
+        headlines[..1000]
+            .iter()
+            .all(|l| l.contains(": warning: unknown node type `Foo`"))
+    );
+    assert!(
+        headlines[1000].ends_with(
+            ": error: bad value for `Transform.translation` (SFVec3f): `x` is not a number"
+        ),
+        "{err}"
+    );
+    assert_eq!(
+        err.lines().last(),
+        Some("note: 1 error and 201500 warnings in all; the first 1000 of each are listed")
+    );
+    assert!(!out.exists());
+    let quiet = util::stderr(&util::run(&[&path, "-o", out.to_str().unwrap(), "-q"]));
+    assert_eq!(
+        quiet.lines().filter(|l| l.contains(": warning:")).count(),
+        0
+    );
+    assert!(!quiet.contains("note:"), "{quiet}");
+}

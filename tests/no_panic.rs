@@ -18,7 +18,7 @@ fn read(bytes: Vec<u8>) {
         let forms = x3dbake::inspect::check_interpolators(&scene, &mut diags);
         let _ = x3dbake::inspect::report(&scene, &clips, &forms);
     }
-    for d in &diags.list {
+    for d in diags.list() {
         let _ = d.render(&sources);
     }
 }

@@ -44,7 +44,7 @@ fn load(text: &str) -> Scene {
         &mut diags,
     );
     let scene = x3dbake::load(&mut sources, file, None, &mut diags);
-    assert!(!diags.has_errors(), "{:?}", diags.list);
+    assert!(!diags.has_errors(), "{:?}", diags.list());
     scene
 }
 

@@ -20,7 +20,7 @@ fn load_fixture(name: &str) -> Scene {
     ))
     .unwrap();
     let (scene, diags) = load(&text);
-    assert!(diags.list.is_empty(), "{:?}", diags.list);
+    assert!(diags.list().is_empty(), "{:?}", diags.list());
     scene
 }
 
@@ -131,7 +131,7 @@ fn routes_may_come_before_the_def_and_inside_groups() {
         "<X3D><Scene><Group><ROUTE fromNode='C' fromField='fraction_changed' toNode='S' toField='set_fraction'/></Group>\
          <TimeSensor DEF='C'/><ScalarInterpolator DEF='S'/></Scene></X3D>",
     );
-    assert!(d.list.is_empty(), "{:?}", d.list);
+    assert!(d.list().is_empty(), "{:?}", d.list());
     assert_eq!(s.routes.len(), 1);
 }
 
@@ -147,7 +147,7 @@ fn routes_keep_the_def_they_follow_and_repeats_are_one() {
          <ROUTE fromNode='C' fromField='fraction_changed' toNode='S' toField='set_fraction'/>\
          </Scene></X3D>"
     ));
-    assert_eq!(d.list.len(), 2, "two DEFs given again: {:?}", d.list);
+    assert_eq!(d.list().len(), 2, "two DEFs given again: {:?}", d.list());
     let nodes = |r: &x3dbake::scene::Route| (r.from, r.to);
     let (c, i) = (NodeId(0), NodeId(1));
     let (c2, i2) = (NodeId(2), NodeId(3));
@@ -166,7 +166,7 @@ fn envelope_comments_cdata_doctype_bom_and_entities() {
          <Scene><Script DEF='S'><![CDATA[ecmascript: function f() { return 1 < 2; }]]></Script>\
          <WorldInfo title='&lt;tag&gt; &#x41;'/></Scene></X3D>",
     );
-    assert!(d.list.is_empty(), "{:?}", d.list);
+    assert!(d.list().is_empty(), "{:?}", d.list());
     assert_eq!(s.header.components, vec![("Interpolation".to_string(), 4)]);
     assert_eq!(s.header.meta, vec![("a".to_string(), "b & c".to_string())]);
     assert_eq!(s.header.units[0].2, 0.01);
@@ -184,7 +184,7 @@ fn attributes_in_either_quotes_with_space_around_the_equals_sign() {
     let (s, d) = load(
         "<X3D><Scene><WorldInfo DEF = 'W'\n\t title=\"it's > 1/2\"\r\n info  =\n'\"a\" \"b c\"' /></Scene></X3D>",
     );
-    assert!(d.list.is_empty(), "{:?}", d.list);
+    assert!(d.list().is_empty(), "{:?}", d.list());
     let w = s.def("W").unwrap();
     assert_eq!(
         s.value(w, "title").unwrap().strings(),
@@ -253,7 +253,7 @@ fn prototypes_declare_fields_and_instances_get_them() {
          <ProtoInstance DEF='P' name='Spinner'><fieldValue name='speed' value='5'/></ProtoInstance>\
          <Transform DEF='T'/><ROUTE fromNode='P' fromField='rot' toNode='T' toField='rotation'/></Scene></X3D>",
     );
-    assert!(d.list.is_empty(), "{:?}", d.list);
+    assert!(d.list().is_empty(), "{:?}", d.list());
     let p = &s.protos[0];
     assert_eq!(
         (
@@ -303,7 +303,7 @@ fn nested_protos(n: usize, fan_out: usize, instances: usize) -> String {
 fn prototypes_nest_64_deep_and_no_deeper() {
     use x3dbake::scene::proto::MAX_NESTING;
     let (s, d) = load(&nested_protos(MAX_NESTING, 1, 1));
-    assert!(!d.has_errors(), "{:?}", d.list);
+    assert!(!d.has_errors(), "{:?}", d.list());
     // 127 template nodes (a Group in each of the 64 bodies, an instance in
     // 63 of them) and the instance at the top; expanding it copies all 127.
     assert_eq!(s.nodes.len(), 2 * 127 + 1);

@@ -47,7 +47,7 @@ fn read(data: &[u8], name: &str, encoding: Option<Encoding>) {
             None => x3dbake::load(&mut sources, file, None, &mut diags),
         };
     }
-    for d in &diags.list {
+    for d in diags.list() {
         let _ = d.render(&sources);
     }
 }
