@@ -60,11 +60,14 @@ while :; do
 done < "$work/out"
 wait $fuzzer || true
 end=$(($(date +%s) - start))
-findings=$(find "art_$target" -type f | wc -l)
+# Findings by kind (crash-, timeout-, oom-, slow-unit-...; a slow unit can
+# be the machine or the process having been paused: run it again alone).
+findings=$(find "art_$target" -type f -printf '%f\n' | sed 's/-[0-9a-f]*$//' | sort | uniq -c |
+  awk '{printf "%s%s %s", sep, $1, $2; sep = ", "}')
 # How fast it still finds: edges new in the second half of the run.
 late=$(awk -v h=$((end / 2)) '$1 > h' "$work/new" | wc -l)
 execs=${stats%%[[:space:]]*}
 loaded=${loaded#*cov: } stats=${stats#*cov: }
 echo "$target: $end s, ${execs#\#} executions; last new edge at $last s, $late new after" \
   "$((end / 2)) s; at load cov: ${loaded%% corp:*}; at the end cov: ${stats%% corp:*};" \
-  "findings: $findings" >&2
+  "findings: ${findings:-none}" >&2
