@@ -2,8 +2,10 @@
 //! of six-decimal numbers, as exporters write them, and an MFInt32 index),
 //! a whole X3D XML document of both (the reader, the scene builder and
 //! the value parser) held in memory, and one of many small nodes (tags and
-//! attributes, DEF names, short values), as hand-written scenes are. Best of five one-second runs, one
-//! core. Run with `cargo bench --bench read`.
+//! attributes, DEF names, short values), as hand-written scenes are; then
+//! the same two documents in X3D JSON, and one of small nodes nested 40
+//! deep. Best of five one-second runs, one core. Run with
+//! `cargo bench --bench read`.
 
 use std::hint::black_box;
 use std::time::{Duration, Instant};
@@ -27,12 +29,13 @@ fn measure(name: &str, bytes: usize, mut f: impl FnMut()) {
     println!("{name:<32} {:>7.0} MB/s", best / 1e6);
 }
 
-/// Reading and resolving a whole X3D XML document held in memory.
-fn measure_load(name: &str, doc: &str) {
+/// Reading and resolving a whole X3D document held in memory, in the
+/// encoding `file_name`'s extension names.
+fn measure_load(name: &str, file_name: &str, doc: &str) {
     measure(name, doc.len(), || {
         let mut sources = Sources::new();
         let mut diags = Diagnostics::default();
-        let file = x3dbake::add_file(&mut sources, "b.x3d", doc.as_bytes().to_vec(), &mut diags);
+        let file = x3dbake::add_file(&mut sources, file_name, doc.as_bytes().to_vec(), &mut diags);
         let scene = x3dbake::load(&mut sources, file, None, &mut diags);
         assert!(!diags.has_errors());
         black_box(scene);
@@ -72,7 +75,7 @@ fn main() {
          <Coordinate point='{vec3}'/></IndexedFaceSet></Shape>\
          <CoordinateInterpolator key='0 1' keyValue='{vec3} {vec3}'/></Scene></X3D>"
     );
-    measure_load("X3D XML document", &doc);
+    measure_load("X3D XML document", "b.x3d", &doc);
     let nodes: String = (0..20_000)
         .map(|i| {
             format!(
@@ -84,6 +87,55 @@ fn main() {
         .collect();
     measure_load(
         "X3D XML, small nodes",
+        "b.x3d",
         &format!("<X3D><Scene>{nodes}</Scene></X3D>"),
+    );
+    let commas = |s: &str| {
+        let numbers: Vec<&str> = s.split([' ', ',']).filter(|n| !n.is_empty()).collect();
+        numbers.join(",")
+    };
+    let (vec3, index) = (commas(&vec3), commas(&index));
+    let doc = format!(
+        r#"{{"X3D":{{"Scene":{{"-children":[
+{{"Shape":{{"-geometry":[{{"IndexedFaceSet":{{"@coordIndex":[{index}],
+"-coord":[{{"Coordinate":{{"@point":[{vec3}]}}}}]}}}}]}}}},
+{{"CoordinateInterpolator":{{"@key":[0,1],"@keyValue":[{vec3},{vec3}]}}}}]}}}}}}"#
+    );
+    measure_load("X3D JSON document", "b.x3dj", &doc);
+    let node = |i: usize, children: &str| {
+        format!(
+            r#"{{"Transform":{{"@DEF":"T{i}","@translation":[{i},0.5,-2],"@rotation":[0,1,0,0.785398],
+"-children":[{{"Shape":{{"-appearance":[{{"Appearance":{{"-material":[{{"Material":{{"@diffuseColor":[0.8,0.2,0.1]}}}}]}}}}],
+"-geometry":[{{"Box":{{"@size":[1,2,3]}}}}]}}}}{children}]}}}}"#
+        )
+    };
+    let flat: Vec<String> = (0..20_000).map(|i| node(i, "")).collect();
+    measure_load(
+        "X3D JSON, small nodes",
+        "b.x3dj",
+        &format!(
+            r#"{{"X3D":{{"Scene":{{"-children":[{}]}}}}}}"#,
+            flat.join(",\n")
+        ),
+    );
+    let chains: Vec<String> = (0..500)
+        .map(|c| {
+            (0..40).rev().fold(String::new(), |inner, d| {
+                let children = if inner.is_empty() {
+                    inner
+                } else {
+                    format!(",{inner}")
+                };
+                node(c * 40 + d, &children)
+            })
+        })
+        .collect();
+    measure_load(
+        "X3D JSON, nested 40 deep",
+        "b.x3dj",
+        &format!(
+            r#"{{"X3D":{{"Scene":{{"-children":[{}]}}}}}}"#,
+            chains.join(",\n")
+        ),
     );
 }

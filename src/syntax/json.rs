@@ -1,42 +1,22 @@
-//! The X3D JSON encoding, read with serde_json. Objects are read one level
-//! at a time with their values kept as raw text (`RawValue`) borrowed from
-//! the source, so every value, and every error in it, has its exact place
-//! in the file.
+//! The X3D JSON encoding. The text is parsed once into a tree of values
+//! that borrow from it ([`tree`]), so every value, and every error in it,
+//! has its exact place in the file; the tree is then read as X3D.
+
+mod tree;
 
 use crate::diag::{Diagnostic, Diagnostics};
 use crate::scene::build::TextPos;
 use crate::scene::value::{Encoding, Scalar};
 use crate::scene::{Access, Builder, FieldDef, FieldType, NodeId, Scene, Value};
 use crate::source::{FileId, SourceFile, Span};
-use serde::de::{Deserializer, MapAccess, Visitor};
-use serde_json::value::RawValue;
 use std::borrow::Cow;
+use tree::{Json, Kind};
 
 /// How deep nodes may nest before the reader gives up.
 pub const MAX_DEPTH: usize = 500;
 
-/// A JSON object's members in file order, values unparsed.
-struct Entries<'a>(Vec<(Cow<'a, str>, &'a RawValue)>);
-
-impl<'de: 'a, 'a> serde::Deserialize<'de> for Entries<'a> {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V<'a>(std::marker::PhantomData<&'a ()>);
-        impl<'de: 'a, 'a> Visitor<'de> for V<'a> {
-            type Value = Entries<'a>;
-            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-                f.write_str("a JSON object")
-            }
-            fn visit_map<M: MapAccess<'de>>(self, mut map: M) -> Result<Entries<'a>, M::Error> {
-                let mut out = Vec::new();
-                while let Some((k, v)) = map.next_entry::<Cow<'de, str>, &'de RawValue>()? {
-                    out.push((k, v));
-                }
-                Ok(Entries(out))
-            }
-        }
-        d.deserialize_map(V(std::marker::PhantomData))
-    }
-}
+/// An object's members, in file order.
+type Members<'t, 's> = &'t [(Cow<'s, str>, Json<'s>)];
 
 struct Reader<'s, 'd> {
     file: FileId,
@@ -64,8 +44,13 @@ pub fn read(source: &SourceFile, file: FileId, diags: &mut Diagnostics) -> Scene
     r.b.finish()
 }
 
+/// The value of the first member called `name`.
+fn get<'t, 's>(members: Members<'t, 's>, name: &str) -> Option<&'t Json<'s>> {
+    members.iter().find(|(k, _)| k == name).map(|(_, v)| v)
+}
+
 impl<'s> Reader<'s, '_> {
-    /// The span of a raw value (it borrows from the source text).
+    /// The span of text borrowed from the source.
     fn span_of(&self, raw: &str) -> Span {
         let base = self.text.as_ptr() as usize;
         let p = raw.as_ptr() as usize;
@@ -81,57 +66,91 @@ impl<'s> Reader<'s, '_> {
         Err(Stop)
     }
 
-    /// Parses raw JSON text as `T`; a syntax error is reported at its place.
-    fn parse<T: serde::Deserialize<'s>>(&mut self, raw: &'s str) -> R<T> {
-        match serde_json::from_str::<T>(raw) {
-            Ok(v) => Ok(v),
-            Err(e) => {
-                // The error's line and column are within `raw`.
-                let local: usize = raw
-                    .split_inclusive('\n')
-                    .take(e.line().saturating_sub(1))
-                    .map(str::len)
-                    .sum();
-                let at = self.span_of(raw).start as usize + local + e.column().saturating_sub(1);
-                let span = Span::new(self.file, at..at + 1);
-                let msg = e.to_string();
-                let msg = msg.split(" at line ").next().unwrap_or(&msg).to_string();
-                self.fail(span, format!("malformed JSON: {msg}"))
-            }
+    /// Reports a value of the wrong kind, at the value.
+    fn expected<T>(&mut self, what: &str, v: &Json) -> R<T> {
+        let span = self.span_of(v.raw);
+        let found = v.kind.describe(v.raw);
+        self.fail(span, format!("expected {what} here, found {found}"))
+    }
+
+    /// Reports a number, boolean or null where it should not be.
+    fn expected_scalar<T>(&mut self, what: &str, raw: &str) -> R<T> {
+        let span = self.span_of(raw);
+        let found = Kind::Scalar.describe(raw);
+        self.fail(span, format!("expected {what} here, found {found}"))
+    }
+
+    fn object<'t>(&mut self, v: &'t Json<'s>) -> R<Members<'t, 's>> {
+        match &v.kind {
+            Kind::Object(members) => Ok(members),
+            _ => self.expected("a JSON object", v),
         }
-    }
-
-    fn object(&mut self, raw: &'s RawValue) -> R<Vec<(Cow<'s, str>, &'s RawValue)>> {
-        Ok(self.parse::<Entries<'s>>(raw.get())?.0)
-    }
-
-    fn array(&mut self, raw: &'s RawValue) -> R<Vec<&'s RawValue>> {
-        self.parse::<Vec<&'s RawValue>>(raw.get())
     }
 
     /// An object, or each object of an array.
-    fn objects(&mut self, raw: &'s RawValue) -> R<Vec<&'s RawValue>> {
-        if raw.get().trim_start().starts_with('[') {
-            self.array(raw)
-        } else {
-            Ok(vec![raw])
+    fn objects<'t>(&mut self, v: &'t Json<'s>) -> R<&'t [Json<'s>]> {
+        match &v.kind {
+            Kind::Object(_) => Ok(std::slice::from_ref(v)),
+            Kind::Array {
+                items,
+                first_scalar,
+            } => match (
+                items.iter().find(|i| !matches!(i.kind, Kind::Object(_))),
+                first_scalar,
+            ) {
+                (None, None) => Ok(items),
+                (Some(item), _) => self.expected("a JSON object", item),
+                (None, Some(s)) => self.expected_scalar("a JSON object", s),
+            },
+            _ => self.expected("a JSON object or an array of them", v),
         }
     }
 
-    fn string(&mut self, raw: &'s RawValue) -> R<String> {
-        let t = raw.get().trim();
-        if t.starts_with('"') {
-            self.parse::<String>(t)
-        } else {
-            // Numbers and booleans as text (`"@level": 2`).
-            Ok(t.to_string())
+    /// A string, or a number or boolean as its text (`"@level": 2`).
+    fn string(&mut self, v: &Json<'s>) -> R<String> {
+        match &v.kind {
+            Kind::String(s) => Ok(s.to_string()),
+            Kind::Scalar => Ok(v.raw.to_string()),
+            _ => self.expected("a string", v),
+        }
+    }
+
+    /// A string or an array of strings.
+    fn strings(&mut self, v: &Json<'s>) -> R<Vec<String>> {
+        match &v.kind {
+            Kind::Array {
+                items,
+                first_scalar: None,
+            } => items.iter().map(|i| self.string_only(i)).collect(),
+            Kind::Array {
+                first_scalar: Some(s),
+                ..
+            } => self.expected_scalar("a string", s),
+            _ => Ok(vec![self.string_only(v)?]),
+        }
+    }
+
+    fn string_only(&mut self, v: &Json<'s>) -> R<String> {
+        match &v.kind {
+            Kind::String(s) => Ok(s.to_string()),
+            _ => self.expected("a string", v),
         }
     }
 
     fn document(&mut self) -> R<()> {
-        let text = self.text;
-        let top: Entries<'s> = self.parse(text)?;
-        let Some((_, x3d)) = top.0.into_iter().find(|(k, _)| k == "X3D") else {
+        let root = match tree::parse(self.text) {
+            Ok(root) => root,
+            Err(e) => {
+                let end = self.text[e.at..]
+                    .chars()
+                    .next()
+                    .map_or(e.at, |c| e.at + c.len_utf8());
+                let span = Span::new(self.file, e.at..end);
+                return self.fail(span, format!("malformed JSON: {}", e.msg));
+            }
+        };
+        let top = self.object(&root)?;
+        let Some(x3d) = get(top, "X3D") else {
             let span = Span::new(self.file, 0..0);
             return self.fail(span, "the JSON has no \"X3D\" object");
         };
@@ -153,11 +172,11 @@ impl<'s> Reader<'s, '_> {
         Ok(())
     }
 
-    fn head(&mut self, raw: &'s RawValue) -> R<()> {
+    fn head(&mut self, raw: &Json<'s>) -> R<()> {
         for (key, value) in self.object(raw)? {
             for item in self.objects(value)? {
                 let entries = self.object(item)?;
-                let get = |name: &str| entries.iter().find(|(k, _)| k == name).map(|(_, v)| *v);
+                let get = |name: &str| get(entries, name);
                 let (a, b, c) = (
                     get("@name"),
                     get("@content").or(get("@level")),
@@ -191,10 +210,10 @@ impl<'s> Reader<'s, '_> {
 
     /// `-children`-like arrays: nodes and statements; nodes go to `parent`'s
     /// field (or are roots of the scene or of a prototype body).
-    fn children(&mut self, raw: &'s RawValue, parent: Option<(NodeId, &str)>) -> R<()> {
+    fn children(&mut self, raw: &Json<'s>, parent: Option<(NodeId, &str)>) -> R<()> {
         for item in self.objects(raw)? {
             for (key, value) in self.object(item)? {
-                let span = self.span_of(value.get());
+                let span = self.span_of(value.raw);
                 let id = match key.as_ref() {
                     k if k.starts_with('#') => continue,
                     "ROUTE" => {
@@ -210,10 +229,10 @@ impl<'s> Reader<'s, '_> {
                         continue;
                     }
                     "IMPORT" | "EXPORT" => {
-                        self.import_export(&key, value)?;
+                        self.import_export(key, value)?;
                         continue;
                     }
-                    _ => self.node(&key, value)?,
+                    _ => self.node(key, value)?,
                 };
                 let Some(id) = id else { continue };
                 match (parent, self.protos.last()) {
@@ -226,14 +245,14 @@ impl<'s> Reader<'s, '_> {
         Ok(())
     }
 
-    fn route(&mut self, raw: &'s RawValue) -> R<()> {
-        let span = self.span_of(raw.get());
+    fn route(&mut self, raw: &Json<'s>) -> R<()> {
+        let span = self.span_of(raw.raw);
         let entries = self.object(raw)?;
         let mut parts = Vec::new();
         for key in ["@fromNode", "@fromField", "@toNode", "@toField"] {
-            match entries.iter().find(|(k, _)| k == key) {
-                Some((_, v)) => {
-                    let s = self.span_of(v.get());
+            match get(entries, key) {
+                Some(v) => {
+                    let s = self.span_of(v.raw);
                     parts.push((self.string(v)?, s));
                 }
                 None => return self.fail(span, format!("ROUTE has no \"{key}\"")),
@@ -244,15 +263,10 @@ impl<'s> Reader<'s, '_> {
         Ok(())
     }
 
-    fn import_export(&mut self, key: &str, raw: &'s RawValue) -> R<()> {
-        let span = self.span_of(raw.get());
+    fn import_export(&mut self, key: &str, raw: &Json<'s>) -> R<()> {
+        let span = self.span_of(raw.raw);
         let e = self.object(raw)?;
-        let mut get = |n: &str| -> R<Option<String>> {
-            match e.iter().find(|(k, _)| k == n) {
-                Some((_, v)) => Ok(Some(self.string(v)?)),
-                None => Ok(None),
-            }
-        };
+        let mut get = |n: &str| get(e, n).map(|v| self.string(v)).transpose();
         if key == "IMPORT" {
             let (Some(inline), Some(exported)) = (get("@inlineDEF")?, get("@importedDEF")?) else {
                 return self.fail(span, "IMPORT needs \"@inlineDEF\" and \"@importedDEF\"");
@@ -269,12 +283,12 @@ impl<'s> Reader<'s, '_> {
         Ok(())
     }
 
-    fn field_decls(&mut self, raw: &'s RawValue) -> R<Vec<(FieldDef, Option<&'s RawValue>)>> {
+    fn field_decls<'t>(&mut self, raw: &'t Json<'s>) -> R<Vec<(FieldDef, Option<&'t Json<'s>>)>> {
         let mut out = Vec::new();
         for item in self.objects(raw)? {
-            let span = self.span_of(item.get());
+            let span = self.span_of(item.raw);
             let entries = self.object(item)?;
-            let get = |name: &str| entries.iter().find(|(k, _)| k == name).map(|(_, v)| *v);
+            let get = |name: &str| get(entries, name);
             let (Some(name), Some(ty)) = (get("@name"), get("@type")) else {
                 return self.fail(span, "a field declaration needs \"@name\" and \"@type\"");
             };
@@ -310,11 +324,11 @@ impl<'s> Reader<'s, '_> {
         Ok(out)
     }
 
-    fn proto(&mut self, raw: &'s RawValue) -> R<()> {
-        let span = self.span_of(raw.get());
+    fn proto(&mut self, raw: &Json<'s>) -> R<()> {
+        let span = self.span_of(raw.raw);
         let entries = self.object(raw)?;
-        let name = match entries.iter().find(|(k, _)| k == "@name") {
-            Some((_, v)) => self.string(v)?,
+        let name = match get(entries, "@name") {
+            Some(v) => self.string(v)?,
             None => return self.fail(span, "ProtoDeclare has no \"@name\""),
         };
         let p = self.b.declare_proto(&name, None, span);
@@ -348,8 +362,8 @@ impl<'s> Reader<'s, '_> {
         Ok(())
     }
 
-    fn extern_proto(&mut self, raw: &'s RawValue) -> R<()> {
-        let span = self.span_of(raw.get());
+    fn extern_proto(&mut self, raw: &Json<'s>) -> R<()> {
+        let span = self.span_of(raw.raw);
         let entries = self.object(raw)?;
         let mut name = String::new();
         let mut urls = Vec::new();
@@ -357,7 +371,7 @@ impl<'s> Reader<'s, '_> {
         for (key, value) in entries {
             match key.as_ref() {
                 "@name" => name = self.string(value)?,
-                "@url" => urls = self.parse::<Vec<String>>(value.get())?,
+                "@url" => urls = self.strings(value)?,
                 "field" => fields = self.field_decls(value)?,
                 _ => {}
             }
@@ -371,21 +385,16 @@ impl<'s> Reader<'s, '_> {
 
     /// A field value from its JSON form: numbers, arrays of numbers,
     /// booleans, strings, arrays of strings.
-    fn value(&mut self, ty: FieldType, raw: &'s RawValue, name: &str) -> R<Option<Value>> {
+    fn value(&mut self, ty: FieldType, raw: &Json<'s>, name: &str) -> R<Option<Value>> {
         let (text, pos) = self.value_text(ty, raw)?;
         Ok(self.b.declared_value(name, ty, &text, pos))
     }
 
     /// A value as the text the XML encoding would have, with where it is.
-    fn value_text(&mut self, ty: FieldType, raw: &'s RawValue) -> R<(Cow<'s, str>, TextPos)> {
-        let t = raw.get().trim();
-        let span = self.span_of(t);
+    fn value_text(&mut self, ty: FieldType, raw: &Json<'s>) -> R<(Cow<'s, str>, TextPos)> {
+        let span = self.span_of(raw.raw);
         if ty.scalar() == Scalar::String {
-            let strings: Vec<String> = if t.starts_with('[') {
-                self.parse(t)?
-            } else {
-                vec![self.parse(t)?]
-            };
+            let strings = self.strings(raw)?;
             let text = if ty.is_mf() {
                 strings
                     .iter()
@@ -397,34 +406,31 @@ impl<'s> Reader<'s, '_> {
             };
             return Ok((Cow::Owned(text), TextPos::Field(span)));
         }
-        if t.starts_with('"') {
-            let s: String = self.parse(t)?;
-            return Ok((Cow::Owned(s), TextPos::Field(span)));
+        match &raw.kind {
+            Kind::String(s) => Ok((Cow::Owned(s.to_string()), TextPos::Field(span))),
+            Kind::Array { .. } => {
+                // Between the brackets: the numbers with their commas.
+                let inner = &raw.raw[1..raw.raw.len() - 1];
+                Ok((Cow::Borrowed(inner), TextPos::Verbatim(self.span_of(inner))))
+            }
+            _ => Ok((Cow::Borrowed(raw.raw), TextPos::Verbatim(span))),
         }
-        if let Some(inner) = t.strip_prefix('[').and_then(|x| x.strip_suffix(']')) {
-            let start = span.start as usize + 1;
-            return Ok((
-                Cow::Borrowed(inner),
-                TextPos::Verbatim(Span::new(self.file, start..start + inner.len())),
-            ));
-        }
-        Ok((Cow::Borrowed(t), TextPos::Verbatim(span)))
     }
 
     /// A node object `{ "@DEF": ..., "@field": value, "-field": nodes }`.
-    fn node(&mut self, type_name: &str, raw: &'s RawValue) -> R<Option<NodeId>> {
-        let span = self.span_of(raw.get());
+    fn node(&mut self, type_name: &str, raw: &Json<'s>) -> R<Option<NodeId>> {
+        let span = self.span_of(raw.raw);
         if self.depth >= MAX_DEPTH {
             // At the node's opening brace: the whole object would be most of the file.
             // (A JSON value is never empty and starts with an ASCII character.)
-            let brace = self.span_of(&raw.get()[..1]);
+            let brace = self.span_of(&raw.raw[..1]);
             return self.fail(brace, format!("nodes nest deeper than {MAX_DEPTH}"));
         }
         let entries = self.object(raw)?;
-        let get = |name: &str| entries.iter().find(|(k, _)| k == name).map(|(_, v)| *v);
+        let get = |name: &str| get(entries, name);
         if let Some(u) = get("@USE") {
             let name = self.string(u)?;
-            let s = self.span_of(u.get());
+            let s = self.span_of(u.raw);
             return Ok(self.b.lookup_use(&name, s));
         }
         let id = if type_name == "ProtoInstance" {
@@ -443,14 +449,9 @@ impl<'s> Reader<'s, '_> {
         Ok(Some(id))
     }
 
-    fn node_body(
-        &mut self,
-        id: NodeId,
-        type_name: &str,
-        entries: Vec<(Cow<'s, str>, &'s RawValue)>,
-    ) -> R<()> {
+    fn node_body(&mut self, id: NodeId, type_name: &str, entries: Members<'_, 's>) -> R<()> {
         for (key, value) in entries {
-            let vspan = self.span_of(value.get());
+            let vspan = self.span_of(value.raw);
             match key.as_ref() {
                 "@DEF" => {
                     let name = self.string(value)?;
@@ -466,7 +467,7 @@ impl<'s> Reader<'s, '_> {
                         }
                         for c in self.objects(v)? {
                             let e = self.object(c)?;
-                            let get = |n: &str| e.iter().find(|(k, _)| k == n).map(|(_, v)| *v);
+                            let get = |n: &str| get(e, n);
                             let (Some(nf), Some(pf)) = (get("@nodeField"), get("@protoField"))
                             else {
                                 return self.fail(
@@ -497,7 +498,7 @@ impl<'s> Reader<'s, '_> {
                 "fieldValue" => {
                     for fv in self.objects(value)? {
                         let e = self.object(fv)?;
-                        let Some((_, n)) = e.iter().find(|(k, _)| k == "@name") else {
+                        let Some(n) = get(e, "@name") else {
                             return self.fail(vspan, "fieldValue has no \"@name\"");
                         };
                         let name = self.string(n)?;
@@ -518,7 +519,7 @@ impl<'s> Reader<'s, '_> {
         Ok(())
     }
 
-    fn set_field(&mut self, id: NodeId, name: &str, raw: &'s RawValue) -> R<()> {
+    fn set_field(&mut self, id: NodeId, name: &str, raw: &Json<'s>) -> R<()> {
         let ty = self
             .b
             .scene()
@@ -528,9 +529,9 @@ impl<'s> Reader<'s, '_> {
         let Some(ty) = ty else {
             // Not a field x3dbake knows: kept as its JSON text (with a
             // warning on known node types).
-            let span = self.span_of(raw.get());
+            let span = self.span_of(raw.raw);
             self.b
-                .set_field_text(id, name, raw.get().trim(), TextPos::Field(span));
+                .set_field_text(id, name, raw.raw, TextPos::Field(span));
             return Ok(());
         };
         let (text, pos) = self.value_text(ty, raw)?;
