@@ -10,8 +10,10 @@
 #     CORPUS -print_pcs=1 -max_total_time=1800 2> run.log
 # then
 #   fuzz/new_places.sh fuzz/target/x86_64-unknown-linux-gnu/release/read_xml run.log
-# Each line printed: the libFuzzer execution count, the innermost source
-# line (after inlining) and the line of x3dbake it was compiled into, if any.
+# Each line printed: the seconds since the start (when fuzz/plateau.sh wrote
+# the log), the libFuzzer execution count, the innermost source line (after
+# inlining) and the line of x3dbake it was compiled into, if any; at the end,
+# how many of each kind and when the last of each kind came.
 set -euo pipefail
 bin=$1
 log=$2
@@ -21,20 +23,25 @@ crate=$(cd "$(dirname "$0")/.." && pwd)/src/
 own=0
 inlined=0
 libs=0
-while read -r run pc; do
+last_own="" last_inlined="" last_libs=""
+while read -r secs run pc; do
   # Source lines from the innermost inlined frame outwards.
   lines=$(addr2line -i -e "$bin" "$(printf '0x%x' $((pc - base)))" | sed 's/ (discriminator [0-9]*)//')
   inner=$(head -1 <<< "$lines")
   ours=$(grep -F "$crate" <<< "$lines" | head -1 || true)
   short=$(sed -E 's#^/rustc/[0-9a-f]+/library/##; s#^/rust/deps/##' <<< "${inner#"$crate"}")
-  echo "$run | $short | ${ours#"$crate"}"
+  echo "$secs $run | $short | ${ours#"$crate"}"
   if [[ $inner == "$crate"* ]]; then
-    own=$((own + 1))
+    own=$((own + 1)) last_own=$secs
   elif [[ -n $ours ]]; then
-    inlined=$((inlined + 1))
+    inlined=$((inlined + 1)) last_inlined=$secs
   else
-    libs=$((libs + 1))
+    libs=$((libs + 1)) last_libs=$secs
   fi
-done < <(sed -E 's/^[0-9]+ //' "$log" |
-  awk '/INITED/ {loaded = 1; next} /^#[0-9]/ {run = $1} loaded && /NEW_PC/ {print run, $2}')
+done < <(awk '
+  # fuzz/plateau.sh stamps each line with the seconds since the start.
+  { secs = "?" } /^[0-9]+ / { secs = $1 "s"; sub(/^[0-9]+ /, "") }
+  /INITED/ {loaded = 1; next} /^#[0-9]/ {run = $1}
+  loaded && /NEW_PC/ {print secs, run, $2}' "$log")
 echo "new places: $own in x3dbake, $inlined in library code inlined into it, $libs in libraries"
+echo "the last of each: ${last_own:-none}, ${last_inlined:-none}, ${last_libs:-none}"
