@@ -115,7 +115,7 @@ pub fn load_as(
 ) -> scene::Scene {
     let mut scene = parse_as(sources, file, encoding, diags);
     if let Some(fetch) = fetch {
-        scene::link::link(&mut scene, sources, file, fetch, diags, &mut Vec::new());
+        scene::link::link(&mut scene, sources, file, fetch, diags);
     }
     scene::proto::expand(&mut scene, diags);
     scene

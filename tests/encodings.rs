@@ -117,3 +117,67 @@ fn a_file_that_inlines_itself_is_an_error_and_a_missing_one_a_warning() {
         "{err}"
     );
 }
+
+#[test]
+fn inlines_that_fan_out_are_refused_at_the_read_limit_in_bounded_time() {
+    // Fifteen files, each inlining the next in eight places, and a box:
+    // within the nesting limit and free of loops, but 8^15 reads (this hung
+    // before the read limit). Refused at the 10 001st read.
+    let dir = tempfile::tempdir().unwrap();
+    for i in 0..15 {
+        let mut text = String::from("<X3D><Scene>\n");
+        for k in 0..8 {
+            let inline = format!("<Inline url='\"f{}.x3d\"'/>", i + 1);
+            text += &format!("<Transform translation='{k} 0 0'>{inline}</Transform>\n");
+        }
+        text += "</Scene></X3D>\n";
+        std::fs::write(dir.path().join(format!("f{i}.x3d")), text).unwrap();
+    }
+    std::fs::write(
+        dir.path().join("f15.x3d"),
+        "<X3D><Scene><Shape><Box/></Shape></Scene></X3D>",
+    )
+    .unwrap();
+    let input = dir.path().join("f0.x3d");
+    let out = dir.path().join("f0.glb");
+    let o = util::run_within(&[input.to_str().unwrap(), "-o", out.to_str().unwrap()], 20);
+    assert_eq!(o.status.code(), Some(1));
+    let err = util::stderr(&o);
+    assert!(
+        err.contains("error: Inline `f15.x3d`: the scene reads more than 10000 files"),
+        "{err}"
+    );
+    assert_eq!(err.matches(": error: ").count(), 1, "{err}");
+    assert!(!out.exists());
+}
+
+#[test]
+fn the_files_a_scene_reads_add_up_to_at_most_4_gib() {
+    use x3dbake::scene::link::{Fetch, MAX_LINKED_BYTES};
+    /// Any URL is a file of `len` zero bytes (pages the kernel lends
+    /// untouched: 4 GiB cost nothing until they are read).
+    struct Zeros(usize);
+    impl Fetch for Zeros {
+        fn fetch(&mut self, _: &str, url: &str) -> Result<(String, Vec<u8>), String> {
+            Ok((url.to_string(), vec![0; self.0]))
+        }
+    }
+    let main = "<X3D><Scene>\n<Inline url='\"big.x3d\"'/>\n</Scene></X3D>\n";
+    // One byte over with the input's own bytes: refused before the bytes
+    // are kept or read. A small file is read (zero bytes are not X3D: an
+    // error of its own).
+    for (len, refused) in [(MAX_LINKED_BYTES - main.len() + 1, true), (64, false)] {
+        let mut sources = x3dbake::source::Sources::new();
+        let mut diags = x3dbake::diag::Diagnostics::default();
+        let file = sources.add("main.x3d", main.to_string());
+        x3dbake::load(&mut sources, file, Some(&mut Zeros(len)), &mut diags);
+        let messages: Vec<String> = diags.list().iter().map(|d| d.render(&sources)).collect();
+        let over = "main.x3d:2:14: error: Inline `big.x3d`: the scene and the files it reads add up to more than 4 GiB";
+        assert_eq!(messages.len(), 1, "{messages:?}");
+        assert_eq!(
+            messages[0].starts_with(over),
+            refused,
+            "{len}: {messages:?}"
+        );
+    }
+}

@@ -64,6 +64,17 @@ fn percent_decode(s: &str) -> String {
 /// How deep Inline files and EXTERNPROTO files may nest.
 pub const MAX_FILE_DEPTH: usize = 16;
 
+/// How many Inline and EXTERNPROTO files one scene may read, each read
+/// counted (a file inlined in eight places is read eight times). Nesting
+/// alone does not bound the work: fifteen files that each inline the next
+/// in eight places ask for 8^15 reads.
+pub const MAX_LINKED_FILES: usize = 10_000;
+
+/// How many bytes the input and every file it reads may add up to (each
+/// read counted, as above): the single-file limit, for the whole scene,
+/// since every text read is kept for the messages.
+pub const MAX_LINKED_BYTES: usize = crate::source::MAX_FILE_BYTES;
+
 /// Where a merged file's nodes and prototypes went.
 struct Merged {
     roots: Vec<NodeId>,
@@ -73,28 +84,56 @@ struct Merged {
 }
 
 /// Reads the Inline and EXTERNPROTO files of `scene` (whose text is
-/// `file`), recursively. `stack` holds the files being read, to refuse a
-/// file that includes itself.
+/// `file`), recursively, within [`MAX_FILE_DEPTH`], [`MAX_LINKED_FILES`]
+/// and [`MAX_LINKED_BYTES`].
 pub fn link(
     scene: &mut Scene,
     sources: &mut Sources,
     file: FileId,
     fetch: &mut dyn Fetch,
     diags: &mut Diagnostics,
-    stack: &mut Vec<String>,
+) {
+    let mut reads = Reads {
+        stack: Vec::new(),
+        files: 0,
+        bytes: sources.get(file).text().len(),
+        spent: false,
+    };
+    link_file(scene, sources, file, fetch, diags, &mut reads);
+}
+
+/// What every file of one scene has read so far.
+struct Reads {
+    /// The files being read, to refuse a file that includes itself.
+    stack: Vec<String>,
+    /// Files read (each read counted) and the bytes of the texts read,
+    /// the input's included.
+    files: usize,
+    bytes: usize,
+    /// A limit was passed and reported: nothing more is read.
+    spent: bool,
+}
+
+fn link_file(
+    scene: &mut Scene,
+    sources: &mut Sources,
+    file: FileId,
+    fetch: &mut dyn Fetch,
+    diags: &mut Diagnostics,
+    reads: &mut Reads,
 ) {
     let from = sources.get(file).name.clone();
-    stack.push(from.clone());
+    reads.stack.push(from.clone());
     let mut l = Linker {
         sources,
         fetch,
         diags,
-        stack,
+        reads,
         from,
     };
     l.inlines(scene);
     l.extern_protos(scene);
-    l.stack.pop();
+    l.reads.stack.pop();
 }
 
 /// What linking one file needs.
@@ -102,7 +141,7 @@ struct Linker<'a> {
     sources: &'a mut Sources,
     fetch: &'a mut dyn Fetch,
     diags: &'a mut Diagnostics,
-    stack: &'a mut Vec<String>,
+    reads: &'a mut Reads,
     /// The file whose URLs are followed.
     from: String,
 }
@@ -116,38 +155,65 @@ impl Linker<'_> {
         what: &str,
         span: crate::source::Span,
     ) -> Option<(Scene, String)> {
-        let (sources, fetch, diags, stack, from) = (
+        let (sources, fetch, diags, reads, from) = (
             &mut *self.sources,
             &mut *self.fetch,
             &mut *self.diags,
-            &mut *self.stack,
+            &mut *self.reads,
             self.from.as_str(),
         );
+        if reads.spent {
+            return None;
+        }
         let mut tried = Vec::new();
         for url in urls {
             let (path, fragment) = url.split_once('#').unwrap_or((url, ""));
             if path.is_empty() {
                 continue;
             }
+            if reads.files >= MAX_LINKED_FILES {
+                reads.spent = true;
+                diags.error(
+                    format!("{what} `{url}`: the scene reads more than {MAX_LINKED_FILES} files (each Inline and EXTERNPROTO file counts each time it is read)"),
+                    Some(span),
+                );
+                return None;
+            }
             match fetch.fetch(from, path) {
                 Ok((name, bytes)) => {
-                    if stack.contains(&name) {
+                    if reads.stack.contains(&name) {
                         diags.error(format!("{what} `{url}` includes a file that is already being read ({name}): a loop"), Some(span));
                         return None;
                     }
-                    if stack.len() >= MAX_FILE_DEPTH {
+                    if reads.stack.len() >= MAX_FILE_DEPTH {
                         diags.error(
                             format!("{what} files nest deeper than {MAX_FILE_DEPTH}"),
                             Some(span),
                         );
                         return None;
                     }
-                    let id = crate::add_file(sources, &name, bytes, diags);
+                    reads.files += 1;
+                    // The bytes as fetched, before they are kept; then the
+                    // text, which gzip data expands to.
+                    let mut id = None;
+                    if reads.bytes.saturating_add(bytes.len()) <= MAX_LINKED_BYTES {
+                        let file = crate::add_file(sources, &name, bytes, diags);
+                        reads.bytes = reads.bytes.saturating_add(sources.get(file).text().len());
+                        id = (reads.bytes <= MAX_LINKED_BYTES).then_some(file);
+                    }
+                    let Some(id) = id else {
+                        reads.spent = true;
+                        diags.error(
+                            format!("{what} `{url}`: the scene and the files it reads add up to more than 4 GiB (each file counted each time it is read)"),
+                            Some(span),
+                        );
+                        return None;
+                    };
                     if diags.has_errors() {
                         return None;
                     }
                     let mut child = crate::parse(sources, id, diags);
-                    link(&mut child, sources, id, fetch, diags, stack);
+                    link_file(&mut child, sources, id, fetch, diags, reads);
                     return Some((child, fragment.to_string()));
                 }
                 Err(e) => tried.push(format!("{url} ({e})")),

@@ -12,11 +12,34 @@ pub fn root() -> PathBuf {
 
 /// Runs x3dbake with arguments from the crate root.
 pub fn run(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_x3dbake"))
-        .args(args)
-        .current_dir(root())
-        .output()
-        .expect("the x3dbake binary runs")
+    command(args).output().expect("the x3dbake binary runs")
+}
+
+fn command(args: &[&str]) -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_x3dbake"));
+    c.args(args).current_dir(root());
+    c
+}
+
+/// The same, failing the test when the run takes over `secs` seconds (the
+/// run is killed then, so that a hang fails instead of stalling the tests).
+pub fn run_within(args: &[&str], secs: u64) -> Output {
+    use std::process::Stdio;
+    let child = command(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the x3dbake binary runs");
+    let pid = child.id().to_string();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || tx.send(child.wait_with_output()));
+    match rx.recv_timeout(std::time::Duration::from_secs(secs)) {
+        Ok(o) => o.expect("the x3dbake binary runs"),
+        Err(_) => {
+            let _ = Command::new("kill").args(["-KILL", &pid]).status();
+            panic!("x3dbake {args:?} ran over {secs} s");
+        }
+    }
 }
 
 pub fn stdout(o: &Output) -> String {
