@@ -1,4 +1,5 @@
-//! Fuzzes the whole pipeline: gzip or text in any encoding → scene →
+//! Fuzzes the whole pipeline: gzip or text in any encoding → scene (its
+//! Inline and EXTERNPROTO URLs linked to itself) →
 //! clips → glTF, GLB and CSV.
 #![no_main]
 

@@ -4,6 +4,7 @@
 use x3dbake::Encoding;
 use x3dbake::anim::clip::{ClipOptions, clips};
 use x3dbake::diag::Diagnostics;
+use x3dbake::scene::link::Fetch;
 use x3dbake::source::Sources;
 use x3dbake::write::{csv, glb, gltf};
 
@@ -52,7 +53,20 @@ fn read(data: &[u8], name: &str, encoding: Option<Encoding>) {
     }
 }
 
-/// Reads bytes and, when they read without errors, bakes everything.
+/// Every URL names a file holding the input's own bytes, so that linking
+/// (Inline and EXTERNPROTO files, loops, nesting, the read limits, IMPORT
+/// and EXPORT, merging) is fuzzed too. Files are named by their URL: a URL
+/// met again inside its own file is a loop.
+struct Itself<'a>(&'a [u8]);
+
+impl Fetch for Itself<'_> {
+    fn fetch(&mut self, _from: &str, url: &str) -> Result<(String, Vec<u8>), String> {
+        Ok((url.to_string(), self.0.to_vec()))
+    }
+}
+
+/// Reads bytes (linking every URL to themselves) and, when they read
+/// without errors, bakes everything.
 pub fn bake(data: &[u8]) {
     let mut sources = Sources::new();
     let mut diags = Diagnostics::default();
@@ -60,7 +74,7 @@ pub fn bake(data: &[u8]) {
     if diags.has_errors() {
         return;
     }
-    let scene = x3dbake::load(&mut sources, file, None, &mut diags);
+    let scene = x3dbake::load(&mut sources, file, Some(&mut Itself(data)), &mut diags);
     if diags.has_errors() {
         return;
     }
