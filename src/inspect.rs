@@ -1,11 +1,12 @@
 //! `x3dbake inspect`: a plain-text account of what a scene animates.
 
 use crate::anim::clip::Clip;
-use crate::anim::keyframes::Interpolation;
+use crate::anim::keyframes::{Interpolation, Keyframes, exact_len_bound, interpolation_of};
 use crate::anim::{InterpOptions, NodeFn, node_function};
 use crate::diag::Diagnostics;
 use crate::interp::Kind;
 use crate::scene::{NodeClass, NodeId, Scene};
+use crate::write::gltf::MAX_VALUES;
 use std::fmt::Write as _;
 
 /// How an interpolator node can be written: its exact form, or sampled.
@@ -168,15 +169,24 @@ fn clips_section(out: &mut String, scene: &Scene, clips: &[Clip]) {
                 .iter()
                 .map(|&m| format!(" via {}", scene.display_name(m)))
                 .collect();
-            let form = match (clip.exact_keyframes(t), t.sampled_because(scene)) {
-                (Some(k), _) => {
-                    let kind = match k.interpolation {
+            let form = match (t.exact(), t.sampled_because(scene)) {
+                (Some(e), _) => {
+                    let kind = match interpolation_of(&e) {
                         Interpolation::Linear => "linear",
                         Interpolation::Slerp => "slerp",
                         Interpolation::Step => "step",
                         Interpolation::Cubic => "cubic",
                     };
-                    format!("exact {kind}, {} keyframes", k.len())
+                    // Counted by making them, within the glTF writer's
+                    // limit (many --cycles of a large interpolator are
+                    // more than memory holds).
+                    let bound = exact_len_bound(&e, &clip.map);
+                    if bound.saturating_mul(e.width()) <= MAX_VALUES {
+                        let n = Keyframes::exact(e, &clip.map).len();
+                        format!("exact {kind}, {n} keyframes")
+                    } else {
+                        format!("exact {kind}, up to {bound} keyframes")
+                    }
                 }
                 (None, Some(why)) => format!("sampled ({why})"),
                 (None, None) => "sampled".to_string(),

@@ -337,9 +337,10 @@ fn bake_one(job: &Job, path: &str) -> (Outcome, String) {
                 wide: job.wide,
                 timeline,
             };
-            let mut bytes = Vec::new();
-            // Writing into memory cannot fail.
-            csv::write(&input.scene, &found, &opts, &mut bytes).expect("in-memory write");
+            let bytes = match csv::to_vec(&input.scene, &found, &opts, csv::MAX_BYTES) {
+                Ok(b) => b,
+                Err(e) => return fail(anyhow::anyhow!("{path}: {e}")),
+            };
             vec![(dest.clone(), vec![bytes.into()])]
         }
         Format::Gltf | Format::Glb => {

@@ -416,3 +416,104 @@ fn many_diagnostics_keep_the_first_thousand_of_each_and_count_the_rest() {
     );
     assert!(!quiet.contains("note:"), "{quiet}");
 }
+
+/// A CoordinateInterpolator of `keys` keys on a triangle, over 600 s.
+fn morph_scene(keys: usize) -> String {
+    use std::fmt::Write as _;
+    let mut text = String::from(
+        "<X3D><Scene><TimeSensor DEF='T' cycleInterval='600' loop='true'/>\n\
+         <Shape><IndexedFaceSet coordIndex='0 1 2'>\
+         <Coordinate DEF='C' point='0 0 0 1 0 0 0 1 0'/></IndexedFaceSet></Shape>\n\
+         <CoordinateInterpolator DEF='I' key='",
+    );
+    for k in 0..keys {
+        write!(text, "{} ", k as f64 / (keys - 1) as f64).unwrap();
+    }
+    text += "' keyValue='";
+    for k in 0..keys {
+        write!(text, "{} 0 0 1 0 0 0 1 0 ", k % 7).unwrap();
+    }
+    text + "'/>\n<ROUTE fromNode='T' fromField='fraction_changed' toNode='I' toField='set_fraction'/>\n\
+            <ROUTE fromNode='I' fromField='value_changed' toNode='C' toField='point'/>\n</Scene></X3D>\n"
+}
+
+#[test]
+fn animations_past_the_number_limit_are_refused_before_they_are_made() {
+    use std::fmt::Write as _;
+    // One-hot morph weights grow with the square of the keys: 16 000 keys
+    // on a triangle (half a megabyte of X3D, default flags) ask for 256
+    // million weights. Before the limit this aborted on an allocation of
+    // 1 GB (100 000 keys, 3.7 MB of X3D, asked for 40 GB).
+    let (dir, morph) = util::scene_file("morph.x3d", &morph_scene(16_000));
+    // Exact keys repeated by --cycles: 10 000 keys over 10 000 cycles are
+    // 100 million keyframes of four numbers, refused before any is made.
+    let mut text = String::from(
+        "<X3D><Scene><TimeSensor DEF='T'/><Transform DEF='X'/>\n<PositionInterpolator DEF='P' key='",
+    );
+    for k in 0..10_000 {
+        write!(text, "{} ", k as f64 / 9_999.0).unwrap();
+    }
+    text += "' keyValue='";
+    for k in 0..10_000 {
+        write!(text, "{k} 0 0 ").unwrap();
+    }
+    text += "'/>\n<ROUTE fromNode='T' fromField='fraction_changed' toNode='P' toField='set_fraction'/>\n\
+             <ROUTE fromNode='P' fromField='value_changed' toNode='X' toField='set_translation'/>\n</Scene></X3D>\n";
+    let cycles = dir.path().join("cycles.x3d");
+    std::fs::write(&cycles, text).unwrap();
+    let cycles = cycles.to_string_lossy().into_owned();
+    let out = dir.path().join("out.glb");
+    for (input, flags, place, at) in [
+        (
+            &morph,
+            &[][..],
+            "morph.x3d:5:2",
+            "`C.point` in clip `T` (600 s, --rate 30)",
+        ),
+        (
+            &cycles,
+            &["--cycles", "10000"][..],
+            "cycles.x3d:4:2",
+            "`X.translation` in clip `T` (10000 s, --rate 30)",
+        ),
+    ] {
+        let mut args = vec![input.as_str(), "-o", out.to_str().unwrap()];
+        args.extend(flags);
+        let o = util::run_within(&args, 60);
+        let err = util::stderr(&o);
+        assert_eq!(o.status.code(), Some(1), "{err}");
+        let want = format!(
+            "{place}: error: the animations would hold more than 250000000 numbers (keys, \
+             morph targets and weights): stopped at {at}"
+        );
+        assert!(err.contains(&want), "{err}");
+        assert_eq!(err.matches(": error: ").count(), 1, "{err}");
+        assert!(!out.exists());
+    }
+    // Below the limit the same morph bakes: 4 000 keys, 16 million weights.
+    let (_small_dir, small) = util::scene_file("small.x3d", &morph_scene(4_000));
+    let o = util::run_within(&[&small, "-o", out.to_str().unwrap()], 60);
+    assert_eq!(o.status.code(), Some(0), "{}", util::stderr(&o));
+}
+
+#[test]
+fn a_csv_table_past_its_byte_limit_is_an_error() {
+    use x3dbake::write::csv::{CsvOptions, to_vec};
+    let path = util::root().join("fixtures/scenes/bouncing_box.x3d");
+    let (scene, clips) = util::load_clips(&path, Default::default());
+    let opts = CsvOptions {
+        rate: 30.0,
+        wide: false,
+        timeline: None,
+    };
+    let whole = to_vec(&scene, &clips, &opts, usize::MAX).unwrap();
+    assert_eq!(to_vec(&scene, &clips, &opts, whole.len()).unwrap(), whole);
+    let err = to_vec(&scene, &clips, &opts, whole.len() - 1).unwrap_err();
+    let limit = whole.len() - 1;
+    assert_eq!(
+        err,
+        format!(
+            "the CSV table would be larger than {limit} bytes at --rate 30; fewer rows come from a lower --rate, or a shorter --start to --end"
+        )
+    );
+}

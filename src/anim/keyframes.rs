@@ -32,6 +32,42 @@ pub struct Keyframes<'a> {
     pub out_tangents: Vec<f64>,
 }
 
+/// The intervals `Keyframes::sample` cuts a piece into at `rate`.
+fn steps(piece: &Piece, rate: f64) -> usize {
+    (((piece.t1 - piece.t0) * rate).ceil() as usize).max(1)
+}
+
+/// How many keyframes `Keyframes::sample` makes on `map` at `rate`, known
+/// before they are made.
+pub fn sample_len(map: &FractionMap, rate: f64) -> usize {
+    map.pieces
+        .iter()
+        .map(|p| steps(p, rate).saturating_add(1))
+        .fold(0, usize::saturating_add)
+}
+
+/// How keyframes made exactly from `exact` are interpolated.
+pub fn interpolation_of(exact: &Exact) -> Interpolation {
+    match exact {
+        Exact::Linear { .. } => Interpolation::Linear,
+        Exact::Slerp { .. } => Interpolation::Slerp,
+        Exact::Step { .. } => Interpolation::Step,
+        Exact::Hermite { .. } => Interpolation::Cubic,
+    }
+}
+
+/// The numbers one keyframe of `width` values holds: its time, its value
+/// and, cubic, its two tangents.
+pub fn keyframe_numbers(width: usize, cubic: bool) -> usize {
+    1 + width.saturating_mul(if cubic { 3 } else { 1 })
+}
+
+/// At most how many keyframes `Keyframes::exact` makes on `map`: each
+/// piece (a cycle, or part of one) holds the keys inside it and its ends.
+pub fn exact_len_bound(exact: &Exact, map: &FractionMap) -> usize {
+    map.pieces.len().saturating_mul(exact.keys().len() + 2)
+}
+
 /// One point of a curve in fraction space: its value and its derivatives
 /// (per unit fraction) arriving and leaving.
 struct Point {
@@ -99,12 +135,7 @@ impl<'a> Keyframes<'a> {
     /// The exact keyframes of a curve given by `exact` and driven through
     /// `map` (fraction linear in time on each piece).
     pub fn exact(exact: Exact<'a>, map: &FractionMap) -> Keyframes<'a> {
-        let interpolation = match exact {
-            Exact::Linear { .. } => Interpolation::Linear,
-            Exact::Slerp { .. } => Interpolation::Slerp,
-            Exact::Step { .. } => Interpolation::Step,
-            Exact::Hermite { .. } => Interpolation::Cubic,
-        };
+        let interpolation = interpolation_of(&exact);
         let quaternions = interpolation == Interpolation::Slerp;
         let mut k = Keyframes::new(interpolation, exact.width(), quaternions);
         let keys = exact.keys();
@@ -163,7 +194,7 @@ impl<'a> Keyframes<'a> {
                 .collect()
         };
         for piece in &map.pieces {
-            let n = (((piece.t1 - piece.t0) * rate).ceil() as usize).max(1);
+            let n = steps(piece, rate);
             for i in 0..=n {
                 let t = piece.t0 + (piece.t1 - piece.t0) * i as f64 / n as f64;
                 let f = piece.fraction(t);

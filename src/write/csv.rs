@@ -139,6 +139,44 @@ fn value_at(scene: &Scene, col: &Column<'_>, t: f64, timeline: bool, out: &mut V
     }
 }
 
+/// The most bytes a table may have: it is made in memory, so that the
+/// output appears whole or not at all, and its rows grow with --rate and
+/// the span of the clips (or of --start and --end).
+pub const MAX_BYTES: usize = 1 << 30;
+
+/// The table in memory, or an error when it would pass `max` bytes (the
+/// CLI gives [`MAX_BYTES`]; found as it is written: nothing more is made
+/// once it is passed).
+pub fn to_vec(
+    scene: &Scene,
+    clips: &[Clip],
+    opts: &CsvOptions,
+    max: usize,
+) -> Result<Vec<u8>, String> {
+    struct Capped(Vec<u8>, usize);
+    impl Write for Capped {
+        fn write(&mut self, b: &[u8]) -> io::Result<usize> {
+            if self.0.len() + b.len() > self.1 {
+                return Err(io::Error::other("full"));
+            }
+            self.0.extend_from_slice(b);
+            Ok(b.len())
+        }
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut out = Capped(Vec::new(), max);
+    write(scene, clips, opts, &mut out).map_err(|_| {
+        format!(
+            "the CSV table would be larger than {max} bytes at --rate {}; fewer rows come from a \
+             lower --rate, or a shorter --start to --end",
+            opts.rate
+        )
+    })?;
+    Ok(out.0)
+}
+
 /// Writes the table.
 pub fn write(
     scene: &Scene,

@@ -2,11 +2,13 @@
 //! per clip, exact where glTF can hold the curve and sampled where not.
 
 use crate::anim::clip::{Clip, Track};
-use crate::anim::keyframes::{Interpolation, Keyframes};
+use crate::anim::keyframes::{
+    Interpolation, Keyframes, exact_len_bound, keyframe_numbers, sample_len,
+};
 use crate::anim::reduce;
 use crate::diag::Diagnostics;
 use crate::hash::HashMap;
-use crate::interp::rotation;
+use crate::interp::{Exact, rotation};
 use crate::scene::{NodeId, Scene};
 use glam::{DQuat, DVec3};
 use gltf_json as json;
@@ -189,6 +191,13 @@ const MAX_DEPTH: usize = 2000;
 /// node USE'd in several places is copied to each, and a few lines of USE
 /// can stand for more copies than memory holds.
 pub const MAX_NODES: usize = 500_000;
+/// The most numbers a document's animations may hold: keyframe times and
+/// values (tangents too) as they are made, exact or sampled, morph target
+/// data and morph weights. 1 GB as f32 in the buffer, with the f64
+/// keyframes of the track at hand beside it; the keys of a clip grow with
+/// --rate and --cycles, and one-hot morph weights with the square of the
+/// keys, so a few lines of X3D can ask for more than memory holds.
+pub const MAX_VALUES: usize = 250_000_000;
 
 struct Writer<'a> {
     scene: &'a Scene,
@@ -233,6 +242,10 @@ struct Writer<'a> {
     /// Set when [`MAX_NODES`] is reached (and reported): nothing more is
     /// visited.
     full: bool,
+    /// Numbers the animations hold so far, against [`MAX_VALUES`], and
+    /// whether that limit was passed (and reported).
+    values: usize,
+    over_budget: bool,
     /// TEXCOORD_0 of morph targets (mesh, target, accessor), which gltf-json
     /// cannot hold: written into the JSON when it is made.
     morph_uvs: Vec<(usize, usize, usize)>,
@@ -504,6 +517,8 @@ pub fn build(
         morph_uvs: Vec::new(),
         switches: HashMap::default(),
         full: false,
+        values: 0,
+        over_budget: false,
         tex_transforms: HashMap::default(),
         material_names: Default::default(),
         rest: rest_values(scene, clips),
@@ -1100,13 +1115,6 @@ impl<'a> Writer<'a> {
                     t.target == node && t.field == field && t.interpolator().produces()
                 })
             };
-            let linear = |k: Option<Keyframes<'a>>, track: &Track| match k {
-                // One-hot weights follow keys linearly or in steps only.
-                Some(k) if k.interpolation == Interpolation::Cubic => {
-                    Some(clip.sampled_as(track, opts.rate, Interpolation::Linear))
-                }
-                k => k,
-            };
             // Points, normals and texture coordinates animated in this clip.
             let found = [
                 find(m.coord, "point"),
@@ -1126,9 +1134,14 @@ impl<'a> Writer<'a> {
                     if i != lead {
                         self.folded.insert((ci, i));
                     }
-                    Some(clip.sampled_as(track, opts.rate, Interpolation::Linear))
-                } else {
-                    linear(self.keyframes(clip, track, &opts), track)
+                    return self.sampled(clip, track, Interpolation::Linear);
+                }
+                match self.keyframes(clip, track, &opts) {
+                    // One-hot weights follow keys linearly or in steps only.
+                    Some(k) if k.interpolation == Interpolation::Cubic => {
+                        self.sampled(clip, track, Interpolation::Linear)
+                    }
+                    k => k,
                 }
             });
             let Some(len) = [&kp, &kn, &kt]
@@ -1143,9 +1156,16 @@ impl<'a> Writer<'a> {
             // The targets' data at once, not by doubling (which holds the old
             // and the new buffer together at each step).
             let attributes = usize::from(kp.is_some()) + usize::from(!m.normals.is_empty());
-            let uv_bytes = if kt.is_some() { 8 } else { 0 };
-            self.bin
-                .reserve(len * m.positions.len() * (12 * attributes + uv_bytes));
+            let uv_numbers = if kt.is_some() { 2 } else { 0 };
+            let per_target = m.positions.len() * (3 * attributes + uv_numbers);
+            // The targets, and their own part of the one-hot weights (a
+            // weight for each of them at each of their keys) before any is
+            // made: the rest of the weights are known when all are.
+            let numbers = len.saturating_mul(per_target.saturating_add(len));
+            if !self.spend(numbers, clip, &clip.tracks[lead]) {
+                continue;
+            }
+            self.bin.reserve(len * per_target * 4);
             for i in 0..len {
                 let positions = kp.as_ref().map(|k| {
                     let delta = deltas(&m.positions, &m.coord_index, k.value(i), false);
@@ -1193,6 +1213,12 @@ impl<'a> Writer<'a> {
         }
         let total = targets.len();
         for (key, first, keyframes) in made {
+            // The rest of the one-hot weights: the other clips' targets.
+            let (clip, track) = (&clips[key.0], &clips[key.0].tracks[key.1]);
+            let others = total - keyframes.len();
+            if !self.spend(keyframes.len().saturating_mul(others), clip, track) {
+                continue;
+            }
             self.morphs.insert(
                 key,
                 Morph {
@@ -1609,6 +1635,9 @@ impl<'a> Writer<'a> {
         let mut pointers = Vec::new();
         let anim = self.root.animations.len();
         for (ti, track) in clip.tracks.iter().enumerate() {
+            if self.over_budget {
+                break; // reported: the document is not written
+            }
             if !track.interpolator().produces() || self.folded.contains(&(ci, ti)) {
                 continue;
             }
@@ -1655,6 +1684,10 @@ impl<'a> Writer<'a> {
                 (Some(tr), None) => {
                     let mut a = Vec::new();
                     let interpolation = sampled_interpolation(opts, track);
+                    let cubic = interpolation == Interpolation::Cubic;
+                    if !self.sampled_with(clip, track, 4, cubic) {
+                        continue;
+                    }
                     Some(Keyframes::sample(
                         &clip.map,
                         opts.rate,
@@ -1756,6 +1789,9 @@ impl<'a> Writer<'a> {
                     for (part, linear) in parts {
                         let (resampled, conv) = if together.len() > 1 {
                             // Several fields: the part sampled from them all.
+                            if !self.sampled_with(clip, track, part.width(), false) {
+                                continue;
+                            }
                             let mut v = Vec::new();
                             let joint = Keyframes::sample(
                                 &clip.map,
@@ -1775,8 +1811,15 @@ impl<'a> Writer<'a> {
                             );
                             (Some(joint), Conv::Same)
                         } else {
-                            let resampled = (!linear && k.interpolation != Interpolation::Step)
-                                .then(|| clip.sampled_as(track, opts.rate, Interpolation::Linear));
+                            let resampled = if !linear && k.interpolation != Interpolation::Step {
+                                let Some(r) = self.sampled(clip, track, Interpolation::Linear)
+                                else {
+                                    continue;
+                                };
+                                Some(r)
+                            } else {
+                                None
+                            };
                             (resampled, Conv::Tex { part, field, fixed })
                         };
                         let k = resampled.as_ref().unwrap_or(&k);
@@ -2042,22 +2085,80 @@ impl<'a> Writer<'a> {
 }
 
 impl Writer<'_> {
+    /// Takes `n` numbers for `track` from [`MAX_VALUES`]; false, with the
+    /// error reported once, when that passes it.
+    fn spend(&mut self, n: usize, clip: &Clip, track: &Track) -> bool {
+        self.values = self.values.saturating_add(n);
+        if self.values <= MAX_VALUES {
+            return true;
+        }
+        if !self.over_budget {
+            self.over_budget = true;
+            self.diags.error(
+                format!(
+                    "the animations would hold more than {MAX_VALUES} numbers (keys, morph targets \
+                     and weights): stopped at `{}.{}` in clip `{}` ({} s, --rate {}); fewer keys \
+                     come from a lower --rate, fewer --cycles, or --tolerance",
+                    self.scene.display_name(track.target),
+                    track.field,
+                    clip.name,
+                    clip.duration(),
+                    self.opts.rate
+                ),
+                Some(track.span),
+            );
+        }
+        false
+    }
+
+    /// A track sampled at --rate, when the samples fit in [`MAX_VALUES`].
+    fn sampled(
+        &mut self,
+        clip: &Clip,
+        track: &Track,
+        interpolation: Interpolation,
+    ) -> Option<Keyframes<'static>> {
+        let cubic = interpolation == Interpolation::Cubic;
+        self.sampled_with(clip, track, track.interpolator().width(), cubic)
+            .then(|| clip.sampled_as(track, self.opts.rate, interpolation))
+    }
+
+    /// Whether keyframes of `width` numbers sampled at --rate on the clip
+    /// fit in [`MAX_VALUES`] (taken from it if so).
+    fn sampled_with(&mut self, clip: &Clip, track: &Track, width: usize, cubic: bool) -> bool {
+        let n =
+            sample_len(&clip.map, self.opts.rate).saturating_mul(keyframe_numbers(width, cubic));
+        self.spend(n, clip, track)
+    }
+
     /// The keyframes written for a track; `None` for a track dropped under a
-    /// tolerance because it never leaves the target's own value.
+    /// tolerance because it never leaves the target's own value, or past
+    /// [`MAX_VALUES`] (reported).
     fn keyframes<'t>(
         &mut self,
         clip: &Clip,
         track: &'t Track,
         opts: &Options,
     ) -> Option<Keyframes<'t>> {
-        let exact = (opts.mode == Mode::Exact)
-            .then(|| clip.exact_keyframes(track))
-            .flatten();
+        let exact = match (opts.mode == Mode::Exact).then(|| track.exact()).flatten() {
+            Some(e) => {
+                let per = keyframe_numbers(e.width(), matches!(e, Exact::Hermite { .. }));
+                let bound = exact_len_bound(&e, &clip.map).saturating_mul(per);
+                if !self.spend(bound, clip, track) {
+                    return None;
+                }
+                Some(Keyframes::exact(e, &clip.map))
+            }
+            None => None,
+        };
         let interpolation = exact
             .as_ref()
             .map_or_else(|| sampled_interpolation(opts, track), |k| k.interpolation);
         let Some(tol) = opts.tolerance else {
-            return Some(exact.unwrap_or_else(|| clip.sampled_as(track, opts.rate, interpolation)));
+            return match exact {
+                Some(k) => Some(k),
+                None => self.sampled(clip, track, interpolation),
+            };
         };
         let (rotation, per) = (track.is_rotation(), track.per_element());
         let mut k = match exact {
@@ -2070,7 +2171,7 @@ impl Writer<'_> {
             _ if matches!(interpolation, Interpolation::Linear | Interpolation::Slerp) => {
                 reduce::reduce(clip, track, tol, per)
             }
-            _ => clip.sampled_as(track, opts.rate, interpolation),
+            _ => self.sampled(clip, track, interpolation)?,
         };
         reduce::collapse_constant(&mut k, tol, rotation, per);
         let mut own = Vec::new();
