@@ -13,7 +13,7 @@ static ALLOCATOR: huge_pages::HugePages = huge_pages::HugePages;
 use anyhow::Context as _;
 use clap::Parser;
 use cli::{Cli, Command, Format, Job, Target};
-use std::io::{IsTerminal, Read, Write};
+use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Mutex;
@@ -22,7 +22,7 @@ use x3dbake::anim::clip::{Clip, ClipOptions, clips_using};
 use x3dbake::diag::{Diagnostics, MAX_KEPT, Severity};
 use x3dbake::scene::Scene;
 use x3dbake::scene::link::FileFetch;
-use x3dbake::source::{FileId, MAX_FILE_BYTES, Sources};
+use x3dbake::source::{FileId, MAX_FILE_BYTES, Sources, read_capped, read_file};
 use x3dbake::write::csv::{self, CsvOptions};
 use x3dbake::write::gltf;
 
@@ -74,14 +74,11 @@ struct Input {
 
 fn read_bytes(path: &str) -> anyhow::Result<Vec<u8>> {
     let bytes = if path == "-" {
-        let mut b = Vec::new();
-        std::io::stdin()
-            .read_to_end(&mut b)
-            .context("cannot read standard input")?;
-        b
+        read_capped(std::io::stdin().lock()).context("cannot read standard input")?
     } else {
-        std::fs::read(path).with_context(|| format!("cannot read {path}"))?
+        read_file(Path::new(path)).with_context(|| format!("cannot read {path}"))?
     };
+    // A regular file may have grown since it was sized.
     anyhow::ensure!(bytes.len() <= MAX_FILE_BYTES, "{path} is larger than 4 GiB");
     Ok(bytes)
 }

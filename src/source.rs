@@ -3,6 +3,7 @@
 //! Spans are byte ranges kept beside the data; a line and column are worked
 //! out only when a diagnostic is printed (as naga does).
 
+use std::io::Read as _;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
@@ -166,6 +167,36 @@ pub struct Sources {
 
 /// The largest source file accepted: spans are 32-bit offsets.
 pub const MAX_FILE_BYTES: usize = u32::MAX as usize;
+
+/// Reads a file of at most [`MAX_FILE_BYTES`]. A regular file is sized
+/// first and read at once; anything else (a pipe, a device) is read as a
+/// stream, see [`read_capped`].
+pub fn read_file(path: &Path) -> std::io::Result<Vec<u8>> {
+    let meta = std::fs::metadata(path)?;
+    if !meta.is_file() {
+        return read_capped(std::fs::File::open(path)?);
+    }
+    if meta.len() > MAX_FILE_BYTES as u64 {
+        return Err(too_large());
+    }
+    std::fs::read(path)
+}
+
+/// Reads a stream of at most [`MAX_FILE_BYTES`], and one byte more to
+/// know it is longer: a stream that never ends (`/dev/zero`, `yes |`) is
+/// refused instead of filling memory.
+pub fn read_capped(r: impl std::io::Read) -> std::io::Result<Vec<u8>> {
+    let mut bytes = Vec::new();
+    r.take(MAX_FILE_BYTES as u64 + 1).read_to_end(&mut bytes)?;
+    if bytes.len() > MAX_FILE_BYTES {
+        return Err(too_large());
+    }
+    Ok(bytes)
+}
+
+fn too_large() -> std::io::Error {
+    std::io::Error::other("larger than 4 GiB")
+}
 
 impl Sources {
     pub fn new() -> Sources {

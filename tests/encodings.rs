@@ -181,3 +181,37 @@ fn the_files_a_scene_reads_add_up_to_at_most_4_gib() {
         );
     }
 }
+
+#[test]
+fn inlines_and_images_of_devices_and_pipes_are_not_read() {
+    // /dev/zero never ends and a named pipe blocks until someone writes:
+    // each hung or filled memory when a scene named it.
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("pipe");
+    let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+    assert!(made.is_ok_and(|s| s.success()), "mkfifo");
+    let fifo = fifo.to_string_lossy().into_owned();
+    for url in ["/dev/zero", fifo.as_str()] {
+        let text = format!(
+            "<X3D><Scene><Inline url='\"{url}\"'/>\n<Shape><Appearance><ImageTexture url='\"{url}\"'/></Appearance><Box/></Shape></Scene></X3D>\n"
+        );
+        let input = dir.path().join("s.x3d");
+        std::fs::write(&input, text).unwrap();
+        let out = dir.path().join("s.glb");
+        let o = util::run_within(&[input.to_str().unwrap(), "-o", out.to_str().unwrap()], 20);
+        let err = util::stderr(&o);
+        assert_eq!(o.status.code(), Some(0), "{err}");
+        assert!(
+            err.contains(&format!(
+                "warning: Inline: no file could be read: {url} (not a regular file)"
+            )),
+            "{err}"
+        );
+        assert!(
+            err.contains(&format!(
+                "warning: ImageTexture: no PNG or JPEG image could be read from {url}"
+            )),
+            "{err}"
+        );
+    }
+}

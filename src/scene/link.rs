@@ -34,7 +34,13 @@ impl Fetch for FileFetch {
             .parent()
             .unwrap_or(std::path::Path::new(""));
         let path = base.join(&local);
-        let bytes = std::fs::read(&path).map_err(|e| e.to_string())?;
+        // Only regular files: a pipe or a device named by a scene could
+        // block the read or never end.
+        let meta = std::fs::metadata(&path).map_err(|e| e.to_string())?;
+        if !meta.is_file() {
+            return Err("not a regular file".to_string());
+        }
+        let bytes = crate::source::read_file(&path).map_err(|e| e.to_string())?;
         Ok((path.to_string_lossy().into_owned(), bytes))
     }
 }
