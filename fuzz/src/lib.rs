@@ -83,6 +83,10 @@ pub fn bake(data: &[u8]) {
         ..Default::default()
     };
     let found = clips(&scene, opts, &mut diags);
+    // As the CLI: routes with errors are not baked.
+    if diags.has_errors() {
+        return;
+    }
     // Bounded work: a long clip runs the same code as a short one at many
     // times the cost (the tolerance fit of the sampled tracks takes most of
     // this target's time), so skip clips longer than a minute.

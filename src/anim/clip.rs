@@ -5,7 +5,7 @@ use super::clock::{Clock, FractionMap};
 use super::keyframes::{Interpolation, Keyframes};
 use super::{InterpOptions, NodeFn, node_function};
 use crate::diag::{Diagnostic, Diagnostics};
-use crate::hash::HashMap;
+use crate::hash::{HashMap, HashSet};
 use crate::inspect::Built;
 use crate::interp::{Ease, Exact, Interpolator, Kind, TangentRule};
 use crate::scene::value::Data;
@@ -232,6 +232,19 @@ fn type_of(scene: &Scene, id: NodeId) -> &str {
     scene.known(id).map_or("", |d| d.name.as_str())
 }
 
+/// How many interpolators and EaseInEaseOuts may feed each other's
+/// set_fraction in a row: the routes are followed by recursion, and a
+/// hundred thousand in a row (a 15 MB file) overflowed the stack.
+pub const MAX_CHAIN: usize = 64;
+
+/// How many chain nodes following the routes from every clock may reach,
+/// each counted each time it is reached: routes that branch and join again
+/// (two interpolators feeding one set_fraction) multiply the paths, and
+/// forty such diamonds in 20 KB of X3D are 2^40 paths. A scene reaches
+/// each interpolator once from each clock that drives it: two hundred
+/// thousand is far more than the largest scene seen animates.
+pub const MAX_ROUTE_STEPS: usize = 200_000;
+
 struct Builder<'a> {
     scene: &'a Scene,
     opts: ClipOptions,
@@ -241,6 +254,11 @@ struct Builder<'a> {
     used: Vec<bool>,
     /// The routes out of each node field, in file order.
     out_routes: HashMap<(NodeId, &'a str), Vec<usize>>,
+    /// Chain nodes reached so far, against [`MAX_ROUTE_STEPS`].
+    steps: usize,
+    /// A routing limit was passed (and reported): no route is followed
+    /// further.
+    stopped: bool,
 }
 
 impl Builder<'_> {
@@ -341,6 +359,31 @@ impl Builder<'_> {
         tracks: &mut Vec<Track>,
         periodic: bool,
     ) {
+        if self.stopped {
+            return;
+        }
+        self.steps += 1;
+        let limit = if chain.len() >= MAX_CHAIN {
+            format!(
+                "more than {MAX_CHAIN} interpolators and EaseInEaseOuts feed each other's \
+                 set_fraction in a row"
+            )
+        } else if self.steps > MAX_ROUTE_STEPS {
+            format!(
+                "the routes from the clocks reach interpolators by more than {MAX_ROUTE_STEPS} \
+                 paths (routes that branch and join again multiply the paths after them)"
+            )
+        } else {
+            String::new()
+        };
+        if !limit.is_empty() {
+            self.stopped = true;
+            let span = path.last().map(|&ri| self.scene.routes[ri].span);
+            let at = self.scene.display_name(node);
+            self.diags
+                .error(format!("{limit}: stopped at `{at}`"), span);
+            return;
+        }
         if type_of(self.scene, node) == "EaseInEaseOut" {
             let next: Vec<NodeId> = chain.iter().copied().chain([node]).collect();
             self.walk(
@@ -497,6 +540,8 @@ pub fn clips_using(
         funcs,
         used: vec![false; scene.routes.len()],
         out_routes: HashMap::default(),
+        steps: 0,
+        stopped: false,
     };
     for (i, r) in scene.routes.iter().enumerate() {
         b.out_routes
@@ -504,6 +549,7 @@ pub fn clips_using(
             .or_default()
             .push(i);
     }
+    let timer_links = links_by_timer(scene);
     let mut clips = Vec::new();
     let mut ordinal: HashMap<&str, usize> = HashMap::default();
     for i in 0..scene.nodes.len() {
@@ -534,7 +580,8 @@ pub fn clips_using(
                 periodic,
             );
         } else {
-            link_tracks(&mut b, id, &mut tracks, periodic);
+            let links = timer_links.get(&id).map_or(&[][..], Vec::as_slice);
+            link_tracks(&mut b, links, &mut tracks, periodic);
         }
         if tracks.is_empty() {
             continue;
@@ -567,30 +614,46 @@ pub fn clips_using(
             tracks,
         });
     }
-    report_unbaked_routes(&mut b, &clips);
+    // After a routing limit the unfollowed routes are not news.
+    if !b.stopped {
+        report_unbaked_routes(&mut b, &clips);
+    }
     report_conflicts(b.diags, scene, &clips);
     clips
 }
 
-/// Links of project three that name this Timer.
-fn link_tracks(b: &mut Builder<'_>, timer: NodeId, tracks: &mut Vec<Track>, periodic: bool) {
-    let scene = b.scene;
+/// A Link's first string in `field` (project three's Links name nodes by
+/// their DEF).
+fn link_text(scene: &Scene, link: NodeId, field: &str) -> String {
+    scene
+        .value(link, field)
+        .and_then(|v| v.strings().first().cloned())
+        .unwrap_or_default()
+}
+
+/// The Links of project three (not in prototype bodies) by the node their
+/// TIMER names, in file order: found once, not once a Timer.
+fn links_by_timer(scene: &Scene) -> HashMap<NodeId, Vec<NodeId>> {
+    let mut links: HashMap<NodeId, Vec<NodeId>> = HashMap::default();
     for i in 0..scene.nodes.len() {
         let link = NodeId(i as u32);
         if type_of(scene, link) != "Link" || scene.node(link).in_proto.is_some() {
             continue;
         }
-        let text = |f: &str| {
-            scene
-                .value(link, f)
-                .and_then(|v| v.strings().first().cloned())
-                .unwrap_or_default()
-        };
+        if let Some(timer) = scene.def(&link_text(scene, link, "TIMER")) {
+            links.entry(timer).or_default().push(link);
+        }
+    }
+    links
+}
+
+/// Links of project three that name this Timer.
+fn link_tracks(b: &mut Builder<'_>, links: &[NodeId], tracks: &mut Vec<Track>, periodic: bool) {
+    let scene = b.scene;
+    for &link in links {
+        let text = |f: &str| link_text(scene, link, f);
         let span = scene.node(link).span;
         let named = |n: &str| scene.def(n);
-        if named(&text("TIMER")) != Some(timer) {
-            continue;
-        }
         let (interp_name, node_name, field) =
             (text("INTERPOLATOR"), text("TO_NODE"), text("TO_FIELD"));
         let (Some(interp), Some(target)) = (named(&interp_name), named(&node_name)) else {
@@ -645,12 +708,12 @@ fn link_tracks(b: &mut Builder<'_>, timer: NodeId, tracks: &mut Vec<Track>, peri
 /// follows: events from sensors and scripts, which are not simulated.
 fn report_unbaked_routes(b: &mut Builder<'_>, clips: &[Clip]) {
     let scene = b.scene;
-    let mut involved: Vec<NodeId> = clips.iter().map(|c| c.clock_node).collect();
+    let mut involved: HashSet<NodeId> = clips.iter().map(|c| c.clock_node).collect();
     for t in clips.iter().flat_map(|c| &c.tracks) {
-        involved.push(t.source);
+        involved.insert(t.source);
         involved.extend(&t.modifiers);
     }
-    let animated: Vec<(NodeId, &str)> = clips
+    let animated: HashSet<(NodeId, &str)> = clips
         .iter()
         .flat_map(|c| &c.tracks)
         .map(|t| (t.target, t.field.as_str()))
@@ -683,16 +746,19 @@ fn report_unbaked_routes(b: &mut Builder<'_>, clips: &[Clip]) {
 fn report_conflicts(diags: &mut Diagnostics, scene: &Scene, clips: &[Clip]) {
     // One warning for each pair of clips, naming the first shared field.
     let mut seen: HashMap<(NodeId, &str), usize> = HashMap::default();
+    // In the order found, and where each pair is in that list.
     let mut pairs: Vec<((usize, usize), &Track, usize)> = Vec::new();
+    let mut pair_at: HashMap<(usize, usize), usize> = HashMap::default();
     for (ci, clip) in clips.iter().enumerate() {
         for t in &clip.tracks {
             match seen.get(&(t.target, t.field.as_str())) {
-                Some(&other) if other != ci => {
-                    match pairs.iter_mut().find(|(p, _, _)| *p == (other, ci)) {
-                        Some((_, _, n)) => *n += 1,
-                        None => pairs.push(((other, ci), t, 1)),
+                Some(&other) if other != ci => match pair_at.get(&(other, ci)) {
+                    Some(&i) => pairs[i].2 += 1,
+                    None => {
+                        pair_at.insert((other, ci), pairs.len());
+                        pairs.push(((other, ci), t, 1));
                     }
-                }
+                },
                 _ => {
                     seen.insert((t.target, t.field.as_str()), ci);
                 }
