@@ -2,6 +2,7 @@
 //! whole-scene timeline in world time.
 
 use crate::anim::clip::{Clip, Track};
+use crate::hash::{HashMap, HashSet};
 use crate::interp::rotation;
 use crate::scene::{FieldType, NodeId, Scene};
 use glam::DQuat;
@@ -24,7 +25,6 @@ pub struct CsvOptions {
 struct Column<'a> {
     node: String,
     field: &'a str,
-    target: NodeId,
     ty: Option<FieldType>,
     /// The tracks that write it, with their clips (one unless timeline).
     sources: Vec<(&'a Clip, &'a Track)>,
@@ -81,19 +81,19 @@ fn grid(start: f64, end: f64, rate: f64) -> impl Iterator<Item = f64> {
 fn columns<'a>(scene: &Scene, clips: &'a [Clip], timeline: bool) -> Vec<Vec<Column<'a>>> {
     let make = |pairs: Vec<(&'a Clip, &'a Track)>| {
         let mut cols: Vec<Column<'a>> = Vec::new();
+        let mut at: HashMap<(NodeId, &str), usize> = HashMap::default();
         for (clip, t) in pairs {
-            match cols
-                .iter_mut()
-                .find(|c| c.target == t.target && c.field == t.field)
-            {
-                Some(c) => c.sources.push((clip, t)),
-                None => cols.push(Column {
-                    node: scene.display_name(t.target),
-                    field: &t.field,
-                    target: t.target,
-                    ty: t.ty,
-                    sources: vec![(clip, t)],
-                }),
+            match at.get(&(t.target, t.field.as_str())) {
+                Some(&i) => cols[i].sources.push((clip, t)),
+                None => {
+                    at.insert((t.target, &t.field), cols.len());
+                    cols.push(Column {
+                        node: scene.display_name(t.target),
+                        field: &t.field,
+                        ty: t.ty,
+                        sources: vec![(clip, t)],
+                    });
+                }
             }
         }
         cols.sort_by(|a, b| (&a.node, a.field).cmp(&(&b.node, b.field)));
@@ -190,6 +190,7 @@ pub fn write(
     if opts.wide {
         let mut header = vec!["clip".to_string(), "time".to_string()];
         let mut all: Vec<(String, &str, usize, usize)> = Vec::new();
+        let mut listed: HashSet<(String, &str)> = HashSet::default();
         for cols in &tables {
             for c in cols {
                 // Elements per value: sampled once at the start.
@@ -202,7 +203,7 @@ pub fn write(
                 );
                 let per = components_per_element(c.ty).max(1);
                 let elements = (v.len() / per).max(1);
-                if !all.iter().any(|(n, f, _, _)| *n == c.node && *f == c.field) {
+                if listed.insert((c.node.clone(), c.field)) {
                     all.push((c.node.clone(), c.field, elements, per));
                 }
             }
@@ -217,10 +218,18 @@ pub fn write(
         writeln!(out, "{}", header.join(","))?;
         for (ti, cols) in tables.iter().enumerate() {
             let (name, start, end) = table_span(clips, ti, opts);
+            // This table's column for each of the header's fields, if any.
+            let by_name: HashMap<(&str, &str), &Column> = cols
+                .iter()
+                .map(|c| ((c.node.as_str(), c.field), c))
+                .collect();
+            let found: Vec<Option<&Column>> = all
+                .iter()
+                .map(|(node, field, _, _)| by_name.get(&(node.as_str(), *field)).copied())
+                .collect();
             for t in grid(start, end, opts.rate) {
                 let mut row = vec![cell(&name), t.to_string()];
-                for (node, field, elements, per) in &all {
-                    let col = cols.iter().find(|c| c.node == *node && c.field == *field);
+                for ((_, _, elements, per), col) in all.iter().zip(&found) {
                     let width = elements * per;
                     match col {
                         Some(c) => {
