@@ -5,7 +5,7 @@
 # one fuzz/new_places.sh reads: no address randomisation, -print_pcs=1,
 # inputs up to 8 192 bytes, the target's dictionary from fuzz/dict.sh, and
 # every log line prefixed with the seconds since the start.
-#   cargo +nightly fuzz build --sanitizer none
+#   cargo fuzz build --sanitizer none   (the stable toolchain does: no sanitizer)
 #   fuzz/seeds.sh /tmp/seeds && cp -r /tmp/seeds/json /tmp/c_json
 #   fuzz/plateau.sh read_json /tmp/c_json 3600 900 > read_json.log
 #   fuzz/new_places.sh fuzz/target/x86_64-unknown-linux-gnu/release/read_json read_json.log
