@@ -517,3 +517,32 @@ fn a_csv_table_past_its_byte_limit_is_an_error() {
         )
     );
 }
+
+#[test]
+fn a_point_of_too_many_faces_is_flat_with_a_warning() {
+    // 2 000 triangles around one point, smooth (creaseAngle): comparing each
+    // corner there with every face is the square of the count (a 100 000
+    // fan took 27 s), so that point's corners keep their faces' normals.
+    use std::fmt::Write as _;
+    let n = 2000;
+    let mut index = String::new();
+    let mut points = String::from("0 0 1 ");
+    for i in 0..n {
+        write!(index, "0 {} {} -1 ", 1 + i, 1 + (i + 1) % n).unwrap();
+        let a = std::f64::consts::TAU * i as f64 / n as f64;
+        write!(points, "{} {} 0 ", a.cos(), a.sin()).unwrap();
+    }
+    let text = format!(
+        "<X3D><Scene><Shape><IndexedFaceSet DEF='Fan' creaseAngle='3' coordIndex='{index}'>\
+         <Coordinate point='{points}'/></IndexedFaceSet></Shape></Scene></X3D>"
+    );
+    let (dir, path) = util::scene_file("fan.x3d", &text);
+    let out = dir.path().join("fan.glb");
+    let o = util::run_within(&[&path, "-o", out.to_str().unwrap()], 20);
+    let err = util::stderr(&o);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    assert!(
+        err.contains("warning: points of `Fan` shared by more than 1024 faces have flat normals at their corners (1 of them;"),
+        "{err}"
+    );
+}
