@@ -64,6 +64,9 @@ pub struct Builder<'d> {
     /// Prototypes whose bodies are being read, innermost last.
     bodies: Vec<usize>,
     encoding: Encoding,
+    /// The type of each prototype's interface fields by name (the first
+    /// declaration of a name), for IS connections.
+    interface_types: Vec<HashMap<String, super::FieldType>>,
 }
 
 impl<'d> Builder<'d> {
@@ -74,6 +77,7 @@ impl<'d> Builder<'d> {
             scopes: vec![Scope::default()],
             bodies: Vec::new(),
             encoding,
+            interface_types: Vec::new(),
         }
     }
 
@@ -362,6 +366,7 @@ impl<'d> Builder<'d> {
             extern_url,
             span,
         });
+        self.interface_types.push(HashMap::default());
         self.scene.protos.len() - 1
     }
 
@@ -371,6 +376,9 @@ impl<'d> Builder<'d> {
     }
 
     pub fn add_proto_field(&mut self, proto: usize, def: FieldDef) {
+        self.interface_types[proto]
+            .entry(def.name.clone())
+            .or_insert(def.ty);
         self.scene.protos[proto].interface.push(def);
     }
 
@@ -413,11 +421,7 @@ impl<'d> Builder<'d> {
         span: Span,
     ) {
         let p = &self.scene.protos[proto];
-        let pf = p
-            .interface
-            .iter()
-            .find(|f| f.name == proto_field)
-            .map(|f| f.ty);
+        let pf = self.interface_types[proto].get(proto_field).copied();
         let nf = self
             .scene
             .field_defs(node)

@@ -253,6 +253,19 @@ fn instantiate(
     }
     // IS: the instance's values (or the interface defaults) into the copy.
     let proto = &scene.protos[p];
+    // By name, once (not once a connection: a prototype of n fields each
+    // connected took n^2 comparisons an instance): the first declaration
+    // of each interface field, and the last value the instance gives it.
+    let mut decls: HashMap<&str, &super::FieldDef> = HashMap::default();
+    for f in &proto.interface {
+        decls.entry(f.name.as_str()).or_insert(f);
+    }
+    let given: HashMap<&str, &SetField> = scene
+        .node(inst)
+        .values
+        .iter()
+        .map(|f| (f.name.as_str(), f))
+        .collect();
     let mut sets = Vec::new();
     for c in &proto.connections {
         let target = remap(c.node, &map);
@@ -260,18 +273,14 @@ fn instantiate(
             .entry((inst, c.proto_field.clone()))
             .or_default()
             .push((target, c.node_field.clone()));
-        let Some(def) = proto.interface.iter().find(|f| f.name == c.proto_field) else {
+        let Some(def) = decls.get(c.proto_field.as_str()) else {
             continue;
         };
         if !def.access.writable() && def.access != super::Access::InitializeOnly {
             continue;
         }
-        let value = scene
-            .node(inst)
-            .values
-            .iter()
-            .rev()
-            .find(|f| f.name == c.proto_field)
+        let value = given
+            .get(c.proto_field.as_str())
             .map(|f| (f.value.clone(), f.span))
             .unwrap_or((def.default.clone(), c.span));
         sets.push((target, c.node_field.clone(), value));
