@@ -1,6 +1,7 @@
 //! The X3D JSON encoding. The text is parsed once into a tree of values
-//! that borrow from it ([`tree`]), so every value, and every error in it,
-//! has its exact place in the file; the tree is then read as X3D.
+//! that borrow from it (the private module `tree`, a one-pass parser), so
+//! every value, and every error in it, has its exact place in the file; the
+//! tree is then read as X3D.
 
 mod tree;
 
