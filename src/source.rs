@@ -176,6 +176,12 @@ pub fn read_file(path: &Path) -> std::io::Result<Vec<u8>> {
     if !meta.is_file() {
         return read_capped(std::fs::File::open(path)?);
     }
+    read_sized(path, &meta)
+}
+
+/// Reads the regular file `path` whose metadata is `meta`, when it is at
+/// most [`MAX_FILE_BYTES`].
+pub fn read_sized(path: &Path, meta: &std::fs::Metadata) -> std::io::Result<Vec<u8>> {
     if meta.len() > MAX_FILE_BYTES as u64 {
         return Err(too_large());
     }

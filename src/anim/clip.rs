@@ -364,19 +364,19 @@ impl Builder<'_> {
         }
         self.steps += 1;
         let limit = if chain.len() >= MAX_CHAIN {
-            format!(
+            Some(format!(
                 "more than {MAX_CHAIN} interpolators and EaseInEaseOuts feed each other's \
                  set_fraction in a row"
-            )
+            ))
         } else if self.steps > MAX_ROUTE_STEPS {
-            format!(
+            Some(format!(
                 "the routes from the clocks reach interpolators by more than {MAX_ROUTE_STEPS} \
                  paths (routes that branch and join again multiply the paths after them)"
-            )
+            ))
         } else {
-            String::new()
+            None
         };
-        if !limit.is_empty() {
+        if let Some(limit) = limit {
             self.stopped = true;
             let span = path.last().map(|&ri| self.scene.routes[ri].span);
             let at = self.scene.display_name(node);

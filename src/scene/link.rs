@@ -40,7 +40,7 @@ impl Fetch for FileFetch {
         if !meta.is_file() {
             return Err("not a regular file".to_string());
         }
-        let bytes = crate::source::read_file(&path).map_err(|e| e.to_string())?;
+        let bytes = crate::source::read_sized(&path, &meta).map_err(|e| e.to_string())?;
         Ok((path.to_string_lossy().into_owned(), bytes))
     }
 }

@@ -242,10 +242,9 @@ struct Writer<'a> {
     /// Set when [`MAX_NODES`] is reached (and reported): nothing more is
     /// visited.
     full: bool,
-    /// Numbers the animations hold so far, against [`MAX_VALUES`], and
-    /// whether that limit was passed (and reported).
+    /// Numbers the animations hold so far, against [`MAX_VALUES`] (past it
+    /// once the limit is reported: nothing more is made).
     values: usize,
-    over_budget: bool,
     /// TEXCOORD_0 of morph targets (mesh, target, accessor), which gltf-json
     /// cannot hold: written into the JSON when it is made.
     morph_uvs: Vec<(usize, usize, usize)>,
@@ -518,7 +517,6 @@ pub fn build(
         switches: HashMap::default(),
         full: false,
         values: 0,
-        over_budget: false,
         tex_transforms: HashMap::default(),
         material_names: Default::default(),
         rest: rest_values(scene, clips),
@@ -1635,7 +1633,7 @@ impl<'a> Writer<'a> {
         let mut pointers = Vec::new();
         let anim = self.root.animations.len();
         for (ti, track) in clip.tracks.iter().enumerate() {
-            if self.over_budget {
+            if self.values > MAX_VALUES {
                 break; // reported: the document is not written
             }
             if !track.interpolator().produces() || self.folded.contains(&(ci, ti)) {
@@ -2088,12 +2086,12 @@ impl Writer<'_> {
     /// Takes `n` numbers for `track` from [`MAX_VALUES`]; false, with the
     /// error reported once, when that passes it.
     fn spend(&mut self, n: usize, clip: &Clip, track: &Track) -> bool {
+        let reported = self.values > MAX_VALUES;
         self.values = self.values.saturating_add(n);
         if self.values <= MAX_VALUES {
             return true;
         }
-        if !self.over_budget {
-            self.over_budget = true;
+        if !reported {
             self.diags.error(
                 format!(
                     "the animations would hold more than {MAX_VALUES} numbers (keys, morph targets \
