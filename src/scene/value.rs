@@ -732,8 +732,20 @@ fn quick_int(b: &[u8]) -> Option<(i32, usize)> {
         .then_some((v as u32 as i32, start + digits))
 }
 
+/// Space, tab, line feed, carriage return and comma: the bytes between
+/// values. Looked up in a table, so that the readers it is inlined into
+/// take no branch per kind of separator.
 fn is_separator(b: u8) -> bool {
-    matches!(b, b' ' | b'\t' | b'\n' | b'\r' | b',')
+    const SEPARATORS: [bool; 256] = {
+        let mut t = [false; 256];
+        t[b' ' as usize] = true;
+        t[b'\t' as usize] = true;
+        t[b'\n' as usize] = true;
+        t[b'\r' as usize] = true;
+        t[b',' as usize] = true;
+        t
+    };
+    SEPARATORS[b as usize]
 }
 
 /// A finite floating-point number in X3D syntax, rounded once to the target
