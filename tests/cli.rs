@@ -573,3 +573,55 @@ fn prototypes_of_many_connected_fields_expand_in_linear_time() {
         util::stdout(&o)
     );
 }
+
+#[test]
+fn nodes_of_many_declared_fields_read_in_linear_time() {
+    // A Script of 60 000 fields, each the end of a route, and a prototype
+    // instance giving values to its 60 000 fields: each route and value
+    // looked its field up among all the others (6.4 s and 11.2 s in a
+    // release build), now by name at once.
+    use std::fmt::Write as _;
+    let n = 60_000;
+    let mut script = String::from("<X3D><Scene><TimeSensor DEF='T'/><Script DEF='S'>\n");
+    for i in 0..n {
+        writeln!(
+            script,
+            "<field name='f{i}' type='SFTime' accessType='inputOnly'/>"
+        )
+        .unwrap();
+    }
+    script += "</Script>\n";
+    for i in 0..n {
+        writeln!(
+            script,
+            "<ROUTE fromNode='T' fromField='time' toNode='S' toField='f{i}'/>"
+        )
+        .unwrap();
+    }
+    script += "</Scene></X3D>\n";
+    let (_dir, path) = util::scene_file("script.x3d", &script);
+    let o = util::run_within(&["inspect", &path], 30);
+    let out = util::stdout(&o);
+    assert_eq!(o.status.code(), Some(0), "{}", util::stderr(&o));
+    assert!(out.contains("routes: 60000\n"), "{out}");
+    assert!(out.contains("T.time -> S.f59999 (SFTime)\n"), "{out}");
+
+    let mut proto = String::from("<X3D><Scene><ProtoDeclare name='P'><ProtoInterface>\n");
+    for i in 0..n {
+        writeln!(
+            proto,
+            "<field name='f{i}' type='SFFloat' accessType='inputOutput' value='0'/>"
+        )
+        .unwrap();
+    }
+    proto += "</ProtoInterface><ProtoBody><Group/></ProtoBody></ProtoDeclare>\n";
+    proto += "<ProtoInstance name='P'>\n";
+    for i in 0..n {
+        writeln!(proto, "<fieldValue name='f{i}' value='1'/>").unwrap();
+    }
+    proto += "</ProtoInstance></Scene></X3D>\n";
+    let (_dir, path) = util::scene_file("proto.x3d", &proto);
+    let o = util::run_within(&["inspect", &path], 30);
+    assert_eq!(o.status.code(), Some(0), "{}", util::stderr(&o));
+    assert!(util::stdout(&o).contains("warnings: 0\n"));
+}

@@ -4,8 +4,8 @@
 
 use super::value::{Data, Encoding, Scalar, parse_value};
 use super::{
-    Access, Dir, FieldDef, IsConnection, Node, NodeClass, NodeId, Proto, RawField, Route, Scene,
-    SetField, Value, catalogue,
+    Access, Dir, FieldDef, IsConnection, NamedList, Node, NodeClass, NodeId, Proto, RawField,
+    Route, Scene, SetField, Value, catalogue,
 };
 use crate::diag::{Diagnostic, Diagnostics};
 use crate::hash::{HashMap, HashSet};
@@ -64,9 +64,6 @@ pub struct Builder<'d> {
     /// Prototypes whose bodies are being read, innermost last.
     bodies: Vec<usize>,
     encoding: Encoding,
-    /// The type of each prototype's interface fields by name (the first
-    /// declaration of a name), for IS connections.
-    interface_types: Vec<HashMap<String, super::FieldType>>,
 }
 
 impl<'d> Builder<'d> {
@@ -77,7 +74,6 @@ impl<'d> Builder<'d> {
             scopes: vec![Scope::default()],
             bodies: Vec::new(),
             encoding,
-            interface_types: Vec::new(),
         }
     }
 
@@ -141,8 +137,8 @@ impl<'d> Builder<'d> {
             class,
             def: None,
             span,
-            user_fields: Vec::new(),
-            values: Vec::new(),
+            user_fields: NamedList::default(),
+            values: NamedList::default(),
             raw_fields: Vec::new(),
             in_proto: self.bodies.last().copied(),
         });
@@ -210,11 +206,7 @@ impl<'d> Builder<'d> {
 
     /// Sets a field from its text in the file.
     pub fn set_field_text(&mut self, id: NodeId, name: &str, text: &str, pos: TextPos) {
-        let found = self
-            .scene
-            .field_defs(id)
-            .find(|f| f.name == name)
-            .map(|f| (f.ty, f.access));
+        let found = self.scene.field_def(id, name).map(|f| (f.ty, f.access));
         let (ty, access) = match found {
             Some(found) => found,
             None => {
@@ -269,9 +261,7 @@ impl<'d> Builder<'d> {
 
     /// Sets a field to a value already parsed.
     pub fn set_value(&mut self, id: NodeId, name: &str, value: Value, span: Span) {
-        let node = self.node_mut(id);
-        node.values.retain(|f| f.name != name);
-        node.values.push(SetField {
+        self.node_mut(id).values.set(SetField {
             name: name.to_string(),
             value,
             span,
@@ -280,11 +270,7 @@ impl<'d> Builder<'d> {
 
     /// Adds `child` to the SFNode or MFNode field `field` of `parent`.
     pub fn add_child(&mut self, parent: NodeId, field: &str, child: NodeId, span: Span) {
-        let ty = self
-            .scene
-            .field_defs(parent)
-            .find(|f| f.name == field)
-            .map(|f| f.ty);
+        let ty = self.scene.field_def(parent, field).map(|f| f.ty);
         let ty = match ty {
             Some(t) if t.scalar() == Scalar::Node => t,
             Some(t) => {
@@ -312,7 +298,7 @@ impl<'d> Builder<'d> {
             }
         };
         let node = self.node_mut(parent);
-        match node.values.iter_mut().find(|f| f.name == field) {
+        match node.values.get_mut(field) {
             Some(set) if ty.is_mf() => {
                 if let Data::Nodes(list) = &mut set.value.data {
                     list.push(child);
@@ -359,14 +345,13 @@ impl<'d> Builder<'d> {
     ) -> usize {
         self.scene.protos.push(Proto {
             name: name.to_string(),
-            interface: Vec::new(),
+            interface: NamedList::default(),
             body: Vec::new(),
             routes: Vec::new(),
             connections: Vec::new(),
             extern_url,
             span,
         });
-        self.interface_types.push(HashMap::default());
         self.scene.protos.len() - 1
     }
 
@@ -376,15 +361,14 @@ impl<'d> Builder<'d> {
     }
 
     pub fn add_proto_field(&mut self, proto: usize, def: FieldDef) {
-        self.interface_types[proto]
-            .entry(def.name.clone())
-            .or_insert(def.ty);
         self.scene.protos[proto].interface.push(def);
     }
 
     /// A node given as the default value of a prototype's node field.
     pub fn add_proto_field_node(&mut self, proto: usize, field: usize, id: NodeId) {
-        let def = &mut self.scene.protos[proto].interface[field];
+        let Some(def) = self.scene.protos[proto].interface.iter_mut().nth(field) else {
+            return;
+        };
         if let Data::Nodes(list) = &mut def.default.data {
             if !def.ty.is_mf() {
                 list.clear();
@@ -421,12 +405,8 @@ impl<'d> Builder<'d> {
         span: Span,
     ) {
         let p = &self.scene.protos[proto];
-        let pf = self.interface_types[proto].get(proto_field).copied();
-        let nf = self
-            .scene
-            .field_defs(node)
-            .find(|f| f.name == node_field)
-            .map(|f| f.ty);
+        let pf = p.interface.get(proto_field).map(|f| f.ty);
+        let nf = self.scene.field_def(node, node_field).map(|f| f.ty);
         let known = !matches!(self.scene.node(node).class, NodeClass::Unknown);
         match (pf, nf) {
             (None, _) => self.diags.error(

@@ -399,8 +399,8 @@ impl Linker<'_> {
             proto.routes = routes;
             proto.connections = connections;
             // Defaults come from the PROTO; the EXTERNPROTO only names fields.
-            for f in &mut proto.interface {
-                if let Some(d) = interface.iter().find(|d| d.name == f.name && d.ty == f.ty) {
+            for f in proto.interface.iter_mut() {
+                if let Some(d) = interface.get(&f.name).filter(|d| d.ty == f.ty) {
                     f.default = d.default.clone();
                 }
             }
@@ -423,7 +423,7 @@ fn merge(scene: &mut Scene, child: Scene, prefix: &str) -> Merged {
         if let NodeClass::Proto(p) = node.class {
             node.class = NodeClass::Proto(p + proto_offset);
         }
-        for f in &mut node.values {
+        for f in node.values.iter_mut() {
             if let Data::Nodes(list) = &mut f.value.data {
                 list.iter_mut().for_each(|n| *n = shift(*n));
             }
@@ -443,7 +443,7 @@ fn merge(scene: &mut Scene, child: Scene, prefix: &str) -> Merged {
         p.connections
             .iter_mut()
             .for_each(|c| c.node = shift(c.node));
-        for f in &mut p.interface {
+        for f in p.interface.iter_mut() {
             if let Data::Nodes(list) = &mut f.default.data {
                 list.iter_mut().for_each(|n| *n = shift(*n));
             }

@@ -5,11 +5,13 @@
 pub mod build;
 pub mod catalogue;
 pub mod link;
+pub mod named;
 pub mod proto;
 pub mod value;
 
 pub use build::Builder;
 pub use catalogue::{FieldDef, NodeDef, node_def};
+pub use named::NamedList;
 pub use value::{Access, FieldType, NodeId, Value};
 
 use crate::source::Span;
@@ -52,9 +54,10 @@ pub struct Node {
     /// Where the node starts (its element or type name).
     pub span: Span,
     /// Fields declared by the node itself (Script fields).
-    pub user_fields: Vec<FieldDef>,
-    /// Fields given a value in the file, in file order.
-    pub values: Vec<SetField>,
+    pub user_fields: NamedList<FieldDef>,
+    /// Fields given a value in the file, each once (the last value given),
+    /// in the order first given.
+    pub values: NamedList<SetField>,
     pub raw_fields: Vec<RawField>,
     /// The prototype whose body holds this node (a template, not part of
     /// the scene until an instance is expanded).
@@ -96,7 +99,7 @@ pub struct IsConnection {
 #[derive(Debug)]
 pub struct Proto {
     pub name: String,
-    pub interface: Vec<FieldDef>,
+    pub interface: NamedList<FieldDef>,
     /// Root nodes of the body (empty for an EXTERNPROTO).
     pub body: Vec<NodeId>,
     pub routes: Vec<Route>,
@@ -169,21 +172,22 @@ impl Scene {
         }
     }
 
-    /// The declared fields of a node, catalogue and node-declared alike.
-    pub fn field_defs(&self, id: NodeId) -> impl Iterator<Item = &FieldDef> {
+    /// The declared field of a name, catalogue and node-declared alike
+    /// (the first, if it is declared twice).
+    pub fn field_def(&self, id: NodeId, name: &str) -> Option<&FieldDef> {
         let node = self.node(id);
-        let declared: &[FieldDef] = match node.class {
-            NodeClass::Known(def) => &def.fields,
-            NodeClass::Proto(p) => &self.protos[p].interface,
-            NodeClass::Unknown => &[],
-        };
-        declared.iter().chain(node.user_fields.iter())
+        match node.class {
+            NodeClass::Known(def) => def.fields.iter().find(|f| f.name == name),
+            NodeClass::Proto(p) => self.protos[p].interface.get(name),
+            NodeClass::Unknown => None,
+        }
+        .or_else(|| node.user_fields.get(name))
     }
 
     /// The field a name refers to, for reading or writing: `set_foo` and
     /// `foo_changed` name the inputOutput field `foo`.
     pub fn find_field(&self, id: NodeId, name: &str, dir: Dir) -> Option<&FieldDef> {
-        let exact = self.field_defs(id).find(|f| f.name == name);
+        let exact = self.field_def(id, name);
         if exact.is_some() {
             return exact;
         }
@@ -191,20 +195,17 @@ impl Scene {
             Dir::Out => name.strip_suffix("_changed"),
             Dir::In => name.strip_prefix("set_"),
         }?;
-        self.field_defs(id)
-            .find(|f| f.name == base && f.access == Access::InputOutput)
+        self.field_def(id, base)
+            .filter(|f| f.access == Access::InputOutput)
     }
 
     /// The value of a field: as set in the file, else its default. `None`
     /// for a name that is not a field of the node.
     pub fn value(&self, id: NodeId, name: &str) -> Option<&Value> {
-        let node = self.node(id);
-        if let Some(set) = node.values.iter().rev().find(|f| f.name == name) {
-            return Some(&set.value);
+        match self.node(id).values.get(name) {
+            Some(set) => Some(&set.value),
+            None => self.field_def(id, name).map(|f| &f.default),
         }
-        self.field_defs(id)
-            .find(|f| f.name == name)
-            .map(|f| &f.default)
     }
 
     /// A field's single-precision numbers (empty when the node has no such
@@ -236,12 +237,7 @@ impl Scene {
 
     /// Where a field was set in the file, if it was.
     pub fn value_span(&self, id: NodeId, name: &str) -> Option<Span> {
-        let node = self.node(id);
-        node.values
-            .iter()
-            .rev()
-            .find(|f| f.name == name)
-            .map(|f| f.span)
+        self.node(id).values.get(name).map(|f| f.span)
     }
 
     /// The node type's catalogue entry, if it is a known type.

@@ -245,7 +245,7 @@ fn instantiate(
     }
     let remap = |id: NodeId, map: &HashMap<NodeId, NodeId>| *map.get(&id).unwrap_or(&id);
     for &new in map.values() {
-        for f in &mut scene.nodes[new.0 as usize].values {
+        for f in scene.nodes[new.0 as usize].values.iter_mut() {
             if let Data::Nodes(list) = &mut f.value.data {
                 list.iter_mut().for_each(|n| *n = remap(*n, &map));
             }
@@ -253,19 +253,7 @@ fn instantiate(
     }
     // IS: the instance's values (or the interface defaults) into the copy.
     let proto = &scene.protos[p];
-    // By name, once (not once a connection: a prototype of n fields each
-    // connected took n^2 comparisons an instance): the first declaration
-    // of each interface field, and the last value the instance gives it.
-    let mut decls: HashMap<&str, &super::FieldDef> = HashMap::default();
-    for f in &proto.interface {
-        decls.entry(f.name.as_str()).or_insert(f);
-    }
-    let given: HashMap<&str, &SetField> = scene
-        .node(inst)
-        .values
-        .iter()
-        .map(|f| (f.name.as_str(), f))
-        .collect();
+    let given = &scene.node(inst).values;
     let mut sets = Vec::new();
     for c in &proto.connections {
         let target = remap(c.node, &map);
@@ -273,14 +261,14 @@ fn instantiate(
             .entry((inst, c.proto_field.clone()))
             .or_default()
             .push((target, c.node_field.clone()));
-        let Some(def) = decls.get(c.proto_field.as_str()) else {
+        let Some(def) = proto.interface.get(&c.proto_field) else {
             continue;
         };
         if !def.access.writable() && def.access != super::Access::InitializeOnly {
             continue;
         }
         let value = given
-            .get(c.proto_field.as_str())
+            .get(&c.proto_field)
             .map(|f| (f.value.clone(), f.span))
             .unwrap_or((def.default.clone(), c.span));
         sets.push((target, c.node_field.clone(), value));
@@ -291,9 +279,9 @@ fn instantiate(
             .find_field(target, &field, Dir::In)
             .map(|f| f.name.clone())
             .unwrap_or(field);
-        let node = &mut scene.nodes[target.0 as usize];
-        node.values.retain(|f| f.name != name);
-        node.values.push(SetField { name, value, span });
+        scene.nodes[target.0 as usize]
+            .values
+            .set(SetField { name, value, span });
     }
     let routes: Vec<Route> = scene.protos[p]
         .routes

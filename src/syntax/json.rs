@@ -521,12 +521,7 @@ impl<'s> Reader<'s, '_> {
     }
 
     fn set_field(&mut self, id: NodeId, name: &str, raw: &Json<'s>) -> R<()> {
-        let ty = self
-            .b
-            .scene()
-            .field_defs(id)
-            .find(|f| f.name == name)
-            .map(|f| f.ty);
+        let ty = self.b.scene().field_def(id, name).map(|f| f.ty);
         let Some(ty) = ty else {
             // Not a field x3dbake knows: kept as its JSON text (with a
             // warning on known node types).

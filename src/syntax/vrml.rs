@@ -569,12 +569,7 @@ impl<'s> Parser<'s, '_> {
 
     /// The value of field `name` of node `id`.
     fn field_value(&mut self, id: NodeId, name: &str, name_tok: Tok) -> R<()> {
-        let ty = self
-            .b
-            .scene()
-            .field_defs(id)
-            .find(|f| f.name == name)
-            .map(|f| f.ty);
+        let ty = self.b.scene().field_def(id, name).map(|f| f.ty);
         match ty {
             Some(ty) if ty.scalar() == Scalar::Node => {
                 let nodes = self.node_value(ty)?;
