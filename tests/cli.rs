@@ -625,3 +625,66 @@ fn nodes_of_many_declared_fields_read_in_linear_time() {
     assert_eq!(o.status.code(), Some(0), "{}", util::stderr(&o));
     assert!(util::stdout(&o).contains("warnings: 0\n"));
 }
+
+#[test]
+fn scenes_of_many_tracks_links_and_imports_bake_in_linear_time() {
+    // Each track looked for its partners (a Material's transparency, a
+    // TextureTransform's other fields) among all the clip's tracks, each
+    // Link for its DEF names among all DEFs, and each IMPORT went through
+    // all routes: 60 000 animated Transforms took 6.8 s, 20 000 Links
+    // 2.5 s and 20 000 IMPORTs 5.0 s in a release build.
+    use std::fmt::Write as _;
+    let n = 30_000;
+    let mut tracks = String::from("<X3D><Scene><TimeSensor DEF='T' loop='true'/>\n");
+    let mut links = String::from("<X3D><Scene><Timer DEF='T' period='4'/>\n");
+    let mut imports = String::from(
+        "<X3D><Scene><TimeSensor DEF='T' loop='true'/><Inline DEF='I' url='\"child.x3d\"'/>\n",
+    );
+    let mut child = String::from("<X3D><Scene>\n");
+    for i in 0..n {
+        let interp = format!("<PositionInterpolator DEF='P{i}' key='0 1' keyValue='0 0 0 1 1 1'/>");
+        let fraction = format!(
+            "<ROUTE fromNode='T' fromField='fraction_changed' toNode='P{i}' toField='set_fraction'/>"
+        );
+        let value = |to: &str| {
+            format!(
+                "<ROUTE fromNode='P{i}' fromField='value_changed' toNode='{to}{i}' toField='translation'/>"
+            )
+        };
+        writeln!(
+            tracks,
+            "<Transform DEF='X{i}'/>{interp}{fraction}{}",
+            value("X")
+        )
+        .unwrap();
+        writeln!(links, "<Transform DEF='X{i}'/>{interp}<Link TIMER='T' INTERPOLATOR='P{i}' TO_NODE='X{i}' TO_FIELD='translation'/>").unwrap();
+        writeln!(
+            imports,
+            "<IMPORT inlineDEF='I' importedDEF='E{i}' AS='L{i}'/>{interp}{fraction}{}",
+            value("L")
+        )
+        .unwrap();
+        writeln!(
+            child,
+            "<Transform DEF='X{i}'/><EXPORT localDEF='X{i}' AS='E{i}'/>"
+        )
+        .unwrap();
+    }
+    let end = "</Scene></X3D>\n";
+    let (dir, _) = util::scene_file("child.x3d", &(child + end));
+    for (name, text) in [("tracks", tracks), ("links", links), ("imports", imports)] {
+        let path = dir.path().join(format!("{name}.x3d"));
+        std::fs::write(&path, text + end).unwrap();
+        let o = util::run_within(&["inspect", path.to_str().unwrap()], 30);
+        let out = util::stdout(&o);
+        assert_eq!(o.status.code(), Some(0), "{}", util::stderr(&o));
+        assert!(out.contains("clips: 1\n"), "{name}: {out}");
+        assert!(out.contains(&format!(", {n} tracks\n")), "{name}: {out}");
+        let out_path = dir.path().join(format!("{name}.glb"));
+        let o = util::run_within(
+            &[path.to_str().unwrap(), "-o", out_path.to_str().unwrap()],
+            30,
+        );
+        assert_eq!(o.status.code(), Some(0), "{}", util::stderr(&o));
+    }
+}

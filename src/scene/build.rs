@@ -26,7 +26,6 @@ struct RouteText {
 #[derive(Default)]
 struct Scope {
     defs: HashMap<String, NodeId>,
-    order: Vec<(String, NodeId)>,
     routes: Vec<RouteText>,
 }
 
@@ -163,9 +162,7 @@ impl<'d> Builder<'d> {
             );
         }
         self.node_mut(id).def = Some(name.to_string());
-        let scope = self.scope();
-        scope.defs.insert(name.to_string(), id);
-        scope.order.push((name.to_string(), id));
+        self.scope().defs.insert(name.to_string(), id);
     }
 
     /// The node a USE refers to; an unknown name is an error.
@@ -550,7 +547,7 @@ impl<'d> Builder<'d> {
         let scope = self.scopes.pop().expect("scene scope");
         let routes = self.resolve_routes(&scope);
         self.scene.routes = routes;
-        self.scene.defs = scope.order;
+        self.scene.defs = scope.defs;
         self.scene
     }
 

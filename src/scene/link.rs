@@ -6,7 +6,8 @@
 
 use super::value::Data;
 use super::{Dir, NodeClass, NodeId, Route, Scene};
-use crate::diag::Diagnostics;
+use crate::diag::{Diagnostic, Diagnostics};
+use crate::hash::HashMap;
 use crate::source::{FileId, Sources};
 
 /// Gets the bytes of a file named by a URL in another file.
@@ -271,53 +272,82 @@ impl Linker<'_> {
             scene.expansions.insert(id, merged.roots);
             exports.push((id, merged.exports));
         }
-        // IMPORT: the stand-in node becomes the exported one.
-        for imp in std::mem::take(&mut scene.imports) {
-            let inline = scene.def(&imp.inline);
-            let found = exports
-                .iter()
-                .find(|(i, _)| Some(*i) == inline)
-                .and_then(|(_, list)| list.iter().find(|(name, _)| *name == imp.exported))
-                .map(|&(_, node)| node);
-            match found {
-                Some(node) => replace_node(scene, imp.placeholder, node, self.diags),
-                None => self.diags.warning(
-                    format!(
-                        "IMPORT `{}.{}`: no such EXPORT in a loaded Inline",
-                        imp.inline, imp.exported
-                    ),
-                    Some(imp.span),
-                ),
+        // IMPORT: the stand-in node becomes the exported one (the first
+        // EXPORT of the name in the Inline's file).
+        let mut exported: HashMap<(NodeId, &str), NodeId> = HashMap::default();
+        for (inline, list) in &exports {
+            for (name, node) in list {
+                exported.entry((*inline, name.as_str())).or_insert(*node);
             }
+        }
+        // The node each stand-in becomes, and which IMPORT made it; what is
+        // reported, by IMPORT and then by route.
+        let mut stand_ins: HashMap<NodeId, (usize, NodeId)> = HashMap::default();
+        let mut reports = Vec::new();
+        for (k, imp) in std::mem::take(&mut scene.imports).into_iter().enumerate() {
+            let found = scene
+                .def(&imp.inline)
+                .and_then(|inline| exported.get(&(inline, imp.exported.as_str())));
+            match found {
+                Some(&node) => {
+                    stand_ins.insert(imp.placeholder, (k, node));
+                }
+                None => reports.push((
+                    (k, 0),
+                    Diagnostic::warning(
+                        format!(
+                            "IMPORT `{}.{}`: no such EXPORT in a loaded Inline",
+                            imp.inline, imp.exported
+                        ),
+                        Some(imp.span),
+                    ),
+                )),
+            }
+        }
+        if !stand_ins.is_empty() {
+            replace_stand_ins(scene, &stand_ins, &mut reports);
+        }
+        reports.sort_by_key(|&(at, _)| at);
+        for (_, d) in reports {
+            self.diags.push(d);
         }
     }
 }
 
 /// Routes that name a stand-in now name the real node (their fields are
-/// checked now that its type is known).
-fn replace_node(scene: &mut Scene, from: NodeId, to: NodeId, diags: &mut Diagnostics) {
+/// checked now that its type is known), in one pass over the routes: the
+/// ends of a route in the order of their IMPORTs. A route whose field the
+/// real node lacks is an error, keyed by its IMPORT and its place.
+fn replace_stand_ins(
+    scene: &mut Scene,
+    stand_ins: &HashMap<NodeId, (usize, NodeId)>,
+    reports: &mut Vec<((usize, usize), Diagnostic)>,
+) {
     let mut routes = std::mem::take(&mut scene.routes);
+    let mut at = 0;
     routes.retain_mut(|r| {
-        for (node, field, dir) in [
+        at += 1;
+        let mut ends = [
             (&mut r.from, &mut r.from_field, Dir::Out),
             (&mut r.to, &mut r.to_field, Dir::In),
-        ] {
-            if *node != from {
+        ]
+        .map(|(node, field, dir)| (stand_ins.get(node).copied(), node, field, dir));
+        ends.sort_by_key(|(s, ..)| s.map(|(k, _)| k));
+        for (stand_in, node, field, dir) in ends {
+            let Some((k, to)) = stand_in else {
                 continue;
-            }
+            };
             *node = to;
             match scene.find_field(to, field, dir) {
                 Some(f) => *field = f.name.clone(),
                 None if matches!(scene.node(to).class, NodeClass::Unknown) => {}
                 None => {
-                    diags.error(
-                        format!(
-                            "ROUTE names `{}.{field}`, but `{}` has no such field",
-                            scene.display_name(to),
-                            scene.node(to).type_name
-                        ),
-                        Some(r.span),
+                    let message = format!(
+                        "ROUTE names `{}.{field}`, but `{}` has no such field",
+                        scene.display_name(to),
+                        scene.node(to).type_name
                     );
+                    reports.push(((k, at), Diagnostic::error(message, Some(r.span))));
                     return false;
                 }
             }

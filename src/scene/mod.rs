@@ -124,8 +124,9 @@ pub struct Scene {
     pub header: Header,
     pub nodes: Vec<Node>,
     pub roots: Vec<NodeId>,
-    /// DEF names of the scene's own namespace, in file order.
-    pub defs: Vec<(String, NodeId)>,
+    /// DEF names of the scene's own namespace (the last node of a name
+    /// given twice).
+    pub defs: crate::hash::HashMap<String, NodeId>,
     pub routes: Vec<Route>,
     pub protos: Vec<Proto>,
     /// The nodes each prototype instance expanded to (its body's root
@@ -156,11 +157,7 @@ impl Scene {
 
     /// The node of a DEF name in the scene's namespace.
     pub fn def(&self, name: &str) -> Option<NodeId> {
-        self.defs
-            .iter()
-            .rev()
-            .find(|(n, _)| n == name)
-            .map(|&(_, id)| id)
+        self.defs.get(name).copied()
     }
 
     /// A name for messages: `DEF` name if any, else the type.
