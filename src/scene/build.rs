@@ -63,6 +63,8 @@ pub struct Builder<'d> {
     /// Prototypes whose bodies are being read, innermost last.
     bodies: Vec<usize>,
     encoding: Encoding,
+    /// The last prototype declared with each name.
+    proto_names: HashMap<String, usize>,
 }
 
 impl<'d> Builder<'d> {
@@ -73,6 +75,7 @@ impl<'d> Builder<'d> {
             scopes: vec![Scope::default()],
             bodies: Vec::new(),
             encoding,
+            proto_names: HashMap::default(),
         }
     }
 
@@ -106,10 +109,9 @@ impl<'d> Builder<'d> {
     /// not being read (a prototype cannot contain itself: inside its own
     /// body its name is the built-in node type).
     pub fn proto_named(&self, type_name: &str) -> Option<usize> {
-        self.scene
-            .protos
-            .iter()
-            .rposition(|p| p.name == type_name)
+        self.proto_names
+            .get(type_name)
+            .copied()
             .filter(|p| !self.bodies.contains(p))
     }
 
@@ -349,7 +351,9 @@ impl<'d> Builder<'d> {
             extern_url,
             span,
         });
-        self.scene.protos.len() - 1
+        let p = self.scene.protos.len() - 1;
+        self.proto_names.insert(name.to_string(), p);
+        p
     }
 
     /// The url list of an EXTERNPROTO, read after its interface.

@@ -254,6 +254,8 @@ struct Writer<'a> {
     rest: crate::geom::Overrides,
     /// Each clip's tracks by the node they drive.
     track_index: Vec<TrackIndex<'a>>,
+    /// The clips that animate each node, in order.
+    clips_of: HashMap<NodeId, Vec<usize>>,
 }
 
 /// A clip's tracks by the node they drive, made once a clip: a track's
@@ -556,7 +558,13 @@ pub fn build(
         material_names: Default::default(),
         rest: rest_values(scene, clips),
         track_index: clips.iter().map(TrackIndex::new).collect(),
+        clips_of: HashMap::default(),
     };
+    for (ci, index) in w.track_index.iter().enumerate() {
+        for &node in index.producing.keys() {
+            w.clips_of.entry(node).or_default().push(ci);
+        }
+    }
     w.root.asset.generator = Some(format!("x3dbake {}", env!("CARGO_PKG_VERSION")));
     let mut roots = Vec::new();
     let mut ancestors = Vec::new();
@@ -1142,7 +1150,17 @@ impl<'a> Writer<'a> {
         let opts = self.opts;
         let mut targets = Vec::new();
         let mut made = Vec::new();
-        for (ci, clip) in clips.iter().enumerate() {
+        // Only the clips that animate one of the mesh's arrays (a scan of
+        // every clip for every mesh took their product).
+        let mut animating: Vec<usize> = [m.coord, m.normal, m.tex_coord]
+            .into_iter()
+            .flatten()
+            .flat_map(|node| self.clips_of.get(&node).into_iter().flatten().copied())
+            .collect();
+        animating.sort_unstable();
+        animating.dedup();
+        for ci in animating {
+            let clip = &clips[ci];
             let index = &self.track_index[ci];
             let find = |node: Option<NodeId>, field: &str| {
                 let node = node?;
