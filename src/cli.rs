@@ -301,6 +301,7 @@ impl BakeArgs {
                 },
                 tolerance: self.tolerance,
                 keep_constant: self.keep_constant,
+                ..Default::default()
             },
             embed: self.embed,
             jobs: self.jobs.map(usize::from),

@@ -1300,3 +1300,42 @@ fn normals_made_from_moving_points_follow_them() {
     }
     assert_eq!(checked, 2 * 3 * 24);
 }
+
+#[test]
+fn meshes_past_the_buffer_limit_stop_the_bake_at_the_geometry() {
+    // 40 spheres, each tessellated and stored on its own; a limit of ten
+    // and a half spheres' bytes stops at the eleventh, reported there.
+    let build = |text: &str, limit: usize| {
+        let (_dir, path) = util::scene_file("spheres.x3d", text);
+        let (scene, clips) = util::load_clips(Path::new(&path), ClipOptions::default());
+        let opts = x3dbake::write::gltf::Options {
+            max_buffer_bytes: limit,
+            ..Default::default()
+        };
+        let mut diags = x3dbake::diag::Diagnostics::default();
+        let mut no_images = |_: x3dbake::scene::NodeId, _: &str| None;
+        let doc = x3dbake::write::gltf::build(&scene, &clips, &opts, &mut no_images, &mut diags);
+        (doc.bin.len(), diags.list().to_vec())
+    };
+    let sphere = "<Shape><Sphere/></Shape>\n";
+    let (one, diags) = build(&format!("<X3D><Scene>\n{sphere}</Scene></X3D>"), usize::MAX);
+    assert!(diags.is_empty() && one > 10_000, "{one} {diags:?}");
+    let forty = format!("<X3D><Scene>\n{}</Scene></X3D>", sphere.repeat(40));
+    let (all, diags) = build(&forty, 40 * one);
+    assert_eq!((all, diags.len()), (40 * one, 0), "{diags:?}");
+    let limit = 10 * one + one / 2;
+    let (stopped, diags) = build(&forty, limit);
+    assert_eq!(stopped, 11 * one);
+    assert_eq!(diags.len(), 1, "{diags:?}");
+    assert_eq!(
+        diags[0].message,
+        format!(
+            "the glTF buffer would hold more than {limit} bytes (a mesh is stored for each \
+             geometry node, and again for each appearance it is USE'd with): stopped at `<Sphere>`"
+        )
+    );
+    // The eleventh Sphere, on line 12: its element after `<Shape>`.
+    let span = diags[0].span.unwrap();
+    let start = "<X3D><Scene>\n".len() + 10 * sphere.len() + "<Shape><".len();
+    assert_eq!(span.start as usize, start);
+}

@@ -45,6 +45,9 @@ pub struct Options {
     pub tolerance: Option<f64>,
     /// With a tolerance: keep tracks that never leave the target's own value.
     pub keep_constant: bool,
+    /// The most bytes the binary buffer may hold (default
+    /// [`MAX_BUFFER_BYTES`]); a scene whose meshes go past it is an error.
+    pub max_buffer_bytes: usize,
 }
 
 impl Default for Options {
@@ -55,6 +58,7 @@ impl Default for Options {
             interpolation: SampleInterpolation::Linear,
             tolerance: None,
             keep_constant: false,
+            max_buffer_bytes: MAX_BUFFER_BYTES,
         }
     }
 }
@@ -191,6 +195,16 @@ const MAX_DEPTH: usize = 2000;
 /// node USE'd in several places is copied to each, and a few lines of USE
 /// can stand for more copies than memory holds.
 pub const MAX_NODES: usize = 500_000;
+/// The most bytes of mesh data, images and animations the binary buffer
+/// may hold by default: the GLB limit. A mesh is stored once for each
+/// geometry and appearance, and each primitive is tessellated on its own,
+/// so `<Shape><Sphere/></Shape>` (24 bytes) stores 30 KB: a few MB of X3D
+/// could fill more memory than the machine has. Lower in fuzz builds, so
+/// that the fuzzer reaches the limit.
+#[cfg(not(fuzzing))]
+pub const MAX_BUFFER_BYTES: usize = u32::MAX as usize;
+#[cfg(fuzzing)]
+pub const MAX_BUFFER_BYTES: usize = 16 << 20;
 /// The most numbers a document's animations may hold: keyframe times and
 /// values (tangents too) as they are made, exact or sampled, morph target
 /// data and morph weights. 1 GB as f32 in the buffer, with the f64
@@ -239,8 +253,8 @@ struct Writer<'a> {
     material_names: crate::hash::HashSet<String>,
     /// The choice nodes of each animated Switch, at each place it stands.
     switches: HashMap<NodeId, Vec<Vec<Index<json::Node>>>>,
-    /// Set when [`MAX_NODES`] is reached (and reported): nothing more is
-    /// visited.
+    /// Set when [`MAX_NODES`] or the buffer limit is reached (and
+    /// reported): nothing more is visited.
     full: bool,
     /// Numbers the animations hold so far, against [`MAX_VALUES`] (past it
     /// once the limit is reported: nothing more is made).
@@ -731,6 +745,12 @@ fn node(name: Option<String>) -> json::Node {
 }
 
 impl<'a> Writer<'a> {
+    /// Reports why the visit stops, at a node, and stops it.
+    fn stop(&mut self, message: String, at: NodeId) {
+        self.full = true;
+        self.diags.error(message, Some(self.scene.node(at).span));
+    }
+
     /// Adds the glTF nodes of an X3D node (and its subtree) to `parent`.
     /// A USE'd node is visited at each place it stands: each place is a copy.
     fn visit(
@@ -740,18 +760,18 @@ impl<'a> Writer<'a> {
         ancestors: &mut Vec<NodeId>,
     ) {
         let scene = self.scene;
+        if self.full {
+            return;
+        }
         if self.root.nodes.len() >= MAX_NODES {
-            if !self.full {
-                self.full = true;
-                self.diags.error(
-                    format!(
-                        "the glTF scene would have more than {MAX_NODES} nodes (each place a node \
-                         is USE'd takes a copy): stopped at `{}`",
-                        scene.display_name(id)
-                    ),
-                    Some(scene.node(id).span),
-                );
-            }
+            self.stop(
+                format!(
+                    "the glTF scene would have more than {MAX_NODES} nodes (each place a node is \
+                     USE'd takes a copy): stopped at `{}`",
+                    scene.display_name(id)
+                ),
+                id,
+            );
             return;
         }
         let Some(def) = scene.known(id) else {
@@ -1068,6 +1088,19 @@ impl<'a> Writer<'a> {
             None => {
                 let m = self.mesh(geometry, appearance);
                 self.meshes.insert((geometry, appearance), m);
+                let limit = self.opts.max_buffer_bytes;
+                if self.bin.len() > limit {
+                    self.stop(
+                        format!(
+                            "the glTF buffer would hold more than {limit} bytes (a mesh is \
+                             stored for each geometry node, and again for each appearance it is \
+                             USE'd with): stopped at `{}`",
+                            scene.display_name(geometry)
+                        ),
+                        geometry,
+                    );
+                    return;
+                }
                 m
             }
         };
