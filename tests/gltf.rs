@@ -1339,3 +1339,29 @@ fn meshes_past_the_buffer_limit_stop_the_bake_at_the_geometry() {
     let start = "<X3D><Scene>\n".len() + 10 * sphere.len() + "<Shape><".len();
     assert_eq!(span.start as usize, start);
 }
+
+#[test]
+fn an_image_texture_used_by_several_appearances_is_embedded_once() {
+    // One ImageTexture node, USE'd in three appearances (two of them with
+    // their own TextureTransform): one image, one texture, three materials.
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("t.glb");
+    let x3d = util::root().join("fixtures/scenes/textures.x3d");
+    bake_ok(&x3d.to_string_lossy(), &out, &[]);
+    let (json, _) = document_json(&std::fs::read(&out).unwrap());
+    assert_eq!(json["images"].as_array().unwrap().len(), 1);
+    assert_eq!(json["textures"].as_array().unwrap().len(), 1);
+    let materials = json["materials"].as_array().unwrap();
+    assert_eq!(materials.len(), 3);
+    let transforms: Vec<&serde_json::Value> = materials
+        .iter()
+        .map(|m| {
+            let info = &m["pbrMetallicRoughness"]["baseColorTexture"];
+            assert_eq!(info["index"], 0);
+            &info["extensions"]["KHR_texture_transform"]
+        })
+        .collect();
+    assert!(transforms[0].is_null());
+    assert_eq!(transforms[1]["rotation"], 0.4);
+    assert_eq!(transforms[2]["scale"], serde_json::json!([2.0, 2.0]));
+}

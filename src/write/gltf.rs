@@ -249,6 +249,9 @@ struct Writer<'a> {
     /// Each TextureTransform written: its fields, and the glTF materials
     /// whose base colour texture it moves.
     tex_transforms: HashMap<NodeId, (TexFields, Vec<usize>)>,
+    /// The glTF texture of each ImageTexture node (`None`: no image could
+    /// be read), made once however many appearances USE it.
+    textures: HashMap<NodeId, Option<Index<json::Texture>>>,
     /// The names given to glTF materials.
     material_names: crate::hash::HashSet<String>,
     /// The choice nodes of each animated Switch, at each place it stands.
@@ -570,6 +573,7 @@ pub fn build(
         values: 0,
         tex_transforms: HashMap::default(),
         material_names: Default::default(),
+        textures: HashMap::default(),
         rest: rest_values(scene, clips),
         track_index: clips.iter().map(TrackIndex::new).collect(),
         clips_of: HashMap::default(),
@@ -1451,8 +1455,31 @@ impl<'a> Writer<'a> {
     /// The texture of an Appearance's ImageTexture, its image embedded, with
     /// its TextureTransform (KHR_texture_transform).
     fn texture(&mut self, appearance: NodeId) -> Option<json::texture::Info> {
+        let tex = self.scene.child(appearance, "texture")?;
+        let texture = match self.textures.get(&tex) {
+            Some(&t) => t,
+            None => {
+                let t = self.image_texture(tex);
+                self.textures.insert(tex, t);
+                t
+            }
+        }?;
+        let extensions = self
+            .scene
+            .child(appearance, "textureTransform")
+            .and_then(|t| self.texture_transform(t));
+        Some(json::texture::Info {
+            index: texture,
+            tex_coord: 0,
+            extensions,
+            extras: None,
+        })
+    }
+
+    /// An ImageTexture's image (embedded in the buffer), sampler and glTF
+    /// texture.
+    fn image_texture(&mut self, tex: NodeId) -> Option<Index<json::Texture>> {
         let scene = self.scene;
-        let tex = scene.child(appearance, "texture")?;
         let span = Some(scene.node(tex).span);
         if scene.known(tex).is_none_or(|d| d.name != "ImageTexture") {
             let ty = &scene.node(tex).type_name;
@@ -1506,22 +1533,13 @@ impl<'a> Writer<'a> {
             extensions: None,
             extras: None,
         });
-        let texture = self.root.push(json::Texture {
+        Some(self.root.push(json::Texture {
             name: None,
             sampler: Some(sampler),
             source: image,
             extensions: None,
             extras: None,
-        });
-        let extensions = scene
-            .child(appearance, "textureTransform")
-            .and_then(|t| self.texture_transform(t));
-        Some(json::texture::Info {
-            index: texture,
-            tex_coord: 0,
-            extensions,
-            extras: None,
-        })
+        }))
     }
 
     /// The fields of a TextureTransform as written: its rotation is left
