@@ -671,10 +671,12 @@ fn strips(scene: &Scene, rest: &Overrides, id: NodeId) -> Mesh {
     let mut m = Mesh::new(Primitive::Lines);
     let mut start = 0usize;
     for &count in scene.ints(id, "vertexCount") {
-        let n = count.max(0) as usize;
-        let strip: Vec<usize> = (start..start + n).filter(|&c| c < coords.len()).collect();
+        let end = start.saturating_add(count.max(0) as usize);
+        // The points that exist (a count may be larger than the points:
+        // up to 2^31 a count, so they are not walked one by one).
+        let strip: Vec<usize> = (start..end.min(coords.len())).collect();
         push_strip(&mut m, &strip, &coords, &cols);
-        start += n;
+        start = end;
     }
     m
 }

@@ -1365,3 +1365,25 @@ fn an_image_texture_used_by_several_appearances_is_embedded_once() {
     assert_eq!(transforms[1]["rotation"], 0.4);
     assert_eq!(transforms[2]["scale"], serde_json::json!([2.0, 2.0]));
 }
+
+#[test]
+fn a_line_set_whose_counts_pass_its_points_draws_the_points_there_are() {
+    // vertexCount 2, then 2^31 - 1 a thousand times over four points: the
+    // first strip is points 0-1, the second what is left (2-3), the rest
+    // empty. Each count was walked point by point (0.8 s each).
+    let counts = format!("2{}", " 2147483647".repeat(1000));
+    let text = format!(
+        "<X3D><Scene><Shape><LineSet vertexCount='{counts}'>\
+         <Coordinate point='0 0 0, 1 0 0, 2 0 0, 3 0 0'/></LineSet></Shape></Scene></X3D>"
+    );
+    let (dir, path) = util::scene_file("lines.x3d", &text);
+    let out = dir.path().join("lines.glb");
+    let o = util::run_within(&[&path, "-o", out.to_str().unwrap()], 20);
+    assert_eq!(o.status.code(), Some(0), "{}", util::stderr(&o));
+    let (json, _) = document_json(&std::fs::read(&out).unwrap());
+    let prim = &json["meshes"][0]["primitives"][0];
+    assert_eq!(prim["mode"], 1, "LINES");
+    let count = |a: &serde_json::Value| &json["accessors"][a.as_u64().unwrap() as usize]["count"];
+    assert_eq!(count(&prim["attributes"]["POSITION"]), 4);
+    assert_eq!(count(&prim["indices"]), 4);
+}
