@@ -4,7 +4,11 @@
 # newly covered edge, or MAX seconds (default 3600) in all. The run is the
 # one fuzz/new_places.sh reads: no address randomisation, -print_pcs=1,
 # inputs up to 8 192 bytes, the target's dictionary from fuzz/dict.sh, and
-# every log line prefixed with the seconds since the start.
+# every log line prefixed with the seconds since the start. An input that
+# takes over 20 s is a timeout; one over 2 s is kept as a slow unit (8 KB
+# read in 2 s means work growing faster than the input: a LineSet whose
+# counts were walked point by point took 0.8 s a count and never reached
+# the timeout).
 #   cargo fuzz build --sanitizer none   (the stable toolchain does: no sanitizer)
 #   fuzz/seeds.sh /tmp/seeds && cp -r /tmp/seeds/json /tmp/c_json
 #   fuzz/plateau.sh read_json /tmp/c_json 3600 900 > read_json.log
@@ -33,7 +37,7 @@ mkdir -p "art_$target"
 mkfifo "$work/out"
 start=$(date +%s)
 setarch -R "$bin" "$corpus" -dict="$work/dict" -max_len=8192 -print_pcs=1 \
-  -timeout=20 -rss_limit_mb=4096 -max_total_time="$max" \
+  -timeout=20 -report_slow_units=2 -rss_limit_mb=4096 -max_total_time="$max" \
   -artifact_prefix="art_$target/" > "$work/out" 2>&1 &
 fuzzer=$!
 trap 'kill -INT $fuzzer 2> /dev/null || true' INT TERM
