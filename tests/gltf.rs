@@ -1387,3 +1387,47 @@ fn a_line_set_whose_counts_pass_its_points_draws_the_points_there_are() {
     assert_eq!(count(&prim["attributes"]["POSITION"]), 4);
     assert_eq!(count(&prim["indices"]), 4);
 }
+
+#[test]
+fn interpolators_setting_one_field_at_once_bake_the_last_event() {
+    // Three interpolators of one clock drive X.translation; the fraction
+    // routes reach P0, P2, P1 in that order, so P1's event comes last and
+    // wins (X_ITE 15 plays (0, 0.25, 0) at t = 0.25). glTF allows one
+    // channel a target in an animation: three were written, which the
+    // validator refused (ANIMATION_DUPLICATE_TARGETS).
+    let text = "<X3D><Scene><TimeSensor DEF='T' loop='true'/><Transform DEF='X'/>
+<PositionInterpolator DEF='P0' key='0 1' keyValue='0 0 0 1 0 0'/>
+<PositionInterpolator DEF='P1' key='0 1' keyValue='0 0 0 0 1 0'/>
+<PositionInterpolator DEF='P2' key='0 1' keyValue='0 0 0 0 0 1'/>
+<ROUTE fromNode='P1' fromField='value_changed' toNode='X' toField='translation'/>
+<ROUTE fromNode='T' fromField='fraction_changed' toNode='P0' toField='set_fraction'/>
+<ROUTE fromNode='T' fromField='fraction_changed' toNode='P2' toField='set_fraction'/>
+<ROUTE fromNode='P0' fromField='value_changed' toNode='X' toField='translation'/>
+<ROUTE fromNode='T' fromField='fraction_changed' toNode='P1' toField='set_fraction'/>
+<ROUTE fromNode='P2' fromField='value_changed' toNode='X' toField='translation'/>
+</Scene></X3D>";
+    let (dir, path) = util::scene_file("three.x3d", text);
+    let out = dir.path().join("three.glb");
+    let o = util::run(&[&path, "-o", out.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0));
+    assert_eq!(
+        util::stderr(&o).lines().next().unwrap(),
+        format!(
+            "{path}:8:2: warning: `X.translation` is set 3 times at once in clip `T`: the last \
+             event, from `P1`, wins; the others (from `P0`, `P2`) are not baked"
+        )
+    );
+    let (scene, clips) = util::load_clips(Path::new(&path), ClipOptions::default());
+    assert_eq!(clips[0].tracks.len(), 1);
+    let track = &clips[0].tracks[0];
+    assert_eq!(scene.node(track.source).def.as_deref(), Some("P1"));
+    let mut v = Vec::new();
+    clips[0].eval(track, 0.25, &mut v);
+    assert_eq!(v, [0.0, 0.25, 0.0]);
+    let (json, _) = document_json(&std::fs::read(&out).unwrap());
+    assert_eq!(
+        json["animations"][0]["channels"].as_array().unwrap().len(),
+        1
+    );
+    util::assert_validator_clean(&[out]);
+}

@@ -586,6 +586,10 @@ pub fn clips_using(
         if tracks.is_empty() {
             continue;
         }
+        // After a routing limit the clip is not baked: no warnings for it.
+        let mut quiet = Diagnostics::default();
+        let diags = if b.stopped { &mut quiet } else { &mut *b.diags };
+        last_event_wins(diags, scene, &name, &mut tracks);
         let key_range = tracks
             .iter()
             .filter_map(|t| Some((*t.func.keys().first()?, *t.func.keys().last()?)))
@@ -740,6 +744,76 @@ fn report_unbaked_routes(b: &mut Builder<'_>, clips: &[Clip]) {
             Some(r.span),
         );
     }
+}
+
+/// Fields that several tracks of one clip set at once: the last event
+/// wins, as in a browser's event cascade, which follows the routes from the
+/// clock in order as the walk does (X_ITE, measured: of three interpolators
+/// driving one translation, the one whose fraction route comes last). The
+/// others are dropped with a warning; glTF allows one channel a target in
+/// an animation.
+fn last_event_wins(diags: &mut Diagnostics, scene: &Scene, clip: &str, tracks: &mut Vec<Track>) {
+    let mut last: HashMap<(NodeId, &str), usize> = HashMap::default();
+    for (i, t) in tracks.iter().enumerate() {
+        last.insert((t.target, t.field.as_str()), i);
+    }
+    if last.len() == tracks.len() {
+        return;
+    }
+    // The track that wins over each one (itself, if none).
+    let winners: Vec<usize> = tracks
+        .iter()
+        .map(|t| last[&(t.target, t.field.as_str())])
+        .collect();
+    // The dropped tracks of each field, in order, by the winner's index.
+    let mut dropped: Vec<(usize, Vec<usize>)> = Vec::new();
+    let mut at: HashMap<usize, usize> = HashMap::default();
+    for (i, &winner) in winners.iter().enumerate() {
+        if winner != i {
+            let k = *at.entry(winner).or_insert_with(|| {
+                dropped.push((winner, Vec::new()));
+                dropped.len() - 1
+            });
+            dropped[k].1.push(i);
+        }
+    }
+    for (winner, losers) in &dropped {
+        let w = &tracks[*winner];
+        // The sources of the dropped events (one interpolator can be
+        // reached by several routes), each once.
+        let mut seen = HashSet::default();
+        let sources: Vec<NodeId> = losers
+            .iter()
+            .map(|&i| tracks[i].source)
+            .filter(|&s| seen.insert(s))
+            .collect();
+        let names: Vec<String> = sources
+            .iter()
+            .take(3)
+            .map(|&s| format!("`{}`", scene.display_name(s)))
+            .collect();
+        let more = match sources.len() {
+            n if n > 3 => format!(" and {} more", n - 3),
+            _ => String::new(),
+        };
+        diags.warning(
+            format!(
+                "`{}.{}` is set {} times at once in clip `{clip}`: the last event, from `{}`, \
+                 wins; the others (from {}{more}) are not baked",
+                scene.display_name(w.target),
+                w.field,
+                losers.len() + 1,
+                scene.display_name(w.source),
+                names.join(", "),
+            ),
+            Some(tracks[losers[0]].span),
+        );
+    }
+    let mut i = 0;
+    tracks.retain(|_| {
+        i += 1;
+        winners[i - 1] == i - 1
+    });
 }
 
 /// A field animated by two clips: they fight when both play.
