@@ -18,14 +18,23 @@ pub const MAX_EXPANDED_NODES: usize = 1_000_000;
 /// the code they run is the same as for ten thousand.
 #[cfg(fuzzing)]
 pub const MAX_EXPANDED_NODES: usize = 10_000;
+/// The most routes expansion may create: the copies of prototype bodies'
+/// ROUTEs, and the routes to and from instance fields moved onto every body
+/// node the field is connected to (R routes to a field connected to C
+/// nodes become R·C: 2 000 of each, 450 KB of X3D, made 4 million routes
+/// and 820 MB). About 100 bytes each.
+#[cfg(not(fuzzing))]
+pub const MAX_EXPANDED_ROUTES: usize = 1_000_000;
+#[cfg(fuzzing)]
+pub const MAX_EXPANDED_ROUTES: usize = 10_000;
 
 /// The body nodes one instance's interface field is connected to.
 type Connections = HashMap<(NodeId, String), Vec<(NodeId, String)>>;
 
 /// Expands every prototype instance of the scene, after checking that the
-/// expansion stays within [`MAX_NESTING`] and [`MAX_EXPANDED_NODES`]:
-/// a few lines of nested prototypes can ask for billions of nodes, and
-/// that is refused before anything is made.
+/// expansion stays within [`MAX_NESTING`], [`MAX_EXPANDED_NODES`] and
+/// [`MAX_EXPANDED_ROUTES`]: a few lines of nested prototypes can ask for
+/// billions of nodes, and that is refused before anything is made.
 pub fn expand(scene: &mut Scene, diags: &mut Diagnostics) {
     let mut queue: Vec<NodeId> = (0..scene.nodes.len() as u32)
         .map(NodeId)
@@ -95,20 +104,22 @@ pub fn expand(scene: &mut Scene, diags: &mut Diagnostics) {
         }
         queue.extend(nested);
     }
-    reroute(scene, &connections);
+    reroute(scene, &connections, diags);
 }
 
-/// What one instance of a prototype expands to: the nodes it creates and
-/// how deep instances nest in it (1 when its body holds no instance).
+/// What one instance of a prototype expands to: the nodes and routes it
+/// creates, and how deep instances nest in it (1 when its body holds no
+/// instance).
 #[derive(Clone, Copy)]
 struct Size {
     nodes: usize,
+    routes: usize,
     depth: usize,
 }
 
 /// Checks, before expanding anything, that the instances `roots` stay
-/// within [`MAX_NESTING`] and [`MAX_EXPANDED_NODES`]; reports the first
-/// that does not.
+/// within [`MAX_NESTING`], [`MAX_EXPANDED_NODES`] and the body routes
+/// within [`MAX_EXPANDED_ROUTES`]; reports the first that does not.
 fn within_limits(
     scene: &Scene,
     roots: &[NodeId],
@@ -116,7 +127,8 @@ fn within_limits(
     diags: &mut Diagnostics,
 ) -> bool {
     let sizes = sizes(scene, templates);
-    let mut created = 0usize;
+    // Nodes, then routes, created so far.
+    let mut created = [0usize; 2];
     for &inst in roots {
         let NodeClass::Proto(p) = scene.node(inst).class else {
             continue;
@@ -130,23 +142,24 @@ fn within_limits(
             );
             return false;
         }
-        created = created.saturating_add(size.nodes);
-        if created > MAX_EXPANDED_NODES {
-            let what = if size.nodes > MAX_EXPANDED_NODES {
-                format!("one instance of `{name}` alone")
-            } else {
-                format!(
-                    "this instance of `{name}` ({} nodes) with those before it",
-                    size.nodes
-                )
-            };
-            diags.error(
-                format!(
-                    "expanding prototypes would create more than {MAX_EXPANDED_NODES} nodes: {what}"
-                ),
-                Some(scene.node(inst).span),
-            );
-            return false;
+        let counts = [
+            (size.nodes, MAX_EXPANDED_NODES, "nodes"),
+            (size.routes, MAX_EXPANDED_ROUTES, "routes"),
+        ];
+        for (total, (n, max, what)) in created.iter_mut().zip(counts) {
+            *total = total.saturating_add(n);
+            if *total > max {
+                let which = if n > max {
+                    format!("one instance of `{name}` alone")
+                } else {
+                    format!("this instance of `{name}` ({n} {what}) with those before it")
+                };
+                diags.error(
+                    format!("expanding prototypes would create more than {max} {what}: {which}"),
+                    Some(scene.node(inst).span),
+                );
+                return false;
+            }
         }
     }
     true
@@ -161,6 +174,7 @@ fn within_limits(
 fn sizes(scene: &Scene, templates: &HashMap<usize, Vec<NodeId>>) -> Vec<Size> {
     const ENDLESS: Size = Size {
         nodes: usize::MAX,
+        routes: usize::MAX,
         depth: usize::MAX,
     };
     let nested = |p: usize| -> Vec<usize> {
@@ -197,6 +211,7 @@ fn sizes(scene: &Scene, templates: &HashMap<usize, Vec<NodeId>>) -> Vec<Size> {
             let size = inner.iter().fold(
                 Size {
                     nodes: own,
+                    routes: scene.protos[p].routes.len(),
                     depth: 1,
                 },
                 |acc, &q| {
@@ -204,6 +219,7 @@ fn sizes(scene: &Scene, templates: &HashMap<usize, Vec<NodeId>>) -> Vec<Size> {
                     let s = done[q].unwrap_or(ENDLESS);
                     Size {
                         nodes: acc.nodes.saturating_add(s.nodes),
+                        routes: acc.routes.saturating_add(s.routes),
                         depth: acc.depth.max(s.depth.saturating_add(1)),
                     }
                 },
@@ -306,12 +322,16 @@ fn instantiate(
 }
 
 /// Moves routes that name an instance's field onto the body nodes that
-/// field is connected to (repeatedly, for instances inside instances).
-fn reroute(scene: &mut Scene, connections: &Connections) {
+/// field is connected to (repeatedly, for instances inside instances), up
+/// to [`MAX_EXPANDED_ROUTES`] moved routes: past it, an error at the route
+/// that passes it, and the routes not yet moved stay as they are.
+fn reroute(scene: &mut Scene, connections: &Connections, diags: &mut Diagnostics) {
+    let mut made = 0usize;
     for _ in 0..MAX_NESTING {
         let mut changed = false;
         let mut out = Vec::with_capacity(scene.routes.len());
-        for r in std::mem::take(&mut scene.routes) {
+        let mut routes = std::mem::take(&mut scene.routes).into_iter();
+        while let Some(r) = routes.next() {
             // The destination moves first; the source on a later round.
             let to = connections
                 .get(&(r.to, r.to_field.clone()))
@@ -325,6 +345,27 @@ fn reroute(scene: &mut Scene, connections: &Connections) {
                 continue;
             };
             changed = true;
+            made = made.saturating_add(ends.len());
+            if made > MAX_EXPANDED_ROUTES {
+                let (node, field) = match dir {
+                    Dir::In => (r.to, &r.to_field),
+                    Dir::Out => (r.from, &r.from_field),
+                };
+                diags.error(
+                    format!(
+                        "moving ROUTEs onto the nodes that prototype fields are connected to \
+                         would create more than {MAX_EXPANDED_ROUTES} routes: stopped at this \
+                         one, whose `{}.{field}` is connected to {} nodes",
+                        scene.display_name(node),
+                        ends.len()
+                    ),
+                    Some(r.span),
+                );
+                out.push(r);
+                out.extend(routes);
+                scene.routes = out;
+                return;
+            }
             for (node, field) in ends {
                 let name = scene
                     .find_field(*node, field, dir)
