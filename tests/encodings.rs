@@ -215,3 +215,37 @@ fn inlines_and_images_of_devices_and_pipes_are_not_read() {
         );
     }
 }
+
+#[test]
+fn the_files_a_scene_reads_hold_a_limited_number_of_nodes() {
+    use x3dbake::scene::link::{Fetch, link_within};
+    /// Any URL is a file of ten Groups.
+    struct Groups;
+    impl Fetch for Groups {
+        fn fetch(&mut self, _: &str, url: &str) -> Result<(String, Vec<u8>), String> {
+            let text = format!("<X3D><Scene>{}</Scene></X3D>", "<Group/>".repeat(10));
+            Ok((url.to_string(), text.into_bytes()))
+        }
+    }
+    let main = "<X3D><Scene>\n".to_string()
+        + &"<Inline url='\"g.x3d\"'/>\n".repeat(5)
+        + "</Scene></X3D>\n";
+    let mut sources = x3dbake::source::Sources::new();
+    let mut diags = x3dbake::diag::Diagnostics::default();
+    let file = sources.add("main.x3d", main);
+    let mut scene = x3dbake::parse(&sources, file, &mut diags);
+    let before = scene.nodes.len();
+    // 35 nodes: three files of ten are read, the fourth passes the limit
+    // and nothing more is read.
+    link_within(&mut scene, &mut sources, file, &mut Groups, &mut diags, 35);
+    let messages: Vec<String> = diags.list().iter().map(|d| d.render(&sources)).collect();
+    assert_eq!(messages.len(), 1, "{messages:?}");
+    assert!(
+        messages[0].starts_with(
+            "main.x3d:5:14: error: Inline `g.x3d`: the files the scene reads hold more than 35 \
+             nodes (each file counted each time it is read)"
+        ),
+        "{messages:?}"
+    );
+    assert_eq!(scene.nodes.len(), before + 30);
+}

@@ -88,6 +88,17 @@ pub const MAX_LINKED_FILES: usize = 100;
 /// since every text read is kept for the messages.
 pub const MAX_LINKED_BYTES: usize = crate::source::MAX_FILE_BYTES;
 
+/// How many nodes the files one scene reads may hold in all (each read
+/// counted; about 230 bytes a node). Bytes alone do not bound the memory:
+/// `<Group/>` is 8 bytes of text and a node, so a file of 100 000 of them
+/// inlined 5 000 times (4 GB read, within the byte limit) asked for over
+/// 100 GB.
+#[cfg(not(fuzzing))]
+pub const MAX_LINKED_NODES: usize = 10_000_000;
+/// Fuzz builds allow fewer, so that the pipeline target reaches the limit.
+#[cfg(fuzzing)]
+pub const MAX_LINKED_NODES: usize = 100_000;
+
 /// Where a merged file's nodes and prototypes went.
 struct Merged {
     roots: Vec<NodeId>,
@@ -97,8 +108,8 @@ struct Merged {
 }
 
 /// Reads the Inline and EXTERNPROTO files of `scene` (whose text is
-/// `file`), recursively, within [`MAX_FILE_DEPTH`], [`MAX_LINKED_FILES`]
-/// and [`MAX_LINKED_BYTES`].
+/// `file`), recursively, within [`MAX_FILE_DEPTH`], [`MAX_LINKED_FILES`],
+/// [`MAX_LINKED_BYTES`] and [`MAX_LINKED_NODES`].
 pub fn link(
     scene: &mut Scene,
     sources: &mut Sources,
@@ -106,10 +117,24 @@ pub fn link(
     fetch: &mut dyn Fetch,
     diags: &mut Diagnostics,
 ) {
+    link_within(scene, sources, file, fetch, diags, MAX_LINKED_NODES);
+}
+
+/// [`link`], with another limit on the nodes of the files read.
+pub fn link_within(
+    scene: &mut Scene,
+    sources: &mut Sources,
+    file: FileId,
+    fetch: &mut dyn Fetch,
+    diags: &mut Diagnostics,
+    max_nodes: usize,
+) {
     let mut reads = Reads {
         stack: Vec::new(),
         files: 0,
         bytes: sources.get(file).text().len(),
+        nodes: 0,
+        max_nodes,
         spent: false,
     };
     link_file(scene, sources, file, fetch, diags, &mut reads);
@@ -123,6 +148,9 @@ struct Reads {
     /// the input's included.
     files: usize,
     bytes: usize,
+    /// Nodes of the files read (each read counted), and the most allowed.
+    nodes: usize,
+    max_nodes: usize,
     /// A limit was passed and reported: nothing more is read.
     spent: bool,
 }
@@ -226,6 +254,19 @@ impl Linker<'_> {
                         return None;
                     }
                     let mut child = crate::parse(sources, id, diags);
+                    reads.nodes = reads.nodes.saturating_add(child.nodes.len());
+                    if reads.nodes > reads.max_nodes {
+                        reads.spent = true;
+                        diags.error(
+                            format!(
+                                "{what} `{url}`: the files the scene reads hold more than {} \
+                                 nodes (each file counted each time it is read)",
+                                reads.max_nodes
+                            ),
+                            Some(span),
+                        );
+                        return None;
+                    }
                     link_file(&mut child, sources, id, fetch, diags, reads);
                     return Some((child, fragment.to_string()));
                 }
