@@ -735,6 +735,23 @@ fn quat_f32(q: DQuat) -> json::scene::UnitQuaternion {
     json::scene::UnitQuaternion(q.normalize().as_quat().to_array())
 }
 
+/// The most bytes of a DEF name that glTF objects take. Each place a node
+/// is USE'd is a copy with its own name: a 100 KB name on a node copied by
+/// a chain of USE to the 500 000-node limit made 50 GB of names (16 GB
+/// before the limit stopped it, 64 s).
+const MAX_NAME_BYTES: usize = 256;
+
+/// A node's DEF name for its glTF objects, cut to [`MAX_NAME_BYTES`] (at a
+/// character boundary).
+fn gltf_name(scene: &Scene, id: NodeId) -> Option<String> {
+    let def = scene.node(id).def.as_deref()?;
+    let mut end = def.len().min(MAX_NAME_BYTES);
+    while !def.is_char_boundary(end) {
+        end -= 1;
+    }
+    Some(def[..end].to_string())
+}
+
 fn node(name: Option<String>) -> json::Node {
     json::Node {
         camera: None,
@@ -813,7 +830,7 @@ impl<'a> Writer<'a> {
             );
             return;
         }
-        let name = scene.node(id).def.clone();
+        let name = gltf_name(scene, id);
         let (top, inner) = if is_transform_like(&def.name) {
             self.transform_nodes(id, name)
         } else {
@@ -848,7 +865,7 @@ impl<'a> Writer<'a> {
     ) {
         let scene = self.scene;
         let which = scene.number(id, "whichChoice");
-        let name = scene.node(id).def.clone();
+        let name = gltf_name(scene, id);
         let mut wrappers = Vec::new();
         for (i, child) in self.all_children(id, fields).into_iter().enumerate() {
             let wrapper = node(name.as_ref().map(|n| format!("{n}_choice{i}")));
@@ -1115,7 +1132,7 @@ impl<'a> Writer<'a> {
         let Some(mesh) = mesh else {
             return;
         };
-        let mut n = node(scene.node(id).def.clone());
+        let mut n = node(gltf_name(scene, id));
         n.mesh = Some(mesh);
         let index = self.root.push(n);
         self.mesh_nodes.entry(mesh.value()).or_default().push(index);
@@ -1162,7 +1179,7 @@ impl<'a> Writer<'a> {
         Some(self.root.push(json::Mesh {
             extensions: None,
             extras: None,
-            name: self.scene.node(geometry).def.clone(),
+            name: gltf_name(self.scene, geometry),
             primitives: vec![json::mesh::Primitive {
                 attributes,
                 extensions: None,
@@ -1401,7 +1418,7 @@ impl<'a> Writer<'a> {
                 {
                     m.alpha_mode = Checked::Valid(json::material::AlphaMode::Blend);
                 }
-                m.name = scene.node(mat).def.clone();
+                m.name = gltf_name(scene, mat);
                 let index = self.root.materials.len();
                 let white = vertex_colors;
                 let made = MadeMaterial {
@@ -1515,7 +1532,7 @@ impl<'a> Writer<'a> {
         let image = self.root.push(json::Image {
             buffer_view: Some(view),
             mime_type: Some(json::image::MimeType(mime.to_string())),
-            name: scene.node(tex).def.clone(),
+            name: gltf_name(scene, tex),
             uri: None,
             extensions: None,
             extras: None,
@@ -1609,7 +1626,7 @@ impl<'a> Writer<'a> {
             .unwrap_or(0.1);
         let far = f("farDistance").first().copied().filter(|&x| x > near);
         let camera = self.root.push(json::Camera {
-            name: scene.node(id).def.clone(),
+            name: gltf_name(scene, id),
             orthographic: None,
             perspective: Some(json::camera::Perspective {
                 aspect_ratio: None,
@@ -1624,7 +1641,7 @@ impl<'a> Writer<'a> {
             extras: None,
         });
         self.cameras.entry(id).or_default().push(camera.value());
-        let mut n = node(scene.node(id).def.clone());
+        let mut n = node(gltf_name(scene, id));
         n.camera = Some(camera);
         let p = f("position");
         n.translation = Some([p[0], p[1], p[2]]).filter(|v| *v != [0.0; 3]);
@@ -1680,7 +1697,7 @@ impl<'a> Writer<'a> {
             extensions: None,
             extras: None,
             intensity,
-            name: scene.node(id).def.clone(),
+            name: gltf_name(scene, id),
             range,
             spot,
             type_: Checked::Valid(type_),
@@ -1695,7 +1712,7 @@ impl<'a> Writer<'a> {
         let index = Index::new(list.len() as u32 - 1);
         self.lights.entry(id).or_default().push(index.value());
         self.extensions.push("KHR_lights_punctual");
-        let mut n = node(scene.node(id).def.clone());
+        let mut n = node(gltf_name(scene, id));
         n.extensions = Some(json::extensions::scene::Node {
             khr_lights_punctual: Some(klp::KhrLightsPunctual { light: index }),
             ..Default::default()
