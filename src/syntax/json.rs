@@ -434,6 +434,9 @@ impl<'s> Reader<'s, '_> {
             let s = self.span_of(u.raw);
             return Ok(self.b.lookup_use(&name, s));
         }
+        if !self.b.room_for_node(span) {
+            return Err(Stop);
+        }
         let id = if type_name == "ProtoInstance" {
             let name = match get("@name") {
                 Some(n) => self.string(n)?,

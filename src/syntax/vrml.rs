@@ -507,6 +507,9 @@ impl<'s> Parser<'s, '_> {
         }
         let type_name = self.s(type_tok);
         let span = self.tspan(type_tok);
+        if !self.b.room_for_node(span) {
+            return Err(Stop);
+        }
         let id = if crate::scene::node_def(type_name).is_none()
             && self.b.proto_named(type_name).is_some()
         {

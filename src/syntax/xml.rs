@@ -117,6 +117,11 @@ impl<'s, 'd> Reader<'s, 'd> {
                         .error(format!("elements nest deeper than {MAX_DEPTH}"), Some(span));
                     return;
                 }
+                Event::Start(ref e) | Event::Empty(ref e)
+                    if !self.b.room_for_node(self.span_of(e.name().0, 0)) =>
+                {
+                    return;
+                }
                 Event::Start(e) => self.start(&e, false),
                 Event::Empty(e) => self.start(&e, true),
                 Event::End(_) => self.end(),
