@@ -726,3 +726,35 @@ fn scenes_of_many_clocks_and_prototypes_bake_in_linear_time() {
         assert!(out.contains("warnings: 0\n"), "{name}: {out}");
     }
 }
+
+#[test]
+fn a_node_inside_itself_is_reported_once_with_its_name_cut() {
+    // A Group that holds itself, copied to 1 024 places by USE: one warning
+    // (there was one a copy: 166 000 of them formatted a 1 MB name for 47
+    // s), its name cut to 256 bytes ('é' is two: 128 of them).
+    let name = "é".repeat(300);
+    let mut text = format!(
+        "<X3D><Scene>\n<Group DEF='G0'><Group DEF='{name}'><Group USE='{name}'/></Group></Group>\n"
+    );
+    for k in 1..=10 {
+        text += &format!(
+            "<Group DEF='G{k}'><Group USE='G{}'/><Group USE='G{}'/></Group>\n",
+            k - 1,
+            k - 1
+        );
+    }
+    text += "</Scene></X3D>\n";
+    let (dir, path) = util::scene_file("inside.x3d", &text);
+    let out = dir.path().join("inside.glb");
+    let o = util::run_within(&[&path, "-o", out.to_str().unwrap()], 30);
+    assert_eq!(o.status.code(), Some(0), "{}", util::stderr(&o));
+    let err = util::stderr(&o);
+    let headlines: Vec<&str> = err.lines().filter(|l| l.contains(": warning: ")).collect();
+    let cut = "é".repeat(128);
+    assert_eq!(
+        headlines,
+        [format!(
+            "{path}:2:18: warning: `{cut}` contains itself (through USE): the inner copy is left out"
+        )]
+    );
+}

@@ -150,6 +150,21 @@ pub struct Import {
     pub span: Span,
 }
 
+/// The most bytes of a name that messages, CSV columns and glTF objects
+/// take. A name can be copied many times (a warning at each place a node
+/// is USE'd, a glTF node for each): a 1 MB DEF name in 166 000 warnings
+/// took 47 s to format, and in 500 000 glTF copies 16 GB for 100 KB.
+pub const MAX_NAME_BYTES: usize = 256;
+
+/// `name` cut to [`MAX_NAME_BYTES`], at a character boundary.
+pub fn short_name(name: &str) -> &str {
+    let mut end = name.len().min(MAX_NAME_BYTES);
+    while !name.is_char_boundary(end) {
+        end -= 1;
+    }
+    &name[..end]
+}
+
 impl Scene {
     pub fn node(&self, id: NodeId) -> &Node {
         &self.nodes[id.0 as usize]
@@ -160,12 +175,13 @@ impl Scene {
         self.defs.get(name).copied()
     }
 
-    /// A name for messages: `DEF` name if any, else the type.
+    /// A name for messages and CSV columns: `DEF` name if any, else the
+    /// type, cut to [`MAX_NAME_BYTES`].
     pub fn display_name(&self, id: NodeId) -> String {
         let n = self.node(id);
         match &n.def {
-            Some(d) => d.clone(),
-            None => format!("<{}>", n.type_name),
+            Some(d) => short_name(d).to_string(),
+            None => format!("<{}>", short_name(&n.type_name)),
         }
     }
 

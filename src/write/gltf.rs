@@ -275,6 +275,8 @@ struct Writer<'a> {
     rest: crate::geom::Overrides,
     /// Each clip's tracks by the node they drive.
     track_index: Vec<TrackIndex<'a>>,
+    /// Nodes found inside themselves (through USE), warned about once.
+    self_containing: crate::hash::HashSet<NodeId>,
     /// The clips that animate each node, in order.
     clips_of: HashMap<NodeId, Vec<usize>>,
 }
@@ -581,6 +583,7 @@ pub fn build(
         rest: rest_values(scene, clips),
         track_index: clips.iter().map(TrackIndex::new).collect(),
         clips_of: HashMap::default(),
+        self_containing: Default::default(),
     };
     for (ci, index) in w.track_index.iter().enumerate() {
         for &node in index.producing.keys() {
@@ -735,21 +738,12 @@ fn quat_f32(q: DQuat) -> json::scene::UnitQuaternion {
     json::scene::UnitQuaternion(q.normalize().as_quat().to_array())
 }
 
-/// The most bytes of a DEF name that glTF objects take. Each place a node
-/// is USE'd is a copy with its own name: a 100 KB name on a node copied by
-/// a chain of USE to the 500 000-node limit made 50 GB of names (16 GB
-/// before the limit stopped it, 64 s).
-const MAX_NAME_BYTES: usize = 256;
-
-/// A node's DEF name for its glTF objects, cut to [`MAX_NAME_BYTES`] (at a
-/// character boundary).
+/// A node's DEF name for its glTF objects, cut to
+/// [`crate::scene::MAX_NAME_BYTES`] (each place a node is USE'd is a glTF
+/// copy with its own name).
 fn gltf_name(scene: &Scene, id: NodeId) -> Option<String> {
     let def = scene.node(id).def.as_deref()?;
-    let mut end = def.len().min(MAX_NAME_BYTES);
-    while !def.is_char_boundary(end) {
-        end -= 1;
-    }
-    Some(def[..end].to_string())
+    Some(crate::scene::short_name(def).to_string())
 }
 
 fn node(name: Option<String>) -> json::Node {
@@ -814,6 +808,10 @@ impl<'a> Writer<'a> {
             return;
         };
         if ancestors.contains(&id) {
+            // Once a node, not once a place it is copied to.
+            if !self.self_containing.insert(id) {
+                return;
+            }
             self.diags.warning(
                 format!(
                     "`{}` contains itself (through USE): the inner copy is left out",
