@@ -249,3 +249,31 @@ fn the_files_a_scene_reads_hold_a_limited_number_of_nodes() {
     );
     assert_eq!(scene.nodes.len(), before + 30);
 }
+
+#[test]
+fn gzip_data_expands_to_at_most_1_gib() {
+    use std::io::Write as _;
+    // 1 025 gzip members of 1 MiB of spaces each, one after another (1 MB
+    // of gzip): 1 GiB and 1 MiB of text, refused once 1 GiB and a byte is
+    // read. It was 4 GiB, which a 4 MB gzip of numbers turned into about
+    // 29 GB of memory.
+    let mut member = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+    member.write_all(&[b' '; 1 << 20]).unwrap();
+    let member = member.finish().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("bomb.x3d.gz");
+    std::fs::write(&input, member.repeat(1025)).unwrap();
+    let out = dir.path().join("bomb.glb");
+    let o = util::run_within(&[input.to_str().unwrap(), "-o", out.to_str().unwrap()], 60);
+    assert_eq!(o.status.code(), Some(1));
+    let err = util::stderr(&o);
+    assert!(
+        err.starts_with(&format!(
+            "{}:1:1: error: the gzip data expands to more than 1 GiB (gunzip it to read it as a \
+             plain file, up to 4 GiB)",
+            input.display()
+        )),
+        "{err}"
+    );
+    assert!(!out.exists());
+}
