@@ -565,13 +565,8 @@ fn prototypes_of_many_connected_fields_expand_in_linear_time() {
     }
     text += "] } }\nP { f7 0.5 } P { }\n";
     let (_dir, path) = util::scene_file("wide.x3dv", &text);
-    let o = util::run_within(&["inspect", &path], 30);
-    assert_eq!(o.status.code(), Some(0), "{}", util::stderr(&o));
-    assert!(
-        util::stdout(&o).contains("interpolators: 80000"),
-        "{}",
-        util::stdout(&o)
-    );
+    let out = util::run_ok_within(&["inspect", &path], 30);
+    assert!(out.contains("interpolators: 80000"), "{out}");
 }
 
 #[test]
@@ -600,9 +595,7 @@ fn nodes_of_many_declared_fields_read_in_linear_time() {
     }
     script += "</Scene></X3D>\n";
     let (_dir, path) = util::scene_file("script.x3d", &script);
-    let o = util::run_within(&["inspect", &path], 30);
-    let out = util::stdout(&o);
-    assert_eq!(o.status.code(), Some(0), "{}", util::stderr(&o));
+    let out = util::run_ok_within(&["inspect", &path], 30);
     assert!(out.contains("routes: 60000\n"), "{out}");
     assert!(out.contains("T.time -> S.f59999 (SFTime)\n"), "{out}");
 
@@ -621,9 +614,8 @@ fn nodes_of_many_declared_fields_read_in_linear_time() {
     }
     proto += "</ProtoInstance></Scene></X3D>\n";
     let (_dir, path) = util::scene_file("proto.x3d", &proto);
-    let o = util::run_within(&["inspect", &path], 30);
-    assert_eq!(o.status.code(), Some(0), "{}", util::stderr(&o));
-    assert!(util::stdout(&o).contains("warnings: 0\n"));
+    let out = util::run_ok_within(&["inspect", &path], 30);
+    assert!(out.contains("warnings: 0\n"), "{out}");
 }
 
 #[test]
@@ -675,17 +667,14 @@ fn scenes_of_many_tracks_links_and_imports_bake_in_linear_time() {
     for (name, text) in [("tracks", tracks), ("links", links), ("imports", imports)] {
         let path = dir.path().join(format!("{name}.x3d"));
         std::fs::write(&path, text + end).unwrap();
-        let o = util::run_within(&["inspect", path.to_str().unwrap()], 30);
-        let out = util::stdout(&o);
-        assert_eq!(o.status.code(), Some(0), "{}", util::stderr(&o));
+        let out = util::run_ok_within(&["inspect", path.to_str().unwrap()], 30);
         assert!(out.contains("clips: 1\n"), "{name}: {out}");
         assert!(out.contains(&format!(", {n} tracks\n")), "{name}: {out}");
         let out_path = dir.path().join(format!("{name}.glb"));
-        let o = util::run_within(
+        util::run_ok_within(
             &[path.to_str().unwrap(), "-o", out_path.to_str().unwrap()],
             30,
         );
-        assert_eq!(o.status.code(), Some(0), "{}", util::stderr(&o));
     }
 }
 
@@ -718,10 +707,8 @@ fn scenes_of_many_clocks_and_prototypes_bake_in_linear_time() {
     for (name, text, clips) in [("clocks.x3d", clocks, 20_000), ("protos.wrl", protos, 0)] {
         let (dir, path) = util::scene_file(name, &text);
         let out = dir.path().join("out.glb");
-        let o = util::run_within(&[&path, "-o", out.to_str().unwrap()], 30);
-        assert_eq!(o.status.code(), Some(0), "{}", util::stderr(&o));
-        let o = util::run_within(&["inspect", &path], 30);
-        let out = util::stdout(&o);
+        util::run_ok_within(&[&path, "-o", out.to_str().unwrap()], 30);
+        let out = util::run_ok_within(&["inspect", &path], 30);
         assert!(out.contains(&format!("clips: {clips}\n")), "{name}: {out}");
         assert!(out.contains("warnings: 0\n"), "{name}: {out}");
     }

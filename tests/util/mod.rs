@@ -42,6 +42,14 @@ pub fn run_within(args: &[&str], secs: u64) -> Output {
     }
 }
 
+/// Runs x3dbake as [`run_within`] does and returns what it printed on
+/// standard output; a failure fails the test with its stderr.
+pub fn run_ok_within(args: &[&str], secs: u64) -> String {
+    let o = run_within(args, secs);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    stdout(&o)
+}
+
 pub fn stdout(o: &Output) -> String {
     String::from_utf8_lossy(&o.stdout).into_owned()
 }
