@@ -13,7 +13,9 @@
 # Each line printed: the seconds since the start (when fuzz/plateau.sh wrote
 # the log), the libFuzzer execution count, the innermost source line (after
 # inlining) and the line of x3dbake it was compiled into, if any; at the end,
-# how many of each kind and when the last of each kind came.
+# how many of each kind, when the last of each kind came, and the longest
+# time without a new place in x3dbake's own code (the plateau criterion:
+# 900 s), from the load to the end of the log.
 set -euo pipefail
 bin=$1
 log=$2
@@ -24,6 +26,10 @@ own=0
 inlined=0
 libs=0
 last_own="" last_inlined="" last_libs=""
+# The load and the end, in seconds since the start.
+load=$(awk '/^[0-9]+ .*INITED/ {print $1; exit}' "$log")
+end=$(awk '/^[0-9]+ / {t = $1} END {print t + 0}' "$log")
+quiet=0 quiet_from=${load:-0} prev=${load:-0}
 while read -r secs run pc; do
   # Source lines from the innermost inlined frame outwards.
   lines=$(addr2line -i -e "$bin" "$(printf '0x%x' $((pc - base)))" | sed 's/ (discriminator [0-9]*)//')
@@ -33,6 +39,11 @@ while read -r secs run pc; do
   echo "$secs $run | $short | ${ours#"$crate"}"
   if [[ $inner == "$crate"* ]]; then
     own=$((own + 1)) last_own=$secs
+    t=${secs%s}
+    if [[ $t =~ ^[0-9]+$ ]] && ((t - prev > quiet)); then
+      quiet=$((t - prev)) quiet_from=$prev
+    fi
+    [[ $t =~ ^[0-9]+$ ]] && prev=$t
   elif [[ -n $ours ]]; then
     inlined=$((inlined + 1)) last_inlined=$secs
   else
@@ -45,3 +56,9 @@ done < <(awk '
   loaded && /NEW_PC/ {print secs, run, $2}' "$log")
 echo "new places: $own in x3dbake, $inlined in library code inlined into it, $libs in libraries"
 echo "the last of each: ${last_own:-none}, ${last_inlined:-none}, ${last_libs:-none}"
+if [[ -n $load ]]; then # a log written by fuzz/plateau.sh, with times
+  if ((end - prev > quiet)); then
+    quiet=$((end - prev)) quiet_from=$prev
+  fi
+  echo "the longest time without a place in x3dbake's own code: $quiet s (from $quiet_from s)"
+fi
