@@ -30,6 +30,13 @@ last_own="" last_inlined="" last_libs=""
 load=$(awk '/^[0-9]+ .*INITED/ {print $1; exit}' "$log")
 end=$(awk '/^[0-9]+ / {t = $1} END {print t + 0}' "$log")
 quiet=0 quiet_from=${load:-0} prev=${load:-0}
+# Ends a time without an own place at second $1: the longest one is kept.
+quiet_until() {
+  if (($1 - prev > quiet)); then
+    quiet=$(($1 - prev)) quiet_from=$prev
+  fi
+  prev=$1
+}
 while read -r secs run pc; do
   # Source lines from the innermost inlined frame outwards.
   lines=$(addr2line -i -e "$bin" "$(printf '0x%x' $((pc - base)))" | sed 's/ (discriminator [0-9]*)//')
@@ -39,11 +46,9 @@ while read -r secs run pc; do
   echo "$secs $run | $short | ${ours#"$crate"}"
   if [[ $inner == "$crate"* ]]; then
     own=$((own + 1)) last_own=$secs
-    t=${secs%s}
-    if [[ $t =~ ^[0-9]+$ ]] && ((t - prev > quiet)); then
-      quiet=$((t - prev)) quiet_from=$prev
+    if [[ ${secs%s} =~ ^[0-9]+$ ]]; then
+      quiet_until "${secs%s}"
     fi
-    [[ $t =~ ^[0-9]+$ ]] && prev=$t
   elif [[ -n $ours ]]; then
     inlined=$((inlined + 1)) last_inlined=$secs
   else
@@ -57,8 +62,6 @@ done < <(awk '
 echo "new places: $own in x3dbake, $inlined in library code inlined into it, $libs in libraries"
 echo "the last of each: ${last_own:-none}, ${last_inlined:-none}, ${last_libs:-none}"
 if [[ -n $load ]]; then # a log written by fuzz/plateau.sh, with times
-  if ((end - prev > quiet)); then
-    quiet=$((end - prev)) quiet_from=$prev
-  fi
+  quiet_until "$end"
   echo "the longest time without a place in x3dbake's own code: $quiet s (from $quiet_from s)"
 fi
