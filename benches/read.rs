@@ -9,10 +9,9 @@
 
 use std::hint::black_box;
 use std::time::{Duration, Instant};
-use x3dbake::diag::Diagnostics;
 use x3dbake::scene::FieldType;
 use x3dbake::scene::value::{Encoding, parse_value};
-use x3dbake::source::Sources;
+use x3dbake::{Bake, Limits};
 
 /// Best of five one-second runs of `f` over `bytes` of text, in MB/s.
 fn measure(name: &str, bytes: usize, mut f: impl FnMut()) {
@@ -33,12 +32,15 @@ fn measure(name: &str, bytes: usize, mut f: impl FnMut()) {
 /// encoding `file_name`'s extension names.
 fn measure_load(name: &str, file_name: &str, doc: &str) {
     measure(name, doc.len(), || {
-        let mut sources = Sources::new();
-        let mut diags = Diagnostics::default();
-        let file = x3dbake::add_file(&mut sources, file_name, doc.as_bytes().to_vec(), &mut diags);
-        let scene = x3dbake::load(&mut sources, file, None, &mut diags);
-        assert!(!diags.has_errors());
-        black_box(scene);
+        let bake = Bake::load(
+            file_name,
+            doc.as_bytes().to_vec(),
+            None,
+            None,
+            Limits::default(),
+        );
+        assert!(!bake.diags.has_errors());
+        black_box(bake.scene);
     });
 }
 

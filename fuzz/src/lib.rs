@@ -1,12 +1,10 @@
 //! Shared bodies of the fuzz targets (also run by the regression test over
 //! the saved findings in fuzz/regressions/).
 
-use x3dbake::Encoding;
-use x3dbake::anim::clip::{ClipOptions, clips};
-use x3dbake::diag::Diagnostics;
-use x3dbake::scene::link::Fetch;
-use x3dbake::source::Sources;
+use x3dbake::anim::clip::ClipOptions;
+use x3dbake::load::Fetch;
 use x3dbake::write::{csv, glb, gltf};
+use x3dbake::{Bake, Encoding, Limits};
 
 /// The XML reader: any bytes, read as XML whatever they look like.
 pub fn read_xml(data: &[u8]) {
@@ -36,20 +34,12 @@ pub fn read_gzip(data: &[u8]) {
 /// Gzip data is left to `read_gzip` when an encoding is given, so that each
 /// reader's target explores that reader only.
 fn read(data: &[u8], name: &str, encoding: Option<Encoding>) {
-    if encoding.is_some() && x3dbake::is_gzip(data) {
+    if encoding.is_some() && x3dbake::source::is_gzip(data) {
         return;
     }
-    let mut sources = Sources::new();
-    let mut diags = Diagnostics::default();
-    let file = x3dbake::add_file(&mut sources, name, data.to_vec(), &mut diags);
-    if !diags.has_errors() {
-        let _ = match encoding {
-            Some(e) => x3dbake::load_as(&mut sources, file, e, None, &mut diags),
-            None => x3dbake::load(&mut sources, file, None, &mut diags),
-        };
-    }
-    for d in diags.list() {
-        let _ = d.render(&sources);
+    let bake = Bake::load(name, data.to_vec(), encoding, None, Limits::small());
+    for d in bake.diags.list() {
+        let _ = d.render(&bake.sources);
     }
 }
 
@@ -60,7 +50,7 @@ fn read(data: &[u8], name: &str, encoding: Option<Encoding>) {
 struct Itself<'a>(&'a [u8]);
 
 impl Fetch for Itself<'_> {
-    fn fetch(&mut self, _from: &str, url: &str) -> Result<(String, Vec<u8>), String> {
+    fn fetch(&mut self, _from: &str, url: &str) -> std::io::Result<(String, Vec<u8>)> {
         Ok((url.to_string(), self.0.to_vec()))
     }
 }
@@ -68,35 +58,31 @@ impl Fetch for Itself<'_> {
 /// Reads bytes (linking every URL to themselves) and, when they read
 /// without errors, bakes everything.
 pub fn bake(data: &[u8]) {
-    let mut sources = Sources::new();
-    let mut diags = Diagnostics::default();
-    let file = x3dbake::add_file(&mut sources, "fuzz", data.to_vec(), &mut diags);
-    if diags.has_errors() {
-        return;
-    }
-    let scene = x3dbake::load(&mut sources, file, Some(&mut Itself(data)), &mut diags);
-    if diags.has_errors() {
-        return;
-    }
-    let opts = ClipOptions {
+    let mut bake = Bake::load(
+        "fuzz",
+        data.to_vec(),
+        None,
+        Some(&mut Itself(data)),
+        Limits::small(),
+    );
+    bake.animate(ClipOptions {
         cycles: 2,
         ..Default::default()
-    };
-    let found = clips(&scene, opts, &mut diags);
+    });
     // As the CLI: routes with errors are not baked.
-    if diags.has_errors() {
+    if bake.diags.has_errors() {
         return;
     }
     // Bounded work: a long clip runs the same code as a short one at many
     // times the cost (the tolerance fit of the sampled tracks takes most of
     // this target's time), so skip clips longer than a minute.
-    if found
+    if bake
+        .clips
         .iter()
         .any(|c| c.duration().is_nan() || c.duration() > 60.0)
     {
         return;
     }
-    let mut no_images = |_: x3dbake::scene::NodeId, _: &str| None;
     for mode in [gltf::Mode::Exact, gltf::Mode::Sample] {
         let o = gltf::Options {
             mode,
@@ -104,9 +90,11 @@ pub fn bake(data: &[u8]) {
             tolerance: Some(0.01),
             ..Default::default()
         };
-        let doc = gltf::build(&scene, &found, &o, &mut no_images, &mut diags);
+        let Ok(doc) = bake.gltf(&o, None) else {
+            return;
+        };
         // As the CLI: a document with errors is not written.
-        if diags.has_errors() {
+        if bake.diags.has_errors() {
             return;
         }
         let _ = glb::write(&doc.json(), &doc.bin, std::io::sink());
@@ -116,5 +104,5 @@ pub fn bake(data: &[u8]) {
         wide: true,
         timeline: Some((0.0, 10.0)),
     };
-    let _ = csv::write(&scene, &found, &c, std::io::sink());
+    let _ = bake.csv(&c);
 }

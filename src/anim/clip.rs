@@ -1,12 +1,12 @@
 //! Clips and tracks: from a scene's ROUTEs (and project three Links) to the
 //! animated fields of each clock.
 
+use super::check::Built;
 use super::clock::{Clock, FractionMap};
 use super::keyframes::{Interpolation, Keyframes};
 use super::{InterpOptions, NodeFn, node_function};
 use crate::diag::{Diagnostic, Diagnostics};
 use crate::hash::{HashMap, HashSet};
-use crate::inspect::Built;
 use crate::interp::{Ease, Exact, Interpolator, Kind, TangentRule};
 use crate::scene::value::Data;
 use crate::scene::{Dir, FieldType, NodeId, Route, Scene};
@@ -520,7 +520,7 @@ pub fn clips(scene: &Scene, opts: ClipOptions, diags: &mut Diagnostics) -> Vec<C
 }
 
 /// [`clips`], taking interpolators already built with the default options
-/// from `built` (see [`crate::inspect::check_and_keep`]).
+/// from `built` (see [`check`](super::check::check)).
 pub fn clips_using(
     scene: &Scene,
     opts: ClipOptions,

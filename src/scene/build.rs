@@ -618,7 +618,7 @@ mod tests {
             let mut sources = Sources::new();
             let mut diags = Diagnostics::default();
             let file = sources.add(name, text);
-            let scene = crate::parse(&sources, file, &mut diags);
+            let scene = crate::syntax::parse(&sources, file, &mut diags);
             assert_eq!(scene.nodes.len(), MAX_FILE_NODES, "{name}");
             let messages: Vec<String> = diags.list().iter().map(|d| d.headline(&sources)).collect();
             // The first node is on line 2: the one past the limit on the

@@ -4,9 +4,7 @@
 
 pub mod build;
 pub mod catalogue;
-pub mod link;
 pub mod named;
-pub mod proto;
 pub mod value;
 
 pub use build::Builder;

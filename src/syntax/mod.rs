@@ -4,3 +4,78 @@
 pub mod json;
 pub mod vrml;
 pub mod xml;
+
+use crate::diag::Diagnostics;
+use crate::source::{FileId, Sources};
+
+/// The encodings x3dbake reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Encoding {
+    Xml,
+    /// ClassicVRML (.x3dv) and VRML97 (.wrl).
+    Vrml,
+    /// X3D JSON (.x3dj, .json).
+    Json,
+}
+
+impl Encoding {
+    /// The encoding of a file: by its first characters (`<`, `#VRML`,
+    /// `#X3D`), else by its name's extension; XML when nothing tells.
+    pub fn detect(name: &str, text: &str) -> Encoding {
+        let head = text.trim_start_matches('\u{feff}').trim_start();
+        if head.starts_with('<') {
+            return Encoding::Xml;
+        }
+        if head.starts_with('{') {
+            return Encoding::Json;
+        }
+        if head.starts_with("#VRML") || head.starts_with("#X3D") {
+            return Encoding::Vrml;
+        }
+        let lower = name.to_ascii_lowercase();
+        let lower = lower.strip_suffix(".gz").unwrap_or(&lower);
+        if lower.ends_with(".x3dv")
+            || lower.ends_with(".wrl")
+            || lower.ends_with(".x3dvz")
+            || lower.ends_with(".wrz")
+        {
+            Encoding::Vrml
+        } else if lower.ends_with(".x3dj") || lower.ends_with(".json") {
+            Encoding::Json
+        } else {
+            Encoding::Xml
+        }
+    }
+}
+
+/// Parses one source file (already added to `sources`) into a scene, as it
+/// is written: prototypes not expanded, Inline files not read.
+///
+/// The readers recurse once a level of nesting, up to their limit of 500
+/// levels, where the JSON reader uses about 1 MiB of stack in a release
+/// build and over 2 MiB in a debug one: call this (and [`crate::load::load`]) on a
+/// thread with the 8 MiB a main thread has, as the CLI's batch workers are.
+pub fn parse(sources: &Sources, file: FileId, diags: &mut Diagnostics) -> crate::scene::Scene {
+    parse_as(sources, file, detected(sources, file), diags)
+}
+
+/// The same, in the given encoding whatever the file's name and first
+/// characters say.
+pub fn parse_as(
+    sources: &Sources,
+    file: FileId,
+    encoding: Encoding,
+    diags: &mut Diagnostics,
+) -> crate::scene::Scene {
+    let source = sources.get(file);
+    match encoding {
+        Encoding::Xml => xml::read(source, file, diags),
+        Encoding::Vrml => vrml::read(source, file, diags),
+        Encoding::Json => json::read(source, file, diags),
+    }
+}
+
+pub(crate) fn detected(sources: &Sources, file: FileId) -> Encoding {
+    let source = sources.get(file);
+    Encoding::detect(&source.name, source.text())
+}

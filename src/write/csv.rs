@@ -149,20 +149,29 @@ fn value_at(scene: &Scene, col: &Column<'_>, t: f64, timeline: bool, out: &mut V
     }
 }
 
-/// The most bytes a table may have: it is made in memory, so that the
-/// output appears whole or not at all, and its rows grow with --rate and
-/// the span of the clips (or of --start and --end).
-pub const MAX_BYTES: usize = 1 << 30;
+/// A table past its limit of bytes.
+#[derive(Debug, thiserror::Error)]
+#[error(
+    "the CSV table would be larger than {max} bytes at --rate {rate}; fewer rows come from a \
+     lower --rate, or a shorter --start to --end"
+)]
+pub struct TooLarge {
+    /// The limit passed.
+    pub max: usize,
+    /// The rate the table was sampled at.
+    pub rate: f64,
+}
 
 /// The table in memory, or an error when it would pass `max` bytes (the
-/// CLI gives [`MAX_BYTES`]; found as it is written: nothing more is made
-/// once it is passed).
+/// table is made in memory, so that the output appears whole or not at
+/// all, and its rows grow with --rate and the span of the clips; found as
+/// it is written: nothing more is made once it is passed).
 pub fn to_vec(
     scene: &Scene,
     clips: &[Clip],
     opts: &CsvOptions,
     max: usize,
-) -> Result<Vec<u8>, String> {
+) -> Result<Vec<u8>, TooLarge> {
     struct Capped(Vec<u8>, usize);
     impl Write for Capped {
         fn write(&mut self, b: &[u8]) -> io::Result<usize> {
@@ -177,12 +186,9 @@ pub fn to_vec(
         }
     }
     let mut out = Capped(Vec::new(), max);
-    write(scene, clips, opts, &mut out).map_err(|_| {
-        format!(
-            "the CSV table would be larger than {max} bytes at --rate {}; fewer rows come from a \
-             lower --rate, or a shorter --start to --end",
-            opts.rate
-        )
+    write(scene, clips, opts, &mut out).map_err(|_| TooLarge {
+        max,
+        rate: opts.rate,
     })?;
     Ok(out.0)
 }

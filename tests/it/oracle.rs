@@ -6,7 +6,7 @@
 //! Runs when X3DBAKE_XITE names the oracle folder with its node_modules
 //! installed (.ci/run sets it up); skipped with a note otherwise.
 
-mod util;
+use crate::util;
 
 use std::fmt::Write as _;
 use std::path::PathBuf;
@@ -37,13 +37,19 @@ fn run_xite(dir: &std::path::Path, scene: &str, fractions: &[f64]) -> serde_json
 fn load(text: &str) -> Scene {
     let mut sources = Sources::new();
     let mut diags = Diagnostics::default();
-    let file = x3dbake::add_file(
+    let file = x3dbake::source::add_file(
         &mut sources,
         "oracle.x3d",
         text.as_bytes().to_vec(),
         &mut diags,
     );
-    let scene = x3dbake::load(&mut sources, file, None, &mut diags);
+    let scene = x3dbake::load::load(
+        &mut sources,
+        file,
+        None,
+        &x3dbake::Limits::default(),
+        &mut diags,
+    );
     assert!(!diags.has_errors(), "{:?}", diags.list());
     scene
 }

@@ -4,17 +4,18 @@
 //! from their file. Files come through a [`Fetch`] the caller gives, so the
 //! library itself opens nothing.
 
-use super::value::Data;
-use super::{Dir, NodeClass, NodeId, Route, Scene};
 use crate::diag::{Diagnostic, Diagnostics};
 use crate::hash::HashMap;
+use crate::limits::Limits;
+use crate::scene::value::Data;
+use crate::scene::{Dir, NodeClass, NodeId, Route, Scene};
 use crate::source::{FileId, Sources};
 
 /// Gets the bytes of a file named by a URL in another file.
 pub trait Fetch {
     /// `from` is the name of the file the URL stands in; the result is the
     /// fetched file's name (for messages) and its bytes.
-    fn fetch(&mut self, from: &str, url: &str) -> Result<(String, Vec<u8>), String>;
+    fn fetch(&mut self, from: &str, url: &str) -> std::io::Result<(String, Vec<u8>)>;
 }
 
 /// Reads files from the file system, relative to the file that names them.
@@ -22,13 +23,16 @@ pub trait Fetch {
 pub struct FileFetch;
 
 impl Fetch for FileFetch {
-    fn fetch(&mut self, from: &str, url: &str) -> Result<(String, Vec<u8>), String> {
+    fn fetch(&mut self, from: &str, url: &str) -> std::io::Result<(String, Vec<u8>)> {
         let local = url
             .strip_prefix("file://")
             .or_else(|| url.strip_prefix("file:"))
             .unwrap_or(url);
         if local.contains("://") || local.starts_with("urn:") {
-            return Err("not a local file".to_string());
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::Unsupported,
+                "not a local file",
+            ));
         }
         let local = percent_decode(local);
         let base = std::path::Path::new(from)
@@ -37,11 +41,14 @@ impl Fetch for FileFetch {
         let path = base.join(&local);
         // Only regular files: a pipe or a device named by a scene could
         // block the read or never end.
-        let meta = std::fs::metadata(&path).map_err(|e| e.to_string())?;
+        let meta = std::fs::metadata(&path)?;
         if !meta.is_file() {
-            return Err("not a regular file".to_string());
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::InvalidInput,
+                "not a regular file",
+            ));
         }
-        let bytes = crate::source::read_sized(&path, &meta).map_err(|e| e.to_string())?;
+        let bytes = crate::source::read_sized(&path, &meta)?;
         Ok((path.to_string_lossy().into_owned(), bytes))
     }
 }
@@ -71,33 +78,10 @@ fn percent_decode(s: &str) -> String {
 /// How deep Inline files and EXTERNPROTO files may nest.
 pub const MAX_FILE_DEPTH: usize = 16;
 
-/// How many Inline and EXTERNPROTO files one scene may read, each read
-/// counted (a file inlined in eight places is read eight times). Nesting
-/// alone does not bound the work: fifteen files that each inline the next
-/// in eight places ask for 8^15 reads.
-#[cfg(not(fuzzing))]
-pub const MAX_LINKED_FILES: usize = 10_000;
-/// Fuzz builds allow fewer: the pipeline target reads its input again for
-/// every URL, and the code run for the ten-thousandth read is the same as
-/// for the hundredth.
-#[cfg(fuzzing)]
-pub const MAX_LINKED_FILES: usize = 100;
-
 /// How many bytes the input and every file it reads may add up to (each
 /// read counted, as above): the single-file limit, for the whole scene,
 /// since every text read is kept for the messages.
 pub const MAX_LINKED_BYTES: usize = crate::source::MAX_FILE_BYTES;
-
-/// How many nodes the files one scene reads may hold in all (each read
-/// counted; about 230 bytes a node). Bytes alone do not bound the memory:
-/// `<Group/>` is 8 bytes of text and a node, so a file of 100 000 of them
-/// inlined 5 000 times (4 GB read, within the byte limit) asked for over
-/// 100 GB.
-#[cfg(not(fuzzing))]
-pub const MAX_LINKED_NODES: usize = 10_000_000;
-/// Fuzz builds allow fewer, so that the pipeline target reaches the limit.
-#[cfg(fuzzing)]
-pub const MAX_LINKED_NODES: usize = 100_000;
 
 /// Where a merged file's nodes and prototypes went.
 struct Merged {
@@ -108,33 +92,23 @@ struct Merged {
 }
 
 /// Reads the Inline and EXTERNPROTO files of `scene` (whose text is
-/// `file`), recursively, within [`MAX_FILE_DEPTH`], [`MAX_LINKED_FILES`],
-/// [`MAX_LINKED_BYTES`] and [`MAX_LINKED_NODES`].
+/// `file`), recursively, within [`MAX_FILE_DEPTH`], [`MAX_LINKED_BYTES`]
+/// and the `limits` on linked files and nodes.
 pub fn link(
     scene: &mut Scene,
     sources: &mut Sources,
     file: FileId,
     fetch: &mut dyn Fetch,
+    limits: &Limits,
     diags: &mut Diagnostics,
-) {
-    link_within(scene, sources, file, fetch, diags, MAX_LINKED_NODES);
-}
-
-/// [`link`], with another limit on the nodes of the files read.
-pub fn link_within(
-    scene: &mut Scene,
-    sources: &mut Sources,
-    file: FileId,
-    fetch: &mut dyn Fetch,
-    diags: &mut Diagnostics,
-    max_nodes: usize,
 ) {
     let mut reads = Reads {
         stack: Vec::new(),
         files: 0,
         bytes: sources.get(file).text().len(),
         nodes: 0,
-        max_nodes,
+        max_nodes: limits.linked_nodes,
+        max_files: limits.linked_files,
         spent: false,
     };
     link_file(scene, sources, file, fetch, diags, &mut reads);
@@ -151,6 +125,8 @@ struct Reads {
     /// Nodes of the files read (each read counted), and the most allowed.
     nodes: usize,
     max_nodes: usize,
+    /// The most files that may be read.
+    max_files: usize,
     /// A limit was passed and reported: nothing more is read.
     spent: bool,
 }
@@ -212,10 +188,14 @@ impl Linker<'_> {
             if path.is_empty() {
                 continue;
             }
-            if reads.files >= MAX_LINKED_FILES {
+            if reads.files >= reads.max_files {
                 reads.spent = true;
                 diags.error(
-                    format!("{what} `{url}`: the scene reads more than {MAX_LINKED_FILES} files (each Inline and EXTERNPROTO file counts each time it is read)"),
+                    format!(
+                        "{what} `{url}`: the scene reads more than {} files (each Inline and \
+                         EXTERNPROTO file counts each time it is read)",
+                        reads.max_files
+                    ),
                     Some(span),
                 );
                 return None;
@@ -238,7 +218,7 @@ impl Linker<'_> {
                     // text, which gzip data expands to.
                     let mut id = None;
                     if reads.bytes.saturating_add(bytes.len()) <= MAX_LINKED_BYTES {
-                        let file = crate::add_file(sources, &name, bytes, diags);
+                        let file = crate::source::add_file(sources, &name, bytes, diags);
                         reads.bytes = reads.bytes.saturating_add(sources.get(file).text().len());
                         id = (reads.bytes <= MAX_LINKED_BYTES).then_some(file);
                     }
@@ -253,7 +233,7 @@ impl Linker<'_> {
                     if diags.has_errors() {
                         return None;
                     }
-                    let mut child = crate::parse(sources, id, diags);
+                    let mut child = crate::syntax::parse(sources, id, diags);
                     reads.nodes = reads.nodes.saturating_add(child.nodes.len());
                     if reads.nodes > reads.max_nodes {
                         reads.spent = true;

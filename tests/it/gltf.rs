@@ -4,7 +4,7 @@
 //! the glTF spec against direct evaluation of the X3D; determinism; atomic
 //! writes.
 
-mod util;
+use crate::util;
 
 use glam::DQuat;
 use std::path::{Path, PathBuf};
@@ -1309,7 +1309,10 @@ fn meshes_past_the_buffer_limit_stop_the_bake_at_the_geometry() {
         let (_dir, path) = util::scene_file("spheres.x3d", text);
         let (scene, clips) = util::load_clips(Path::new(&path), ClipOptions::default());
         let opts = x3dbake::write::gltf::Options {
-            max_buffer_bytes: limit,
+            limits: x3dbake::Limits {
+                buffer_bytes: limit,
+                ..Default::default()
+            },
             ..Default::default()
         };
         let mut diags = x3dbake::diag::Diagnostics::default();

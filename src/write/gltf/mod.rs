@@ -9,6 +9,7 @@ use crate::anim::reduce;
 use crate::diag::Diagnostics;
 use crate::hash::HashMap;
 use crate::interp::{Exact, rotation};
+use crate::limits::Limits;
 use crate::scene::{NodeId, Scene};
 use glam::{DQuat, DVec3};
 use gltf_json as json;
@@ -45,9 +46,9 @@ pub struct Options {
     pub tolerance: Option<f64>,
     /// With a tolerance: keep tracks that never leave the target's own value.
     pub keep_constant: bool,
-    /// The most bytes the binary buffer may hold (default
-    /// [`MAX_BUFFER_BYTES`]); a scene whose meshes go past it is an error.
-    pub max_buffer_bytes: usize,
+    /// How many glTF nodes, buffer bytes and animation numbers the document
+    /// may hold; a scene that goes past one is an error.
+    pub limits: Limits,
 }
 
 impl Default for Options {
@@ -58,7 +59,7 @@ impl Default for Options {
             interpolation: SampleInterpolation::Linear,
             tolerance: None,
             keep_constant: false,
-            max_buffer_bytes: MAX_BUFFER_BYTES,
+            limits: Limits::default(),
         }
     }
 }
@@ -191,31 +192,6 @@ fn image_mime(bytes: &[u8]) -> Option<&'static str> {
 
 /// How deep the node hierarchy is followed.
 const MAX_DEPTH: usize = 2000;
-/// The most glTF nodes a document may have. glTF nodes form a tree, so a
-/// node USE'd in several places is copied to each, and a few lines of USE
-/// can stand for more copies than memory holds. Lower in fuzz builds: 500 000
-/// nodes take about a second, which the fuzzer reports as a slow input.
-#[cfg(not(fuzzing))]
-pub const MAX_NODES: usize = 500_000;
-#[cfg(fuzzing)]
-pub const MAX_NODES: usize = 50_000;
-/// The most bytes of mesh data, images and animations the binary buffer
-/// may hold by default: the GLB limit. A mesh is stored once for each
-/// geometry and appearance, and each primitive is tessellated on its own,
-/// so `<Shape><Sphere/></Shape>` (24 bytes) stores 30 KB: a few MB of X3D
-/// could fill more memory than the machine has. Lower in fuzz builds, so
-/// that the fuzzer reaches the limit.
-#[cfg(not(fuzzing))]
-pub const MAX_BUFFER_BYTES: usize = u32::MAX as usize;
-#[cfg(fuzzing)]
-pub const MAX_BUFFER_BYTES: usize = 16 << 20;
-/// The most numbers a document's animations may hold: keyframe times and
-/// values (tangents too) as they are made, exact or sampled, morph target
-/// data and morph weights. 1 GB as f32 in the buffer, with the f64
-/// keyframes of the track at hand beside it; the keys of a clip grow with
-/// --rate and --cycles, and one-hot morph weights with the square of the
-/// keys, so a few lines of X3D can ask for more than memory holds.
-pub const MAX_VALUES: usize = 250_000_000;
 
 struct Writer<'a> {
     scene: &'a Scene,
@@ -260,10 +236,10 @@ struct Writer<'a> {
     material_names: crate::hash::HashSet<String>,
     /// The choice nodes of each animated Switch, at each place it stands.
     switches: HashMap<NodeId, Vec<Vec<Index<json::Node>>>>,
-    /// Set when [`MAX_NODES`] or the buffer limit is reached (and
+    /// Set when the glTF node limit or the buffer limit is reached (and
     /// reported): nothing more is visited.
     full: bool,
-    /// Numbers the animations hold so far, against [`MAX_VALUES`] (past it
+    /// Numbers the animations hold so far, against the animation values limit (past it
     /// once the limit is reported: nothing more is made).
     values: usize,
     /// TEXCOORD_0 of morph targets (mesh, target, accessor), which gltf-json
@@ -272,7 +248,7 @@ struct Writer<'a> {
     /// Tracks written as part of another track's morph targets.
     folded: crate::hash::HashSet<(usize, usize)>,
     /// Animated arrays that are empty in the file: their first animated value.
-    rest: crate::geom::Overrides,
+    rest: crate::mesh::Overrides,
     /// Each clip's tracks by the node they drive.
     track_index: Vec<TrackIndex<'a>>,
     /// Nodes found inside themselves (through USE), warned about once.
@@ -696,8 +672,8 @@ fn uv_deltas(own: &[glam::Vec2], index: &[u32], animated: &[f64]) -> Vec<f32> {
 /// but animated: they take the value of the first clip that animates them
 /// at its start, so that the mesh has a shape at rest (X3D draws nothing
 /// until the first event; glTF must draw something).
-fn rest_values(scene: &Scene, clips: &[Clip]) -> crate::geom::Overrides {
-    let mut rest = crate::geom::Overrides::default();
+fn rest_values(scene: &Scene, clips: &[Clip]) -> crate::mesh::Overrides {
+    let mut rest = crate::mesh::Overrides::default();
     let mut v = Vec::new();
     for clip in clips {
         for track in &clip.tracks {
@@ -782,11 +758,12 @@ impl<'a> Writer<'a> {
         if self.full {
             return;
         }
-        if self.root.nodes.len() >= MAX_NODES {
+        if self.root.nodes.len() >= self.opts.limits.gltf_nodes {
             self.stop(
                 format!(
-                    "the glTF scene would have more than {MAX_NODES} nodes (each place a node is \
+                    "the glTF scene would have more than {} nodes (each place a node is \
                      USE'd takes a copy): stopped at `{}`",
+                    self.opts.limits.gltf_nodes,
                     scene.display_name(id)
                 ),
                 id,
@@ -1111,7 +1088,7 @@ impl<'a> Writer<'a> {
             None => {
                 let m = self.mesh(geometry, appearance);
                 self.meshes.insert((geometry, appearance), m);
-                let limit = self.opts.max_buffer_bytes;
+                let limit = self.opts.limits.buffer_bytes;
                 if self.bin.len() > limit {
                     self.stop(
                         format!(
@@ -1139,7 +1116,7 @@ impl<'a> Writer<'a> {
     }
 
     fn mesh(&mut self, geometry: NodeId, appearance: Option<NodeId>) -> Option<Index<json::Mesh>> {
-        let m = crate::geom::mesh(self.scene, &self.rest, geometry, self.diags)?;
+        let m = crate::mesh::mesh(self.scene, &self.rest, geometry, self.diags)?;
         let flat = |v: &[glam::Vec3]| v.iter().flat_map(|p| p.to_array()).collect::<Vec<f32>>();
         let mut attributes = std::collections::BTreeMap::new();
         let array = Some(buffer::Target::ArrayBuffer);
@@ -1170,9 +1147,9 @@ impl<'a> Writer<'a> {
         let mesh_index = self.root.meshes.len();
         let (targets, weights) = self.morph_targets(&m, mesh_index);
         let mode = match m.primitive() {
-            crate::geom::Primitive::Triangles => json::mesh::Mode::Triangles,
-            crate::geom::Primitive::Lines => json::mesh::Mode::Lines,
-            crate::geom::Primitive::Points => json::mesh::Mode::Points,
+            crate::mesh::Primitive::Triangles => json::mesh::Mode::Triangles,
+            crate::mesh::Primitive::Lines => json::mesh::Mode::Lines,
+            crate::mesh::Primitive::Points => json::mesh::Mode::Points,
         };
         Some(self.root.push(json::Mesh {
             extensions: None,
@@ -1199,7 +1176,7 @@ impl<'a> Writer<'a> {
     #[allow(clippy::type_complexity)]
     fn morph_targets(
         &mut self,
-        m: &crate::geom::Mesh,
+        m: &crate::mesh::Mesh,
         mesh: usize,
     ) -> (Option<Vec<json::mesh::MorphTarget>>, Option<Vec<f32>>) {
         let clips = self.clips;
@@ -1345,7 +1322,7 @@ impl<'a> Writer<'a> {
 
     /// The normals a mesh gets when its Coordinate holds `points`, as
     /// displacements from its own; `None` if the file gives its normals.
-    fn remade_normals(m: &crate::geom::Mesh, points: &[f64]) -> Option<Vec<f32>> {
+    fn remade_normals(m: &crate::mesh::Mesh, points: &[f64]) -> Option<Vec<f32>> {
         let made = m.made_normals.as_ref()?;
         // A point the animation lacks stays where it is (as in deltas).
         let corners: Vec<glam::Vec3> = m
@@ -1760,7 +1737,7 @@ impl<'a> Writer<'a> {
         let mut pointers = Vec::new();
         let anim = self.root.animations.len();
         for (ti, track) in clip.tracks.iter().enumerate() {
-            if self.values > MAX_VALUES {
+            if self.values > self.opts.limits.animation_values {
                 break; // reported: the document is not written
             }
             if !track.interpolator().produces() || self.folded.contains(&(ci, ti)) {
@@ -2207,20 +2184,21 @@ impl<'a> Writer<'a> {
 }
 
 impl Writer<'_> {
-    /// Takes `n` numbers for `track` from [`MAX_VALUES`]; false, with the
+    /// Takes `n` numbers for `track` from the animation values limit; false, with the
     /// error reported once, when that passes it.
     fn spend(&mut self, n: usize, clip: &Clip, track: &Track) -> bool {
-        let reported = self.values > MAX_VALUES;
+        let reported = self.values > self.opts.limits.animation_values;
         self.values = self.values.saturating_add(n);
-        if self.values <= MAX_VALUES {
+        if self.values <= self.opts.limits.animation_values {
             return true;
         }
         if !reported {
             self.diags.error(
                 format!(
-                    "the animations would hold more than {MAX_VALUES} numbers (keys, morph targets \
+                    "the animations would hold more than {} numbers (keys, morph targets \
                      and weights): stopped at `{}.{}` in clip `{}` ({} s, --rate {}); fewer keys \
                      come from a lower --rate, fewer --cycles, or --tolerance",
+                    self.opts.limits.animation_values,
                     self.scene.display_name(track.target),
                     track.field,
                     clip.name,
@@ -2233,7 +2211,7 @@ impl Writer<'_> {
         false
     }
 
-    /// A track sampled at --rate, when the samples fit in [`MAX_VALUES`].
+    /// A track sampled at --rate, when the samples fit in the animation values limit.
     fn sampled(
         &mut self,
         clip: &Clip,
@@ -2246,7 +2224,7 @@ impl Writer<'_> {
     }
 
     /// Whether keyframes of `width` numbers sampled at --rate on the clip
-    /// fit in [`MAX_VALUES`] (taken from it if so).
+    /// fit in the animation values limit (taken from it if so).
     fn sampled_with(&mut self, clip: &Clip, track: &Track, width: usize, cubic: bool) -> bool {
         let n =
             sample_len(&clip.map, self.opts.rate).saturating_mul(keyframe_numbers(width, cubic));
@@ -2255,7 +2233,7 @@ impl Writer<'_> {
 
     /// The keyframes written for a track; `None` for a track dropped under a
     /// tolerance because it never leaves the target's own value, or past
-    /// [`MAX_VALUES`] (reported).
+    /// the animation values limit (reported).
     fn keyframes<'t>(
         &mut self,
         clip: &Clip,

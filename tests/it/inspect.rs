@@ -1,7 +1,7 @@
 //! `x3dbake inspect` on the fixtures: golden reports, and rendered errors
 //! for each class of bad input.
 
-mod util;
+use crate::util;
 
 #[test]
 fn bad_inputs_exit_1_with_rendered_errors() {

@@ -1,82 +1,14 @@
 //! `x3dbake inspect`: a plain-text account of what a scene animates.
 
+use crate::anim::check::{Forms, ids, is_clock, is_interpolator};
 use crate::anim::clip::Clip;
 use crate::anim::keyframes::{Interpolation, Keyframes, exact_len_bound, interpolation_of};
-use crate::anim::{InterpOptions, NodeFn, node_function};
-use crate::diag::Diagnostics;
-use crate::interp::Kind;
+use crate::limits::Limits;
 use crate::scene::{NodeClass, NodeId, Scene};
-use crate::write::gltf::MAX_VALUES;
 use std::fmt::Write as _;
 
-/// How an interpolator node can be written: its exact form, or sampled.
-fn form(f: &NodeFn) -> &'static str {
-    match f {
-        NodeFn::Value(it) if !it.produces() => "no keys: sends nothing",
-        NodeFn::Value(it) => match it.kind() {
-            Kind::Linear => "exact: linear",
-            Kind::Orientation => "exact: slerp",
-            Kind::Spline => "exact: hermite",
-            Kind::Step => "exact: step",
-            Kind::Color | Kind::Normal | Kind::Squad => "sampled",
-        },
-        NodeFn::Fraction(_) => "modifies fractions: chains through it are sampled",
-    }
-}
-
-/// The forms of the scene's interpolators, by node, for the report.
-pub type Forms = crate::hash::HashMap<NodeId, &'static str>;
-
-/// Interpolators built with the default options, by node.
-pub type Built = crate::hash::HashMap<NodeId, std::sync::Arc<crate::interp::Interpolator>>;
-
-/// Warnings about interpolator keys and values (NOTES.md's undefined cases),
-/// at the node that has them; returns each interpolator's form.
-pub fn check_interpolators(scene: &Scene, diags: &mut Diagnostics) -> Forms {
-    check_and_keep(scene, diags).0
-}
-
-/// [`check_interpolators`], also keeping the interpolators it built (with
-/// the default options) for [`crate::anim::clip::clips_using`], so that a
-/// large one is built once.
-pub fn check_and_keep(scene: &Scene, diags: &mut Diagnostics) -> (Forms, Built) {
-    let mut forms = Forms::default();
-    let mut built = Built::default();
-    for id in ids(scene).filter(|&id| scene.node(id).in_proto.is_none()) {
-        if let Some((f, warnings)) = node_function(scene, id, InterpOptions::default()) {
-            let span = scene
-                .value_span(id, "keyValue")
-                .or(Some(scene.node(id).span));
-            for w in warnings {
-                let name = scene.display_name(id);
-                diags.warning(format!("{} {name}: {w}", scene.node(id).type_name), span);
-            }
-            forms.insert(id, form(&f));
-            if let NodeFn::Value(it) = f {
-                built.insert(id, std::sync::Arc::new(it));
-            }
-        }
-    }
-    (forms, built)
-}
-
-/// Node types that produce a fraction or a value over time.
-fn is_clock(type_name: &str) -> bool {
-    matches!(type_name, "TimeSensor" | "Timer")
-}
-
-/// Node types that map a fraction to a value.
-pub fn is_interpolator(type_name: &str) -> bool {
-    type_name.ends_with("Interpolator")
-        || type_name.ends_with("Interpolator2D")
-        || matches!(
-            type_name,
-            "EaseInEaseOut" | "BooleanSequencer" | "IntegerSequencer"
-        )
-}
-
 /// The report, one section a kind of thing.
-pub fn report(scene: &Scene, clips: &[Clip], forms: &Forms) -> String {
+pub fn report(scene: &Scene, clips: &[Clip], forms: &Forms, limits: &Limits) -> String {
     let mut out = String::new();
     let label = |id: NodeId| scene.display_name(id);
     let known = |id: NodeId| matches!(scene.node(id).class, NodeClass::Known(_));
@@ -147,11 +79,11 @@ pub fn report(scene: &Scene, clips: &[Clip], forms: &Forms) -> String {
     for (node, field) in targets {
         let _ = writeln!(out, "  {node}.{field}");
     }
-    clips_section(&mut out, scene, clips);
+    clips_section(&mut out, scene, clips, limits.animation_values);
     out
 }
 
-fn clips_section(out: &mut String, scene: &Scene, clips: &[Clip]) {
+fn clips_section(out: &mut String, scene: &Scene, clips: &[Clip], max_values: usize) {
     let _ = writeln!(out, "clips: {}", clips.len());
     for clip in clips {
         let clock = &scene.node(clip.clock_node).type_name;
@@ -181,7 +113,7 @@ fn clips_section(out: &mut String, scene: &Scene, clips: &[Clip]) {
                     // limit (many --cycles of a large interpolator are
                     // more than memory holds).
                     let bound = exact_len_bound(&e, &clip.map);
-                    if bound.saturating_mul(e.width()) <= MAX_VALUES {
+                    if bound.saturating_mul(e.width()) <= max_values {
                         let n = Keyframes::exact(e, &clip.map).len();
                         format!("exact {kind}, {n} keyframes")
                     } else {
@@ -200,8 +132,4 @@ fn clips_section(out: &mut String, scene: &Scene, clips: &[Clip]) {
             );
         }
     }
-}
-
-fn ids(scene: &Scene) -> impl Iterator<Item = NodeId> + '_ {
-    (0..scene.nodes.len() as u32).map(NodeId)
 }

@@ -3,39 +3,22 @@
 //! the body's ROUTEs copied, and ROUTEs to and from the instance's fields
 //! moved onto the body nodes they are connected to.
 
-use super::value::Data;
-use super::{Dir, NodeClass, NodeId, Route, Scene, SetField};
 use crate::diag::Diagnostics;
 use crate::hash::HashMap;
+use crate::limits::Limits;
+use crate::scene::value::Data;
+use crate::scene::{Dir, NodeClass, NodeId, Route, Scene, SetField};
 
 /// How deep instances may nest inside prototype bodies.
 pub const MAX_NESTING: usize = 64;
-/// The most nodes expansion may create (about 330 bytes and 1 µs each).
-#[cfg(not(fuzzing))]
-pub const MAX_EXPANDED_NODES: usize = 1_000_000;
-/// Fuzz builds allow fewer: inputs that expand to nearly a million nodes
-/// take a second each and were a third of `read_xml`'s corpus time, while
-/// the code they run is the same as for ten thousand.
-#[cfg(fuzzing)]
-pub const MAX_EXPANDED_NODES: usize = 10_000;
-/// The most routes expansion may create: the copies of prototype bodies'
-/// ROUTEs, and the routes to and from instance fields moved onto every body
-/// node the field is connected to (R routes to a field connected to C
-/// nodes become R·C: 2 000 of each, 450 KB of X3D, made 4 million routes
-/// and 820 MB). About 100 bytes each.
-#[cfg(not(fuzzing))]
-pub const MAX_EXPANDED_ROUTES: usize = 1_000_000;
-#[cfg(fuzzing)]
-pub const MAX_EXPANDED_ROUTES: usize = 10_000;
-
 /// The body nodes one instance's interface field is connected to.
 type Connections = HashMap<(NodeId, String), Vec<(NodeId, String)>>;
 
 /// Expands every prototype instance of the scene, after checking that the
-/// expansion stays within [`MAX_NESTING`], [`MAX_EXPANDED_NODES`] and
-/// [`MAX_EXPANDED_ROUTES`]: a few lines of nested prototypes can ask for
+/// expansion stays within [`MAX_NESTING`] and the `limits` on expanded
+/// nodes and routes: a few lines of nested prototypes can ask for
 /// billions of nodes, and that is refused before anything is made.
-pub fn expand(scene: &mut Scene, diags: &mut Diagnostics) {
+pub fn expand(scene: &mut Scene, limits: &Limits, diags: &mut Diagnostics) {
     let mut queue: Vec<NodeId> = (0..scene.nodes.len() as u32)
         .map(NodeId)
         .filter(|&id| {
@@ -50,7 +33,7 @@ pub fn expand(scene: &mut Scene, diags: &mut Diagnostics) {
             templates.entry(p).or_default().push(NodeId(i as u32));
         }
     }
-    if !within_limits(scene, &queue, &templates, diags) {
+    if !within_limits(scene, &queue, &templates, limits, diags) {
         return;
     }
     let mut connections = Connections::default();
@@ -104,7 +87,7 @@ pub fn expand(scene: &mut Scene, diags: &mut Diagnostics) {
         }
         queue.extend(nested);
     }
-    reroute(scene, &connections, diags);
+    reroute(scene, &connections, limits.expanded_routes, diags);
 }
 
 /// What one instance of a prototype expands to: the nodes and routes it
@@ -118,12 +101,13 @@ struct Size {
 }
 
 /// Checks, before expanding anything, that the instances `roots` stay
-/// within [`MAX_NESTING`], [`MAX_EXPANDED_NODES`] and the body routes
-/// within [`MAX_EXPANDED_ROUTES`]; reports the first that does not.
+/// within [`MAX_NESTING`] and the `limits` on expanded nodes and routes;
+/// reports the first that does not.
 fn within_limits(
     scene: &Scene,
     roots: &[NodeId],
     templates: &HashMap<usize, Vec<NodeId>>,
+    limits: &Limits,
     diags: &mut Diagnostics,
 ) -> bool {
     let sizes = sizes(scene, templates);
@@ -143,8 +127,8 @@ fn within_limits(
             return false;
         }
         let counts = [
-            (size.nodes, MAX_EXPANDED_NODES, "nodes"),
-            (size.routes, MAX_EXPANDED_ROUTES, "routes"),
+            (size.nodes, limits.expanded_nodes, "nodes"),
+            (size.routes, limits.expanded_routes, "routes"),
         ];
         for (total, (n, max, what)) in created.iter_mut().zip(counts) {
             *total = total.saturating_add(n);
@@ -246,7 +230,7 @@ fn instantiate(
     for &old in template {
         let new = NodeId(scene.nodes.len() as u32);
         let n = scene.node(old);
-        let copy = super::Node {
+        let copy = crate::scene::Node {
             type_name: n.type_name.clone(),
             class: n.class,
             def: n.def.as_ref().map(|d| format!("{label}.{d}")),
@@ -280,7 +264,7 @@ fn instantiate(
         let Some(def) = proto.interface.get(&c.proto_field) else {
             continue;
         };
-        if !def.access.writable() && def.access != super::Access::InitializeOnly {
+        if !def.access.writable() && def.access != crate::scene::Access::InitializeOnly {
             continue;
         }
         let value = given
@@ -323,9 +307,14 @@ fn instantiate(
 
 /// Moves routes that name an instance's field onto the body nodes that
 /// field is connected to (repeatedly, for instances inside instances), up
-/// to [`MAX_EXPANDED_ROUTES`] moved routes: past it, an error at the route
+/// to `max_routes` moved routes: past it, an error at the route
 /// that passes it, and the routes not yet moved stay as they are.
-fn reroute(scene: &mut Scene, connections: &Connections, diags: &mut Diagnostics) {
+fn reroute(
+    scene: &mut Scene,
+    connections: &Connections,
+    max_routes: usize,
+    diags: &mut Diagnostics,
+) {
     let mut made = 0usize;
     for _ in 0..MAX_NESTING {
         let mut changed = false;
@@ -346,7 +335,7 @@ fn reroute(scene: &mut Scene, connections: &Connections, diags: &mut Diagnostics
             };
             changed = true;
             made = made.saturating_add(ends.len());
-            if made > MAX_EXPANDED_ROUTES {
+            if made > max_routes {
                 let (node, field) = match dir {
                     Dir::In => (r.to, &r.to_field),
                     Dir::Out => (r.from, &r.from_field),
@@ -354,7 +343,7 @@ fn reroute(scene: &mut Scene, connections: &Connections, diags: &mut Diagnostics
                 diags.error(
                     format!(
                         "moving ROUTEs onto the nodes that prototype fields are connected to \
-                         would create more than {MAX_EXPANDED_ROUTES} routes: stopped at this \
+                         would create more than {max_routes} routes: stopped at this \
                          one, whose `{}.{field}` is connected to {} nodes",
                         scene.display_name(node),
                         ends.len()

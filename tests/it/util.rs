@@ -1,7 +1,5 @@
 //! Shared helpers for the integration tests: run the real binary.
 
-#![allow(dead_code)] // each test file uses a part of this module
-
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -184,8 +182,14 @@ pub fn load_clips(
     let mut diags = x3dbake::diag::Diagnostics::default();
     let name = path.to_string_lossy().into_owned();
     let bytes = std::fs::read(path).unwrap();
-    let file = x3dbake::add_file(&mut sources, &name, bytes, &mut diags);
-    let scene = x3dbake::load(&mut sources, file, None, &mut diags);
+    let file = x3dbake::source::add_file(&mut sources, &name, bytes, &mut diags);
+    let scene = x3dbake::load::load(
+        &mut sources,
+        file,
+        None,
+        &x3dbake::Limits::default(),
+        &mut diags,
+    );
     let found = x3dbake::anim::clip::clips(&scene, opts, &mut diags);
     (scene, found)
 }

@@ -8,8 +8,15 @@ use x3dbake::source::Sources;
 fn load(text: &str) -> (Scene, Diagnostics) {
     let mut sources = Sources::new();
     let mut diags = Diagnostics::default();
-    let file = x3dbake::add_file(&mut sources, "t.x3d", text.as_bytes().to_vec(), &mut diags);
-    let scene = x3dbake::load(&mut sources, file, None, &mut diags);
+    let file =
+        x3dbake::source::add_file(&mut sources, "t.x3d", text.as_bytes().to_vec(), &mut diags);
+    let scene = x3dbake::load::load(
+        &mut sources,
+        file,
+        None,
+        &x3dbake::Limits::default(),
+        &mut diags,
+    );
     (scene, diags)
 }
 
@@ -301,7 +308,7 @@ fn nested_protos(n: usize, fan_out: usize, instances: usize) -> String {
 
 #[test]
 fn prototypes_nest_64_deep_and_no_deeper() {
-    use x3dbake::scene::proto::MAX_NESTING;
+    use x3dbake::load::proto::MAX_NESTING;
     let (s, d) = load(&nested_protos(MAX_NESTING, 1, 1));
     assert!(!d.has_errors(), "{:?}", d.list());
     // 127 template nodes (a Group in each of the 64 bodies, an instance in

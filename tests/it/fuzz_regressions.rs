@@ -3,9 +3,9 @@
 //! bad-input fixture through every target: none may panic or take more than
 //! a few seconds.
 
-mod util;
+use crate::util;
 
-#[path = "../fuzz/src/lib.rs"]
+#[path = "../../fuzz/src/lib.rs"]
 mod bodies;
 
 use std::time::{Duration, Instant};
@@ -151,8 +151,8 @@ fn deep_json_reads_in_time_linear_in_its_size() {
         let mut sources = x3dbake::source::Sources::new();
         let mut diags = x3dbake::diag::Diagnostics::default();
         let start = Instant::now();
-        let f = x3dbake::add_file(&mut sources, "deep.x3dj", text.into(), &mut diags);
-        let scene = x3dbake::load(&mut sources, f, None, &mut diags);
+        let f = x3dbake::source::add_file(&mut sources, "deep.x3dj", text.into(), &mut diags);
+        let scene = x3dbake::load::load(&mut sources, f, None, &Default::default(), &mut diags);
         let took = start.elapsed();
         assert!(!diags.has_errors());
         assert_eq!(scene.nodes.len(), depth);

@@ -1,6 +1,6 @@
 //! One scene in several encodings gives the same output.
 
-mod util;
+use crate::util;
 
 fn bake(input: &str, out: &std::path::Path) -> Vec<u8> {
     let o = util::run(&[input, "-o", &out.to_string_lossy(), "--quiet"]);
@@ -153,12 +153,12 @@ fn inlines_that_fan_out_are_refused_at_the_read_limit_in_bounded_time() {
 
 #[test]
 fn the_files_a_scene_reads_add_up_to_at_most_4_gib() {
-    use x3dbake::scene::link::{Fetch, MAX_LINKED_BYTES};
+    use x3dbake::load::link::{Fetch, MAX_LINKED_BYTES};
     /// Any URL is a file of `len` zero bytes (pages the kernel lends
     /// untouched: 4 GiB cost nothing until they are read).
     struct Zeros(usize);
     impl Fetch for Zeros {
-        fn fetch(&mut self, _: &str, url: &str) -> Result<(String, Vec<u8>), String> {
+        fn fetch(&mut self, _: &str, url: &str) -> std::io::Result<(String, Vec<u8>)> {
             Ok((url.to_string(), vec![0; self.0]))
         }
     }
@@ -170,7 +170,13 @@ fn the_files_a_scene_reads_add_up_to_at_most_4_gib() {
         let mut sources = x3dbake::source::Sources::new();
         let mut diags = x3dbake::diag::Diagnostics::default();
         let file = sources.add("main.x3d", main.to_string());
-        x3dbake::load(&mut sources, file, Some(&mut Zeros(len)), &mut diags);
+        x3dbake::load::load(
+            &mut sources,
+            file,
+            Some(&mut Zeros(len)),
+            &x3dbake::Limits::default(),
+            &mut diags,
+        );
         let messages: Vec<String> = diags.list().iter().map(|d| d.render(&sources)).collect();
         let over = "main.x3d:2:14: error: Inline `big.x3d`: the scene and the files it reads add up to more than 4 GiB";
         assert_eq!(messages.len(), 1, "{messages:?}");
@@ -218,11 +224,11 @@ fn inlines_and_images_of_devices_and_pipes_are_not_read() {
 
 #[test]
 fn the_files_a_scene_reads_hold_a_limited_number_of_nodes() {
-    use x3dbake::scene::link::{Fetch, link_within};
+    use x3dbake::load::link::{Fetch, link};
     /// Any URL is a file of ten Groups.
     struct Groups;
     impl Fetch for Groups {
-        fn fetch(&mut self, _: &str, url: &str) -> Result<(String, Vec<u8>), String> {
+        fn fetch(&mut self, _: &str, url: &str) -> std::io::Result<(String, Vec<u8>)> {
             let text = format!("<X3D><Scene>{}</Scene></X3D>", "<Group/>".repeat(10));
             Ok((url.to_string(), text.into_bytes()))
         }
@@ -233,11 +239,22 @@ fn the_files_a_scene_reads_hold_a_limited_number_of_nodes() {
     let mut sources = x3dbake::source::Sources::new();
     let mut diags = x3dbake::diag::Diagnostics::default();
     let file = sources.add("main.x3d", main);
-    let mut scene = x3dbake::parse(&sources, file, &mut diags);
+    let mut scene = x3dbake::syntax::parse(&sources, file, &mut diags);
     let before = scene.nodes.len();
     // 35 nodes: three files of ten are read, the fourth passes the limit
     // and nothing more is read.
-    link_within(&mut scene, &mut sources, file, &mut Groups, &mut diags, 35);
+    let limits = x3dbake::Limits {
+        linked_nodes: 35,
+        ..Default::default()
+    };
+    link(
+        &mut scene,
+        &mut sources,
+        file,
+        &mut Groups,
+        &limits,
+        &mut diags,
+    );
     let messages: Vec<String> = diags.list().iter().map(|d| d.render(&sources)).collect();
     assert_eq!(messages.len(), 1, "{messages:?}");
     assert!(

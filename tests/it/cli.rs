@@ -1,7 +1,7 @@
 //! The command line end to end: options, piping, CSV forms, batches, exit
 //! codes.
 
-mod util;
+use crate::util;
 
 use std::io::Write as _;
 use std::process::{Command, Stdio};
@@ -511,7 +511,7 @@ fn a_csv_table_past_its_byte_limit_is_an_error() {
     let err = to_vec(&scene, &clips, &opts, whole.len() - 1).unwrap_err();
     let limit = whole.len() - 1;
     assert_eq!(
-        err,
+        err.to_string(),
         format!(
             "the CSV table would be larger than {limit} bytes at --rate 30; fewer rows come from a lower --rate, or a shorter --start to --end"
         )

@@ -1,7 +1,7 @@
 //! Clips and tracks from ROUTEs and Links: structure, exact keyframes
 //! against direct evaluation, sampling, cycles, and world time.
 
-mod util;
+use crate::util;
 
 use x3dbake::anim::clip::{Clip, ClipOptions, clips};
 use x3dbake::anim::keyframes::Interpolation;
@@ -14,8 +14,15 @@ fn load(name: &str, opts: ClipOptions) -> (Scene, Vec<Clip>, Diagnostics) {
     let path = util::root().join("fixtures/scenes").join(name);
     let mut sources = Sources::new();
     let mut diags = Diagnostics::default();
-    let file = x3dbake::add_file(&mut sources, name, std::fs::read(path).unwrap(), &mut diags);
-    let scene = x3dbake::load(&mut sources, file, None, &mut diags);
+    let file =
+        x3dbake::source::add_file(&mut sources, name, std::fs::read(path).unwrap(), &mut diags);
+    let scene = x3dbake::load::load(
+        &mut sources,
+        file,
+        None,
+        &x3dbake::Limits::default(),
+        &mut diags,
+    );
     assert!(!diags.has_errors(), "{:?}", diags.list());
     let clips = clips(&scene, opts, &mut diags);
     (scene, clips, diags)

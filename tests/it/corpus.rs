@@ -1,7 +1,7 @@
 //! The real scenes in ../shared/corpus (not part of this repository: their
 //! licences differ). Skipped, with a note, when the folder is not there.
 
-mod util;
+use crate::util;
 
 use std::path::{Path, PathBuf};
 

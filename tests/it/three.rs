@@ -8,7 +8,7 @@
 //! node_modules/@needle-tools/three-animation-pointer (.ci/run installs
 //! them); skipped with a note otherwise.
 
-mod util;
+use crate::util;
 
 use glam::{DMat3, DQuat, DVec2};
 use serde_json::Value;

@@ -4,7 +4,7 @@
 //! their keys, closed splines are C1 at the seam, rotations and normals stay
 //! unit, exact descriptions evaluate like the interpolators).
 
-mod util;
+use crate::util;
 
 use glam::DQuat;
 use std::f64::consts::{FRAC_1_SQRT_2, FRAC_PI_2, FRAC_PI_4};

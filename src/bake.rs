@@ -1,0 +1,202 @@
+//! The pipeline, once: load → check → clips → write, limits included. The
+//! command line, the fuzz targets, the benches and the examples all go
+//! through it.
+//!
+//! ```
+//! use x3dbake::bake::Bake;
+//! use x3dbake::limits::Limits;
+//!
+//! let x3d = br#"<X3D><Scene>
+//!   <Transform DEF="Box1"><Shape><Box/></Shape></Transform>
+//!   <TimeSensor DEF="Clock" cycleInterval="2" loop="true"/>
+//!   <PositionInterpolator DEF="Path" key="0 1" keyValue="0 0 0 0 2 0"/>
+//!   <ROUTE fromNode="Clock" fromField="fraction_changed" toNode="Path" toField="set_fraction"/>
+//!   <ROUTE fromNode="Path" fromField="value_changed" toNode="Box1" toField="translation"/>
+//! </Scene></X3D>"#;
+//! let mut bake = Bake::load("box.x3d", x3d.to_vec(), None, None, Limits::default());
+//! bake.animate(Default::default());
+//! assert!(!bake.diags.has_errors());
+//! assert_eq!(bake.clips[0].name, "Clock");
+//! let doc = bake.gltf(&Default::default(), None).unwrap();
+//! assert_eq!(doc.json().contains("\"animations\""), true);
+//! ```
+
+use crate::anim::check::{self, Forms};
+use crate::anim::clip::{Clip, ClipOptions, clips_using};
+use crate::diag::Diagnostics;
+use crate::limits::Limits;
+use crate::load::Fetch;
+use crate::scene::{NodeId, Scene};
+use crate::source::{FileId, Sources, add_file};
+use crate::syntax::Encoding;
+use crate::write::csv::{self, CsvOptions};
+use crate::write::{gltf, inspect};
+
+/// Why a bake stopped where its input had no error: what was asked of it
+/// cannot be given.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// `--clip` named a clip the scene does not have.
+    #[error("no clip named `{name}` (clips: {})", .available.join(", "))]
+    NoClip {
+        /// The name asked for.
+        name: String,
+        /// The scene's clips.
+        available: Vec<String>,
+    },
+    /// Sampling the longest clip (or the timeline) would pass
+    /// [`Limits::samples_per_track`].
+    #[error("{seconds} s at --rate {rate} would need more than {max} samples a track")]
+    TooManySamples {
+        /// The span sampled.
+        seconds: f64,
+        /// Samples a second.
+        rate: f64,
+        /// The limit.
+        max: usize,
+    },
+    /// The CSV table would pass [`Limits::csv_bytes`].
+    #[error(transparent)]
+    Csv(#[from] csv::TooLarge),
+}
+
+/// One scene on its way through the pipeline, with all that was said of it.
+pub struct Bake {
+    /// The texts read (the input and the files it links), for messages.
+    pub sources: Sources,
+    /// The input's own text.
+    pub file: FileId,
+    /// The scene, prototypes expanded and linked files merged.
+    pub scene: Scene,
+    /// Errors and warnings so far. Where it has errors, later stages do
+    /// nothing and nothing should be written.
+    pub diags: Diagnostics,
+    /// The clips, once [`Bake::animate`] has run.
+    pub clips: Vec<Clip>,
+    /// Each interpolator's form (exact or sampled), for the report.
+    pub forms: Forms,
+    limits: Limits,
+}
+
+impl Bake {
+    /// Reads a file's bytes (gzip or not) into a scene. `name` names it in
+    /// messages and is where its URLs are resolved from; `encoding` is
+    /// detected when not given; Inline and EXTERNPROTO files come through
+    /// `fetch` (none are read without one).
+    pub fn load(
+        name: &str,
+        bytes: Vec<u8>,
+        encoding: Option<Encoding>,
+        fetch: Option<&mut dyn Fetch>,
+        limits: Limits,
+    ) -> Bake {
+        let mut sources = Sources::new();
+        let mut diags = Diagnostics::default();
+        let file = add_file(&mut sources, name, bytes, &mut diags);
+        let scene = if diags.has_errors() {
+            // Not text (or not UTF-8, kept lossily to show where).
+            Scene::default()
+        } else {
+            let encoding = encoding.unwrap_or_else(|| crate::syntax::detected(&sources, file));
+            crate::load::load_as(&mut sources, file, encoding, fetch, &limits, &mut diags)
+        };
+        Bake {
+            sources,
+            file,
+            scene,
+            diags,
+            clips: Vec::new(),
+            forms: Forms::default(),
+            limits,
+        }
+    }
+
+    /// Checks the interpolators and builds the clips (nothing when the
+    /// scene has errors).
+    pub fn animate(&mut self, opts: ClipOptions) {
+        if self.diags.has_errors() {
+            return;
+        }
+        let checked = check::check(&self.scene, &mut self.diags);
+        self.forms = checked.forms;
+        self.clips = clips_using(&self.scene, opts, &checked.built, &mut self.diags);
+    }
+
+    /// Keeps only the clips named (all when `names` is empty).
+    pub fn keep_clips(&mut self, names: &[String]) -> Result<(), Error> {
+        if let Some(missing) = names
+            .iter()
+            .find(|n| !self.clips.iter().any(|c| &c.name == *n))
+        {
+            return Err(Error::NoClip {
+                name: missing.clone(),
+                available: self.clips.iter().map(|c| c.name.clone()).collect(),
+            });
+        }
+        if !names.is_empty() {
+            self.clips.retain(|c| names.contains(&c.name));
+        }
+        Ok(())
+    }
+
+    /// The longest clip, in seconds.
+    fn longest(&self) -> f64 {
+        self.clips.iter().map(|c| c.duration()).fold(0.0, f64::max)
+    }
+
+    /// Refuses sampling `seconds` (at least the longest clip) at `rate`
+    /// past the limit on samples a track.
+    fn check_samples(&self, seconds: f64, rate: f64) -> Result<(), Error> {
+        let seconds = seconds.max(self.longest());
+        let max = self.limits.samples_per_track;
+        if seconds * rate > max as f64 {
+            return Err(Error::TooManySamples { seconds, rate, max });
+        }
+        Ok(())
+    }
+
+    /// The glTF document. Images are read through `fetch`, relative to the
+    /// file that names them (none without one). Errors in building it (a
+    /// limit passed) go to [`Bake::diags`].
+    pub fn gltf(
+        &mut self,
+        opts: &gltf::Options,
+        mut fetch: Option<&mut dyn Fetch>,
+    ) -> Result<gltf::Document, Error> {
+        self.check_samples(0.0, opts.rate)?;
+        let (scene, sources) = (&self.scene, &self.sources);
+        let mut images = |id: NodeId, url: &str| {
+            let from = &sources.get(scene.node(id).span.file).name;
+            let fetch = fetch.as_deref_mut()?;
+            fetch.fetch(from, url).ok().map(|(_, b)| b)
+        };
+        let opts = gltf::Options {
+            limits: self.limits,
+            ..*opts
+        };
+        Ok(gltf::build(
+            scene,
+            &self.clips,
+            &opts,
+            &mut images,
+            &mut self.diags,
+        ))
+    }
+
+    /// The CSV table, in memory.
+    pub fn csv(&self, opts: &CsvOptions) -> Result<Vec<u8>, Error> {
+        let span = opts.timeline.map_or(0.0, |(start, end)| end - start);
+        self.check_samples(span, opts.rate)?;
+        Ok(csv::to_vec(
+            &self.scene,
+            &self.clips,
+            opts,
+            self.limits.csv_bytes,
+        )?)
+    }
+
+    /// The plain-text account of `x3dbake inspect`.
+    pub fn report(&self) -> String {
+        inspect::report(&self.scene, &self.clips, &self.forms, &self.limits)
+    }
+}

@@ -1,0 +1,221 @@
+//! A batch: every input baked, several at once, each into its own output
+//! (or standard output), with a progress line on a terminal.
+
+use super::args::{Format, Job, Target};
+use super::{Outcome, analyse, messages, output, write_stdout};
+use anyhow::Context as _;
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use x3dbake::Bake;
+use x3dbake::load::FileFetch;
+use x3dbake::write::csv::{self, CsvOptions};
+use x3dbake::write::gltf;
+
+/// Bakes every input; several in parallel, with a progress line on a
+/// terminal. Each input's messages are printed together when it is done.
+pub fn run(job: &Job) -> Outcome {
+    let total = job.inputs.len();
+    let next = AtomicUsize::new(0);
+    let done = AtomicUsize::new(0);
+    let worst = Mutex::new(Outcome::Ok);
+    let progress = total > 1 && std::io::stderr().is_terminal();
+    if let Target::Dir(dir) = &job.target
+        && let Err(e) = std::fs::create_dir_all(dir)
+    {
+        eprintln!("x3dbake: cannot create {}: {e}", dir.display());
+        return Outcome::UsageOrIo;
+    }
+    let workers = job
+        .jobs
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+        .min(total);
+    let work = || {
+        loop {
+            let i = next.fetch_add(1, Ordering::SeqCst);
+            let Some(path) = job.inputs.get(i) else {
+                break;
+            };
+            let (outcome, messages) = bake_one(job, path);
+            // A poisoned lock only means another worker panicked;
+            // the outcome it guards is still a plain value.
+            let mut w = worst.lock().unwrap_or_else(|e| e.into_inner());
+            *w = (*w).max(outcome);
+            let n = done.fetch_add(1, Ordering::SeqCst) + 1;
+            let mut err = std::io::stderr().lock();
+            if progress {
+                let _ = write!(err, "\r\x1b[K");
+            }
+            let _ = err.write_all(messages.as_bytes());
+            if progress && n < total {
+                let _ = write!(err, "[{n}/{total}] {path}");
+            }
+        }
+    };
+    std::thread::scope(|s| {
+        for _ in 0..workers {
+            // The stack a main thread has (8 MiB): the readers recurse
+            // into nested nodes, up to their limit of 500. A worker that
+            // cannot be started leaves its share to this thread.
+            let worker = std::thread::Builder::new().stack_size(8 << 20);
+            if worker.spawn_scoped(s, work).is_err() {
+                work();
+            }
+        }
+    });
+    if progress {
+        eprint!("\r\x1b[K");
+    }
+    worst.into_inner().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Bakes one input; returns its outcome and the messages to print.
+fn bake_one(job: &Job, path: &str) -> (Outcome, String) {
+    let fail = |e: anyhow::Error| (Outcome::UsageOrIo, format!("x3dbake: {e:#}\n"));
+    // Errors in the input, found reading it or building the glTF document.
+    let invalid = |bake: &Bake| {
+        let errors = bake.diags.has_errors();
+        errors.then(|| {
+            (
+                Outcome::InvalidInput,
+                messages::rendered(bake, job.quiet, job.verbose),
+            )
+        })
+    };
+    let dest = match &job.target {
+        Target::File(p) => Some(p.clone()),
+        Target::Dir(d) => Some(super::args::output_in(d, path, job.format)),
+        Target::Stdout => None,
+    };
+    if let Some(dest) = &dest
+        && path != "-"
+        && output::same_file(Path::new(path), dest)
+    {
+        return fail(anyhow::anyhow!(
+            "the output {} is the input: refusing to overwrite it",
+            dest.display()
+        ));
+    }
+    let mut bake = match analyse(path, job.clip_opts) {
+        Ok(x) => x,
+        Err(e) => return fail(e),
+    };
+    if let Some(invalid) = invalid(&bake) {
+        return invalid;
+    }
+    if let Err(e) = bake.keep_clips(&job.clips) {
+        let mut msg = messages::rendered(&bake, job.quiet, job.verbose);
+        msg.push_str(&format!("x3dbake: {path}: {e}\n"));
+        return (Outcome::UsageOrIo, msg);
+    }
+    // The glTF document outlives the files: a GLB or .bin writes its buffer.
+    let mut doc = None;
+    let files = match job.format {
+        Format::Csv => {
+            let timeline = job.timeline.map(|(start, end)| {
+                let end = end.unwrap_or_else(|| csv::default_timeline_end(&bake.clips));
+                (start.unwrap_or(0.0), end)
+            });
+            let opts = CsvOptions {
+                rate: job.gltf_opts.rate,
+                wide: job.wide,
+                timeline,
+            };
+            let bytes = match bake.csv(&opts) {
+                Ok(b) => b,
+                Err(e) => return fail(anyhow::anyhow!("{path}: {e}")),
+            };
+            vec![(dest.clone(), vec![bytes.into()])]
+        }
+        Format::Gltf | Format::Glb => {
+            let doc = match bake.gltf(&job.gltf_opts, Some(&mut FileFetch)) {
+                Ok(d) => doc.insert(d),
+                Err(e) => return fail(anyhow::anyhow!("{path}: {e}")),
+            };
+            if let Some(invalid) = invalid(&bake) {
+                return invalid;
+            }
+            match gltf_files(doc, job, dest.as_deref(), path) {
+                Ok(f) => f,
+                Err(e) => return fail(e),
+            }
+        }
+    };
+    let messages = messages::rendered(&bake, job.quiet, job.verbose);
+    let outcome = match dest {
+        None => files
+            .iter()
+            .map(|(_, parts)| write_stdout(parts))
+            .max()
+            .unwrap_or(Outcome::Ok),
+        Some(_) => {
+            let files: Vec<(PathBuf, output::Parts)> = files
+                .into_iter()
+                .filter_map(|(p, b)| Some((p?, b)))
+                .collect();
+            match output::write_all_atomic(&files) {
+                Ok(()) => Outcome::Ok,
+                Err(e) => return (Outcome::UsageOrIo, format!("{messages}x3dbake: {e:#}\n")),
+            }
+        }
+    };
+    (outcome, messages)
+}
+
+/// The files of a glTF output: a .glb, a .gltf with its buffer embedded,
+/// or a .gltf and a .bin beside it. `None` as a path is standard output.
+#[allow(clippy::type_complexity)]
+fn gltf_files<'a>(
+    doc: &'a mut gltf::Document,
+    job: &Job,
+    dest: Option<&Path>,
+    input: &str,
+) -> anyhow::Result<Vec<(Option<PathBuf>, output::Parts<'a>)>> {
+    let dest_buf = dest.map(Path::to_path_buf);
+    Ok(match job.format {
+        Format::Glb => {
+            doc.set_buffer_uri(None);
+            let parts = x3dbake::write::glb::parts(&doc.json(), &doc.bin)
+                .context("cannot build the GLB")?;
+            vec![(dest_buf, parts)]
+        }
+        _ if job.embed || doc.bin.is_empty() || dest.is_none() => {
+            let uri = (!doc.bin.is_empty()).then(|| doc.data_uri());
+            doc.set_buffer_uri(uri);
+            vec![(dest_buf, vec![doc.json().into_bytes().into()])]
+        }
+        _ => {
+            // dest is Some here: standard output took the arm above.
+            let out = dest.expect("a file output");
+            let bin_path = out.with_extension("bin");
+            let bin_name = bin_path
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .with_context(|| format!("cannot name a .bin beside {}", out.display()))?;
+            anyhow::ensure!(
+                !output::same_file(Path::new(input), &bin_path),
+                "the buffer {} would overwrite the input",
+                bin_path.display()
+            );
+            doc.set_buffer_uri(Some(uri_escape(&bin_name)));
+            vec![
+                (dest_buf, vec![doc.json().into_bytes().into()]),
+                (Some(bin_path), vec![doc.bin.as_slice().into()]),
+            ]
+        }
+    })
+}
+
+/// A file name as a relative URI: characters outside the unreserved set
+/// percent-encoded.
+fn uri_escape(name: &str) -> String {
+    name.bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
+                (b as char).to_string()
+            }
+            _ => format!("%{b:02X}"),
+        })
+        .collect()
+}

@@ -1,0 +1,112 @@
+//! The command line: parses arguments, runs the library's pipeline
+//! ([`x3dbake::Bake`]), prints diagnostics, writes outputs, and turns the
+//! outcome into an exit code.
+
+mod args;
+mod batch;
+mod messages;
+mod output;
+
+use anyhow::Context as _;
+use args::{Cli, Command};
+use clap::Parser;
+use std::io::Write;
+use std::path::Path;
+use std::process::ExitCode;
+use x3dbake::anim::clip::ClipOptions;
+use x3dbake::load::FileFetch;
+use x3dbake::source::{MAX_FILE_BYTES, read_capped, read_file};
+use x3dbake::{Bake, Limits};
+
+/// How a run ended. Ordered: the worst outcome of a batch is its exit code.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Debug)]
+enum Outcome {
+    Ok = 0,
+    /// The input has errors (already printed): exit 1.
+    InvalidInput = 1,
+    /// Usage or I/O: exit 2.
+    UsageOrIo = 2,
+}
+
+pub fn main() -> ExitCode {
+    let cli = Cli::parse();
+    // Interrupted (Ctrl-C, SIGTERM, SIGHUP): outputs are untouched (they are
+    // renamed into place only when complete), and no temporary file is left.
+    let _ = ctrlc::set_handler(|| {
+        output::remove_temporaries();
+        std::process::exit(130);
+    });
+    let outcome = match cli.command {
+        Some(Command::Inspect { file, clip, common }) => inspect(
+            &file,
+            args::clip_options(&clip),
+            common.quiet,
+            common.verbose,
+        ),
+        None => match cli.bake.validate() {
+            Ok(job) => batch::run(&job),
+            Err(msg) => {
+                eprintln!("x3dbake: {msg}");
+                Outcome::UsageOrIo
+            }
+        },
+    };
+    ExitCode::from(outcome as u8)
+}
+
+fn read_bytes(path: &str) -> anyhow::Result<Vec<u8>> {
+    let bytes = if path == "-" {
+        read_capped(std::io::stdin().lock()).context("cannot read standard input")?
+    } else {
+        read_file(Path::new(path)).with_context(|| format!("cannot read {path}"))?
+    };
+    // A regular file may have grown since it was sized.
+    anyhow::ensure!(bytes.len() <= MAX_FILE_BYTES, "{path} is larger than 4 GiB");
+    Ok(bytes)
+}
+
+/// Reads a file (`-`: standard input), checks it and builds its clips.
+fn analyse(path: &str, opts: ClipOptions) -> anyhow::Result<Bake> {
+    let bytes = read_bytes(path)?;
+    let name = if path == "-" { "<stdin>" } else { path };
+    // Plain text that can be read again (not gzip, not a pipe).
+    let rereadable = path != "-" && !x3dbake::source::is_gzip(&bytes);
+    let mut bake = Bake::load(name, bytes, None, Some(&mut FileFetch), Limits::default());
+    // The scene is made: the text is needed again only to show a line.
+    if rereadable && !bake.diags.has_errors() {
+        bake.sources.release(bake.file, Path::new(path));
+    }
+    bake.animate(opts);
+    Ok(bake)
+}
+
+fn inspect(path: &str, opts: ClipOptions, quiet: bool, verbose: bool) -> Outcome {
+    let bake = match analyse(path, opts) {
+        Ok(x) => x,
+        Err(e) => {
+            eprintln!("x3dbake: {e:#}");
+            return Outcome::UsageOrIo;
+        }
+    };
+    eprint!("{}", messages::rendered(&bake, quiet, verbose));
+    if bake.diags.has_errors() {
+        return Outcome::InvalidInput;
+    }
+    let mut text = bake.report();
+    text.push_str(&format!("warnings: {}\n", bake.diags.counts().1));
+    write_stdout(&[text.as_bytes().into()])
+}
+
+/// Writes to standard output; a closed pipe (`| head`) is not an error.
+fn write_stdout(parts: &[std::borrow::Cow<[u8]>]) -> Outcome {
+    let mut out = std::io::stdout().lock();
+    let written = parts.iter().try_for_each(|p| out.write_all(p));
+    match written.and_then(|()| out.flush()) {
+        Ok(()) => Outcome::Ok,
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Outcome::Ok,
+        Err(e) => {
+            eprintln!("x3dbake: cannot write to standard output: {e}");
+            Outcome::UsageOrIo
+        }
+    }
+}

@@ -1,0 +1,15 @@
+//! The integration tests, one binary (it links once): a module an area.
+
+mod anim;
+mod cli;
+mod corpus;
+mod encodings;
+mod fuzz_regressions;
+mod gltf;
+mod inspect;
+mod interp;
+mod no_panic;
+mod oracle;
+mod scene;
+mod three;
+mod util;
