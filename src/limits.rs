@@ -22,6 +22,10 @@ pub struct Limits {
     /// every body node the field is connected to (R routes to a field
     /// connected to C nodes become R·C). About 100 bytes each.
     pub expanded_routes: usize,
+    /// The most nodes one file may hold (about 230 bytes each). The text
+    /// does not bound them: `<Group/>` is 8 bytes and a node, so 58 KB of
+    /// gzip held 5 million (1.1 GB).
+    pub file_nodes: usize,
     /// How many Inline and EXTERNPROTO files one scene may read, each read
     /// counted (a file inlined in eight places is read eight times):
     /// nesting alone does not bound the work.
@@ -53,6 +57,7 @@ impl Default for Limits {
         Limits {
             expanded_nodes: 1_000_000,
             expanded_routes: 1_000_000,
+            file_nodes: 10_000_000,
             linked_files: 10_000,
             linked_nodes: 10_000_000,
             gltf_nodes: 500_000,
@@ -72,6 +77,7 @@ impl Limits {
         Limits {
             expanded_nodes: 10_000,
             expanded_routes: 10_000,
+            file_nodes: 100_000,
             linked_files: 100,
             linked_nodes: 100_000,
             gltf_nodes: 50_000,

@@ -34,7 +34,7 @@ pub fn read_gzip(data: &[u8]) {
 /// Gzip data is left to `read_gzip` when an encoding is given, so that each
 /// reader's target explores that reader only.
 fn read(data: &[u8], name: &str, encoding: Option<Encoding>) {
-    if encoding.is_some() && x3dbake::source::is_gzip(data) {
+    if encoding.is_some() && x3dbake::load::is_gzip(data) {
         return;
     }
     let bake = Bake::load(name, data.to_vec(), encoding, None, Limits::small());

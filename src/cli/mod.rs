@@ -70,7 +70,7 @@ fn analyse(path: &str, opts: ClipOptions) -> anyhow::Result<Bake> {
     let bytes = read_bytes(path)?;
     let name = if path == "-" { "<stdin>" } else { path };
     // Plain text that can be read again (not gzip, not a pipe).
-    let rereadable = path != "-" && !x3dbake::source::is_gzip(&bytes);
+    let rereadable = path != "-" && !x3dbake::load::is_gzip(&bytes);
     let mut bake = Bake::load(name, bytes, None, Some(&mut FileFetch), Limits::default());
     // The scene is made: the text is needed again only to show a line.
     if rereadable && !bake.diags.has_errors() {

@@ -124,8 +124,8 @@ pub enum Exact<'a> {
 }
 
 impl Interpolator {
-    /// Builds an interpolator, reporting what NOTES.md calls undefined or
-    /// suspicious (and resolving it as NOTES.md says).
+    /// Builds an interpolator, reporting what docs/interpretations.md calls undefined or
+    /// suspicious (and resolving it as that page says).
     pub fn new(spec: Spec<'_>, warnings: &mut Vec<KeyWarning>) -> Interpolator {
         let n = spec.keys.len();
         keys::check_keys(spec.keys, warnings);

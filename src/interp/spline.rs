@@ -3,7 +3,7 @@
 
 use super::keys::KeyWarning;
 
-/// How the tangent factors F+ and F− are assigned (NOTES.md).
+/// How the tangent factors F+ and F− are assigned (docs/interpretations.md).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum TangentRule {
     /// As the X3D text writes it (and X_ITE does): the outgoing tangent at

@@ -107,8 +107,7 @@ pub fn link(
         files: 0,
         bytes: sources.get(file).text().len(),
         nodes: 0,
-        max_nodes: limits.linked_nodes,
-        max_files: limits.linked_files,
+        limits: *limits,
         spent: false,
     };
     link_file(scene, sources, file, fetch, diags, &mut reads);
@@ -124,9 +123,8 @@ struct Reads {
     bytes: usize,
     /// Nodes of the files read (each read counted), and the most allowed.
     nodes: usize,
-    max_nodes: usize,
-    /// The most files that may be read.
-    max_files: usize,
+    /// The limits on files and nodes read.
+    limits: Limits,
     /// A limit was passed and reported: nothing more is read.
     spent: bool,
 }
@@ -188,13 +186,13 @@ impl Linker<'_> {
             if path.is_empty() {
                 continue;
             }
-            if reads.files >= reads.max_files {
+            if reads.files >= reads.limits.linked_files {
                 reads.spent = true;
                 diags.error(
                     format!(
                         "{what} `{url}`: the scene reads more than {} files (each Inline and \
                          EXTERNPROTO file counts each time it is read)",
-                        reads.max_files
+                        reads.limits.linked_files
                     ),
                     Some(span),
                 );
@@ -218,7 +216,7 @@ impl Linker<'_> {
                     // text, which gzip data expands to.
                     let mut id = None;
                     if reads.bytes.saturating_add(bytes.len()) <= MAX_LINKED_BYTES {
-                        let file = crate::source::add_file(sources, &name, bytes, diags);
+                        let file = crate::load::add_file(sources, &name, bytes, diags);
                         reads.bytes = reads.bytes.saturating_add(sources.get(file).text().len());
                         id = (reads.bytes <= MAX_LINKED_BYTES).then_some(file);
                     }
@@ -233,15 +231,15 @@ impl Linker<'_> {
                     if diags.has_errors() {
                         return None;
                     }
-                    let mut child = crate::syntax::parse(sources, id, diags);
+                    let mut child = crate::syntax::parse(sources, id, &reads.limits, diags);
                     reads.nodes = reads.nodes.saturating_add(child.nodes.len());
-                    if reads.nodes > reads.max_nodes {
+                    if reads.nodes > reads.limits.linked_nodes {
                         reads.spent = true;
                         diags.error(
                             format!(
                                 "{what} `{url}`: the files the scene reads hold more than {} \
                                  nodes (each file counted each time it is read)",
-                                reads.max_nodes
+                                reads.limits.linked_nodes
                             ),
                             Some(span),
                         );

@@ -2,9 +2,11 @@
 //! names read through a [`Fetch`] the caller gives and merged in
 //! ([`link`]), and its prototype instances expanded ([`proto`]).
 
+mod file;
 pub mod link;
 pub mod proto;
 
+pub use file::{GunzipError, MAX_GUNZIPPED_BYTES, add_file, gunzip, is_gzip};
 pub use link::{Fetch, FileFetch};
 
 use crate::diag::Diagnostics;
@@ -37,7 +39,7 @@ pub fn load_as(
     limits: &Limits,
     diags: &mut Diagnostics,
 ) -> Scene {
-    let mut scene = parse_as(sources, file, encoding, diags);
+    let mut scene = parse_as(sources, file, encoding, limits, diags);
     if let Some(fetch) = fetch {
         link::link(&mut scene, sources, file, fetch, limits, diags);
     }

@@ -56,16 +56,9 @@ impl TextPos {
     }
 }
 
-/// The most nodes one file may hold (about 230 bytes each). The text does
-/// not bound them: `<Group/>` is 8 bytes and a node, so 58 KB of gzip held
-/// 5 million (1.1 GB), and 6 MB would have asked for over 100 GB. Unit
-/// tests use a lower one, to read past it in every encoding.
-#[cfg(not(test))]
-pub const MAX_FILE_NODES: usize = 10_000_000;
-#[cfg(test)]
-pub const MAX_FILE_NODES: usize = 1_000;
-
 pub struct Builder<'d> {
+    /// The most nodes the file may hold.
+    max_nodes: usize,
     scene: Scene,
     diags: &'d mut Diagnostics,
     scopes: Vec<Scope>,
@@ -77,8 +70,11 @@ pub struct Builder<'d> {
 }
 
 impl<'d> Builder<'d> {
-    pub fn new(diags: &'d mut Diagnostics, encoding: Encoding) -> Builder<'d> {
+    /// A builder for a file of at most `max_nodes` nodes
+    /// ([`Limits::file_nodes`](crate::limits::Limits::file_nodes)).
+    pub fn new(diags: &'d mut Diagnostics, encoding: Encoding, max_nodes: usize) -> Builder<'d> {
         Builder {
+            max_nodes,
             scene: Scene::default(),
             diags,
             scopes: vec![Scope::default()],
@@ -141,13 +137,16 @@ impl<'d> Builder<'d> {
     }
 
     /// False, with an error at `span`, when the file already holds
-    /// [`MAX_FILE_NODES`] nodes: the reader stops before making another.
+    /// `max_nodes` nodes: the reader stops before making another.
     pub fn room_for_node(&mut self, span: Span) -> bool {
-        if self.scene.nodes.len() < MAX_FILE_NODES {
+        if self.scene.nodes.len() < self.max_nodes {
             return true;
         }
         self.diags.error(
-            format!("a file may hold at most {MAX_FILE_NODES} nodes: reading stops here"),
+            format!(
+                "a file may hold at most {} nodes: reading stops here",
+                self.max_nodes
+            ),
             Some(span),
         );
         false
@@ -594,44 +593,6 @@ impl<'d> Builder<'d> {
     pub fn export(&mut self, local: &str, name: &str, span: Span) {
         if let Some(id) = self.lookup_use(local, span) {
             self.scene.exports.push((name.to_string(), id));
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::MAX_FILE_NODES;
-    use crate::diag::Diagnostics;
-    use crate::source::Sources;
-
-    /// Each reader stops at the node past the limit, with one error there.
-    #[test]
-    fn readers_stop_at_the_file_node_limit() {
-        let n = MAX_FILE_NODES + 5;
-        let xml = format!("<X3D><Scene>\n{}</Scene></X3D>", "<Group/>\n".repeat(n));
-        let vrml = format!("#X3D V3.3 utf8\n{}", "Group {}\n".repeat(n));
-        let json = format!(
-            "{{\"X3D\": {{\"Scene\": {{\"-children\": [\n{}\n]}}}}}}",
-            vec!["{\"Group\": {}}"; n].join(",\n")
-        );
-        for (name, text, column) in [("f.x3d", xml, 2), ("f.x3dv", vrml, 1), ("f.x3dj", json, 11)] {
-            let mut sources = Sources::new();
-            let mut diags = Diagnostics::default();
-            let file = sources.add(name, text);
-            let scene = crate::syntax::parse(&sources, file, &mut diags);
-            assert_eq!(scene.nodes.len(), MAX_FILE_NODES, "{name}");
-            let messages: Vec<String> = diags.list().iter().map(|d| d.headline(&sources)).collect();
-            // The first node is on line 2: the one past the limit on the
-            // line after the last kept.
-            let line = MAX_FILE_NODES + 2;
-            assert_eq!(
-                messages,
-                [format!(
-                    "{name}:{line}:{column}: error: a file may hold at most {MAX_FILE_NODES} \
-                     nodes: reading stops here"
-                )],
-                "{name}"
-            );
         }
     }
 }

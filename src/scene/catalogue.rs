@@ -20,9 +20,13 @@ pub struct FieldDef {
     pub extension: bool,
 }
 
+include!(concat!(env!("OUT_DIR"), "/node_type.rs"));
+
 /// One node type.
 #[derive(Debug)]
 pub struct NodeDef {
+    /// The type, as a variant.
+    pub ty: NodeType,
     pub name: String,
     /// The containerField a node of this type has in XML when none is given.
     pub container_field: String,
@@ -49,40 +53,61 @@ fn catalogue() -> &'static HashMap<String, NodeDef> {
     })
 }
 
+/// A node type being read: its name, containerField and fields.
+type Reading = (String, String, Vec<FieldDef>);
+
 fn parse_catalogue(text: &str) -> Result<HashMap<String, NodeDef>, String> {
     let mut all: HashMap<String, NodeDef> = HashMap::default();
-    let mut current: Option<NodeDef> = None;
+    // The abstract types' fields, by name.
+    let mut bases: HashMap<String, Vec<FieldDef>> = HashMap::default();
+    let mut current: Option<Reading> = None;
+    // Keeps a node type read, as an abstract base or a node type.
+    let keep = |(name, container_field, fields): Reading,
+                all: &mut HashMap<String, NodeDef>,
+                bases: &mut HashMap<String, Vec<FieldDef>>|
+     -> Result<(), String> {
+        if name.starts_with('@') {
+            bases.insert(name, fields);
+            return Ok(());
+        }
+        let ty = NodeType::from_name(&name).ok_or_else(|| format!("{name}: no NodeType"))?;
+        let def = NodeDef {
+            ty,
+            name,
+            container_field,
+            fields,
+        };
+        match all.insert(def.name.clone(), def) {
+            Some(old) => Err(format!("{} is declared twice", old.name)),
+            None => Ok(()),
+        }
+    };
     for (n, line) in text.lines().enumerate() {
         let err = |m: &str| format!("catalogue.txt:{}: {m}", n + 1);
         if line.trim().is_empty() || line.trim_start().starts_with('#') {
             continue;
         }
         if !line.starts_with(' ') {
-            if let Some(def) = current.take()
-                && let Some(old) = all.insert(def.name.clone(), def)
-            {
-                return Err(err(&format!("{} is declared twice", old.name)));
+            if let Some(reading) = current.take() {
+                keep(reading, &mut all, &mut bases).map_err(|e| err(&e))?;
             }
             let (head, container) = match line.split_once('[') {
                 Some((h, c)) => (h, c.trim_end_matches(']').trim().to_string()),
                 None => (line, String::new()),
             };
-            let (name, bases) = head.split_once(':').unwrap_or((head, ""));
+            let (name, base_names) = head.split_once(':').unwrap_or((head, ""));
             let mut fields = Vec::new();
-            for base in bases.split_whitespace() {
-                let b = all
+            for base in base_names.split_whitespace() {
+                let b = bases
                     .get(base)
+                    .or_else(|| all.get(base).map(|d| &d.fields))
                     .ok_or_else(|| err(&format!("unknown base {base}")))?;
-                fields.extend(b.fields.iter().cloned());
+                fields.extend(b.iter().cloned());
             }
-            current = Some(NodeDef {
-                name: name.trim().to_string(),
-                container_field: container,
-                fields,
-            });
+            current = Some((name.trim().to_string(), container, fields));
             continue;
         }
-        let def = current
+        let (_, _, def_fields) = current
             .as_mut()
             .ok_or_else(|| err("field before any node"))?;
         let mut words = line.split_whitespace();
@@ -114,7 +139,7 @@ fn parse_catalogue(text: &str) -> Result<HashMap<String, NodeDef>, String> {
             )
             .map_err(|e| err(&e.message))?
         };
-        def.fields.push(FieldDef {
+        def_fields.push(FieldDef {
             name: name.to_string(),
             ty,
             access,
@@ -122,10 +147,9 @@ fn parse_catalogue(text: &str) -> Result<HashMap<String, NodeDef>, String> {
             extension,
         });
     }
-    if let Some(def) = current.take() {
-        all.insert(def.name.clone(), def);
+    if let Some(reading) = current.take() {
+        keep(reading, &mut all, &mut bases)?;
     }
-    all.retain(|k, _| !k.starts_with('@'));
     Ok(all)
 }
 

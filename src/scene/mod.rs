@@ -5,10 +5,11 @@
 pub mod build;
 pub mod catalogue;
 pub mod named;
+mod number;
 pub mod value;
 
 pub use build::Builder;
-pub use catalogue::{FieldDef, NodeDef, node_def};
+pub use catalogue::{FieldDef, NodeDef, NodeType, node_def};
 pub use named::NamedList;
 pub use value::{Access, FieldType, NodeId, Value};
 
@@ -249,6 +250,11 @@ impl Scene {
     /// Where a field was set in the file, if it was.
     pub fn value_span(&self, id: NodeId, name: &str) -> Option<Span> {
         self.node(id).values.get(name).map(|f| f.span)
+    }
+
+    /// The node's type, if it is a known type.
+    pub fn node_type(&self, id: NodeId) -> Option<NodeType> {
+        self.known(id).map(|d| d.ty)
     }
 
     /// The node type's catalogue entry, if it is a known type.

@@ -6,6 +6,7 @@
 mod tree;
 
 use crate::diag::{Diagnostic, Diagnostics};
+use crate::limits::Limits;
 use crate::scene::build::TextPos;
 use crate::scene::value::{Encoding, Scalar};
 use crate::scene::{Access, Builder, FieldDef, FieldType, NodeId, Scene, Value};
@@ -33,11 +34,11 @@ struct Stop;
 type R<T> = Result<T, Stop>;
 
 /// Reads an X3D JSON file into a scene.
-pub fn read(source: &SourceFile, file: FileId, diags: &mut Diagnostics) -> Scene {
+pub fn read(source: &SourceFile, file: FileId, limits: &Limits, diags: &mut Diagnostics) -> Scene {
     let mut r = Reader {
         file,
         text: source.text(),
-        b: Builder::new(diags, Encoding::Xml),
+        b: Builder::new(diags, Encoding::Xml, limits.file_nodes),
         protos: Vec::new(),
         depth: 0,
     };

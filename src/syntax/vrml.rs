@@ -6,6 +6,7 @@
 //! unknown fields are skipped by their shape and kept as text.
 
 use crate::diag::{Diagnostic, Diagnostics};
+use crate::limits::Limits;
 use crate::scene::build::TextPos;
 use crate::scene::value::{Encoding, Scalar, parse_value};
 use crate::scene::{Access, Builder, FieldDef, FieldType, NodeId, Scene, Value};
@@ -160,7 +161,7 @@ struct Parser<'s, 'd> {
 }
 
 /// Reads a ClassicVRML or VRML97 file into a scene.
-pub fn read(source: &SourceFile, file: FileId, diags: &mut Diagnostics) -> Scene {
+pub fn read(source: &SourceFile, file: FileId, limits: &Limits, diags: &mut Diagnostics) -> Scene {
     let text = source.text();
     let mut p = Parser {
         file,
@@ -170,7 +171,7 @@ pub fn read(source: &SourceFile, file: FileId, diags: &mut Diagnostics) -> Scene
             pos: 0,
             peeked: Vec::new(),
         },
-        b: Builder::new(diags, Encoding::Vrml),
+        b: Builder::new(diags, Encoding::Vrml, limits.file_nodes),
         protos: Vec::new(),
         depth: 0,
     };

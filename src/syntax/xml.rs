@@ -3,6 +3,7 @@
 
 use crate::diag::Diagnostics;
 use crate::hash::HashSet;
+use crate::limits::Limits;
 use crate::scene::build::TextPos;
 use crate::scene::value::{Encoding, parse_value};
 use crate::scene::{Access, Builder, FieldDef, FieldType, NodeClass, NodeId, Scene, Value};
@@ -58,12 +59,12 @@ struct Reader<'s, 'd> {
 
 /// Reads an X3D XML file into a scene. Problems go to `diags`; the scene is
 /// only meaningful when no error was reported.
-pub fn read(source: &SourceFile, file: FileId, diags: &mut Diagnostics) -> Scene {
+pub fn read(source: &SourceFile, file: FileId, limits: &Limits, diags: &mut Diagnostics) -> Scene {
     let mut r = Reader {
         file,
         source,
         text: source.text(),
-        b: Builder::new(diags, Encoding::Xml),
+        b: Builder::new(diags, Encoding::Xml, limits.file_nodes),
         frames: Vec::new(),
         protos: Vec::new(),
         saw_x3d: false,

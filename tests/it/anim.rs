@@ -15,7 +15,7 @@ fn load(name: &str, opts: ClipOptions) -> (Scene, Vec<Clip>, Diagnostics) {
     let mut sources = Sources::new();
     let mut diags = Diagnostics::default();
     let file =
-        x3dbake::source::add_file(&mut sources, name, std::fs::read(path).unwrap(), &mut diags);
+        x3dbake::load::add_file(&mut sources, name, std::fs::read(path).unwrap(), &mut diags);
     let scene = x3dbake::load::load(
         &mut sources,
         file,

@@ -239,14 +239,14 @@ fn the_files_a_scene_reads_hold_a_limited_number_of_nodes() {
     let mut sources = x3dbake::source::Sources::new();
     let mut diags = x3dbake::diag::Diagnostics::default();
     let file = sources.add("main.x3d", main);
-    let mut scene = x3dbake::syntax::parse(&sources, file, &mut diags);
-    let before = scene.nodes.len();
     // 35 nodes: three files of ten are read, the fourth passes the limit
     // and nothing more is read.
     let limits = x3dbake::Limits {
         linked_nodes: 35,
         ..Default::default()
     };
+    let mut scene = x3dbake::syntax::parse(&sources, file, &limits, &mut diags);
+    let before = scene.nodes.len();
     link(
         &mut scene,
         &mut sources,

@@ -151,7 +151,7 @@ fn deep_json_reads_in_time_linear_in_its_size() {
         let mut sources = x3dbake::source::Sources::new();
         let mut diags = x3dbake::diag::Diagnostics::default();
         let start = Instant::now();
-        let f = x3dbake::source::add_file(&mut sources, "deep.x3dj", text.into(), &mut diags);
+        let f = x3dbake::load::add_file(&mut sources, "deep.x3dj", text.into(), &mut diags);
         let scene = x3dbake::load::load(&mut sources, f, None, &Default::default(), &mut diags);
         let took = start.elapsed();
         assert!(!diags.has_errors());

@@ -1,5 +1,5 @@
 //! The interpolation maths through its public API: hand-computed values for
-//! every node type (table-driven), the edge rules of NOTES.md, and
+//! every node type (table-driven), the edge rules of docs/interpretations.md, and
 //! properties over deterministic pseudo-random inputs (splines pass through
 //! their keys, closed splines are C1 at the seam, rotations and normals stay
 //! unit, exact descriptions evaluate like the interpolators).
@@ -312,7 +312,7 @@ fn closed_splines_are_c1_at_the_seam() {
     let it = build_with("SplineScalarInterpolator", &keys, &kv, &o, &mut Vec::new());
     let (start, end) = (velocities(&it, 0.0).1, velocities(&it, 1.0).0);
     assert!((start - end).abs() < 1e-4, "{start} {end}");
-    // ...and its velocity jumps at a key between unequal intervals (NOTES.md).
+    // ...and its velocity jumps at a key between unequal intervals (docs/interpretations.md).
     let keys = [0.0, 0.2, 1.0];
     let it = build("SplineScalarInterpolator", &keys, &[0.0, 1.0, 3.0]);
     let (a, b) = velocities(&it, 0.2);

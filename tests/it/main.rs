@@ -8,6 +8,7 @@ mod fuzz_regressions;
 mod gltf;
 mod inspect;
 mod interp;
+mod layout;
 mod no_panic;
 mod oracle;
 mod scene;

@@ -11,7 +11,7 @@ use x3dbake::source::Sources;
 fn read(bytes: Vec<u8>) {
     let mut sources = Sources::new();
     let mut diags = Diagnostics::default();
-    let file = x3dbake::source::add_file(&mut sources, "m.x3d", bytes, &mut diags);
+    let file = x3dbake::load::add_file(&mut sources, "m.x3d", bytes, &mut diags);
     if !diags.has_errors() {
         let scene = x3dbake::load::load(
             &mut sources,

@@ -1,6 +1,6 @@
 //! Conformance against a real X3D browser: X_ITE, run in Node by
 //! ../shared/oracle/xite/xite-eval.mjs. Random interpolators of every node
-//! type must agree within 1e-5; each deliberate difference (NOTES.md) is
+//! type must agree within 1e-5; each deliberate difference (docs/interpretations.md) is
 //! asserted as a difference.
 //!
 //! Runs when X3DBAKE_XITE names the oracle folder with its node_modules
@@ -37,7 +37,7 @@ fn run_xite(dir: &std::path::Path, scene: &str, fractions: &[f64]) -> serde_json
 fn load(text: &str) -> Scene {
     let mut sources = Sources::new();
     let mut diags = Diagnostics::default();
-    let file = x3dbake::source::add_file(
+    let file = x3dbake::load::add_file(
         &mut sources,
         "oracle.x3d",
         text.as_bytes().to_vec(),

@@ -8,8 +8,7 @@ use x3dbake::source::Sources;
 fn load(text: &str) -> (Scene, Diagnostics) {
     let mut sources = Sources::new();
     let mut diags = Diagnostics::default();
-    let file =
-        x3dbake::source::add_file(&mut sources, "t.x3d", text.as_bytes().to_vec(), &mut diags);
+    let file = x3dbake::load::add_file(&mut sources, "t.x3d", text.as_bytes().to_vec(), &mut diags);
     let scene = x3dbake::load::load(
         &mut sources,
         file,

@@ -182,7 +182,7 @@ pub fn load_clips(
     let mut diags = x3dbake::diag::Diagnostics::default();
     let name = path.to_string_lossy().into_owned();
     let bytes = std::fs::read(path).unwrap();
-    let file = x3dbake::source::add_file(&mut sources, &name, bytes, &mut diags);
+    let file = x3dbake::load::add_file(&mut sources, &name, bytes, &mut diags);
     let scene = x3dbake::load::load(
         &mut sources,
         file,

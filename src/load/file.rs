@@ -1,0 +1,79 @@
+//! A file's bytes as a source text: gzip expanded, UTF-8 checked.
+
+use crate::diag::Diagnostics;
+use crate::source::{FileId, Sources, Span};
+use std::io::Read as _;
+
+/// The most bytes a gzipped input may expand to: 1 GiB, a quarter of a
+/// plain file's limit. Reading takes several times the text in memory (a
+/// keyValue's numbers as written, then as the interpolator's f64: 200 MB
+/// of text peaked at 1.4 GB), and gzip makes text cheap: 4 GiB of numbers
+/// come from 4 MB of gzip and would need about 29 GB. A larger scene can
+/// be gunzipped and read as a plain file.
+pub const MAX_GUNZIPPED_BYTES: u64 = 1 << 30;
+
+/// True for gzip data (its magic bytes, whatever the file is called).
+pub fn is_gzip(bytes: &[u8]) -> bool {
+    bytes.starts_with(&[0x1f, 0x8b])
+}
+
+/// Why gzip data could not be expanded.
+#[derive(Debug, thiserror::Error)]
+pub enum GunzipError {
+    /// The deflate stream or its checksum is broken.
+    #[error("the gzip data is damaged: {0}")]
+    Damaged(std::io::Error),
+    /// Past [`MAX_GUNZIPPED_BYTES`].
+    #[error(
+        "the gzip data expands to more than 1 GiB (gunzip it to read it as a plain file, up to 4 GiB)"
+    )]
+    TooLarge,
+}
+
+/// Expands gzip data (recognised by its magic bytes, whatever the file is
+/// called); other data is returned as it is.
+pub fn gunzip(bytes: Vec<u8>) -> Result<Vec<u8>, GunzipError> {
+    if !is_gzip(&bytes) {
+        return Ok(bytes);
+    }
+    let mut out = Vec::new();
+    let decoder = flate2::read::MultiGzDecoder::new(&bytes[..]);
+    decoder
+        .take(MAX_GUNZIPPED_BYTES + 1)
+        .read_to_end(&mut out)
+        .map_err(GunzipError::Damaged)?;
+    if out.len() as u64 > MAX_GUNZIPPED_BYTES {
+        return Err(GunzipError::TooLarge);
+    }
+    Ok(out)
+}
+
+/// Adds a file's bytes to `sources`, expanding gzip data first. Text that is
+/// not UTF-8 is an error at the first bad byte (the file is still added,
+/// lossily, so that the error can show the line).
+pub fn add_file(
+    sources: &mut Sources,
+    name: &str,
+    bytes: Vec<u8>,
+    diags: &mut Diagnostics,
+) -> FileId {
+    let bytes = match gunzip(bytes) {
+        Ok(b) => b,
+        Err(e) => {
+            let file = sources.add(name, String::new());
+            diags.error(e.to_string(), Some(Span::new(file, 0..0)));
+            return file;
+        }
+    };
+    match String::from_utf8(bytes) {
+        Ok(text) => sources.add(name, text),
+        Err(e) => {
+            let at = e.utf8_error().valid_up_to();
+            let text = String::from_utf8_lossy(e.as_bytes()).into_owned();
+            let file = sources.add(name, text);
+            let span = Span::new(file, at..at + 1);
+            diags.error("the file is not valid UTF-8", Some(span));
+            file
+        }
+    }
+}

@@ -1,0 +1,703 @@
+//! Animations: one per clip, a channel per track, exact keys or samples,
+//! node paths or KHR_animation_pointer.
+
+use super::*;
+
+/// How a sampled track is interpolated: its natural way in exact mode,
+/// as `--interpolation` says in sample mode (LINEAR on rotations is slerp).
+pub(super) fn sampled_interpolation(opts: &Options, track: &Track) -> Interpolation {
+    match (opts.mode, opts.interpolation) {
+        (Mode::Exact, _) => track.sample_interpolation(),
+        (Mode::Sample, SampleInterpolation::Linear) if track.is_rotation() => Interpolation::Slerp,
+        (Mode::Sample, SampleInterpolation::Linear) => Interpolation::Linear,
+        (Mode::Sample, SampleInterpolation::Step) => Interpolation::Step,
+        (Mode::Sample, SampleInterpolation::Cubic) => Interpolation::Cubic,
+    }
+}
+
+/// How a pointer channel's values come from the X3D values.
+#[derive(Clone, Copy)]
+pub(super) enum Conv {
+    Same,
+    /// An RGB colour with a fixed alpha after it.
+    AppendAlpha(f32),
+    /// A transparency t as the colour's alpha 1 − t, after a fixed RGB.
+    AlphaOf([f32; 3]),
+    /// 1 − v (shininess as roughness).
+    OneMinus,
+    /// One property of KHR_texture_transform when one field of a
+    /// TextureTransform takes the value and the others keep theirs.
+    Tex {
+        part: TexPart,
+        field: TexField,
+        fixed: TexFields,
+    },
+}
+
+impl Conv {
+    /// Converts a value (`tangent`: the derivative of one, without offsets).
+    pub(super) fn apply(self, v: &[f64], tangent: bool) -> Vec<f64> {
+        let zero = if tangent { 0.0 } else { 1.0 };
+        match self {
+            Conv::Same => v.to_vec(),
+            Conv::AppendAlpha(a) => v
+                .iter()
+                .copied()
+                .chain([if tangent { 0.0 } else { a as f64 }])
+                .collect(),
+            Conv::AlphaOf(c) => {
+                let rgb = c.map(|x| if tangent { 0.0 } else { x as f64 });
+                rgb.into_iter().chain([zero - v[0]]).collect()
+            }
+            Conv::OneMinus => vec![zero - v[0]],
+            Conv::Tex { part, field, fixed } => {
+                let out = fixed.with(field, v).part(part);
+                if !tangent {
+                    return out;
+                }
+                // The parts written with tangents are affine in the field:
+                // the derivative is the linear part.
+                let zero = fixed.with(field, &[0.0, 0.0]).part(part);
+                out.iter().zip(zero).map(|(a, b)| a - b).collect()
+            }
+        }
+    }
+}
+
+/// Where a track's values go in glTF.
+pub(super) enum Target {
+    /// A TRS property of nodes; `offset` is added to the values.
+    Node {
+        path: animation::Property,
+        nodes: Vec<Index<json::Node>>,
+        offset: Vec<f64>,
+    },
+    /// KHR_animation_pointer: JSON pointers and the value conversion.
+    Pointer { pointers: Vec<String>, conv: Conv },
+    /// Nodes shown by KHR_node_visibility: each list is shown while the
+    /// value is its number (a Switch's choices), or `None`: is not zero (an
+    /// SFBool `visible`).
+    Visibility {
+        shown: Vec<(Option<usize>, Vec<Index<json::Node>>)>,
+    },
+    /// A TextureTransform field, as the KHR_texture_transform properties it
+    /// moves in these materials' base colour textures.
+    Texture {
+        materials: Vec<usize>,
+        field: TexField,
+        fixed: TexFields,
+    },
+    /// Morph weights of nodes: one-hot at target `first + key` of `total`.
+    Weights {
+        nodes: Vec<Index<json::Node>>,
+        first: usize,
+        total: usize,
+    },
+}
+
+impl Target {
+    /// A value (or, `tangent`, a derivative) as the target takes it: node
+    /// values plus their offset, pointer values converted.
+    pub(super) fn convert(&self, v: &[f64], tangent: bool) -> Vec<f64> {
+        match self {
+            Target::Node { offset, .. } if !tangent => {
+                v.iter().zip(offset).map(|(a, b)| a + b).collect()
+            }
+            Target::Pointer { conv, .. } => conv.apply(v, tangent),
+            _ => v.to_vec(),
+        }
+    }
+}
+
+pub(super) fn gltf_interpolation(i: Interpolation) -> animation::Interpolation {
+    match i {
+        Interpolation::Linear | Interpolation::Slerp => animation::Interpolation::Linear,
+        Interpolation::Step => animation::Interpolation::Step,
+        Interpolation::Cubic => animation::Interpolation::CubicSpline,
+    }
+}
+
+impl Writer<'_> {
+    /// Key times as f32, strictly increasing: a repeated time (a jump) moves
+    /// to the next representable f32 after the one before.
+    pub(super) fn times(&mut self, k: &Keyframes) -> Index<json::Accessor> {
+        let mut out: Vec<f32> = Vec::with_capacity(k.times.len());
+        for &t in &k.times {
+            let mut t = t as f32;
+            if let Some(&last) = out.last()
+                && t <= last
+            {
+                t = f32::from_bits(last.to_bits() + 1);
+            }
+            out.push(t);
+        }
+        let bits: Vec<u32> = out.iter().map(|t| t.to_bits()).collect();
+        if let Some(&a) = self.times.get(&bits) {
+            return a;
+        }
+        let a = self.accessor(&out, accessor::Type::Scalar, true);
+        self.times.insert(bits, a);
+        a
+    }
+
+    pub(super) fn animation(&mut self, ci: usize, clip: &Clip, opts: &Options) {
+        let mut channels = Vec::new();
+        let mut samplers = Vec::new();
+        let mut pointers = Vec::new();
+        let anim = self.root.animations.len();
+        for (ti, track) in clip.tracks.iter().enumerate() {
+            if self.values > self.opts.limits.animation_values {
+                break; // reported: the document is not written
+            }
+            if !track.interpolator().produces() || self.folded.contains(&(ci, ti)) {
+                continue;
+            }
+            let index = &self.track_index[ci];
+            let partner = |field: &str| index.first(track.target, field).map(|i| &clip.tracks[i]);
+            let ty = self.scene.node_type(track.target);
+            let is_material = ty == Some(NodeType::Material);
+            let transparency =
+                partner("transparency").filter(|_| is_material && track.field == "diffuseColor");
+            if is_material && track.field == "transparency" && partner("diffuseColor").is_some() {
+                continue; // written with the diffuseColor, as one baseColorFactor
+            }
+            if ty == Some(NodeType::TextureTransform)
+                && index
+                    .producing(track.target)
+                    .first()
+                    .is_some_and(|&i| i < ti)
+            {
+                continue; // written with the first field of its node
+            }
+            let morph = self.morphs.remove(&(ci, ti));
+            let target = match &morph {
+                Some(m) => {
+                    let nodes = self.mesh_nodes.get(&m.mesh).cloned().unwrap_or_default();
+                    Some(Target::Weights {
+                        nodes,
+                        first: m.first,
+                        total: m.total,
+                    })
+                }
+                None => self.target(track),
+            };
+            let Some(target) = target else {
+                continue;
+            };
+            let k = match (transparency, morph) {
+                (_, Some(m)) => Some(m.keyframes),
+                // Colour and transparency in one clip: one RGBA curve, sampled.
+                (Some(tr), None) => {
+                    let mut a = Vec::new();
+                    let interpolation = sampled_interpolation(opts, track);
+                    let cubic = interpolation == Interpolation::Cubic;
+                    if !self.sampled_with(clip, track, 4, cubic) {
+                        continue;
+                    }
+                    Some(Keyframes::sample(
+                        &clip.map,
+                        opts.rate,
+                        4,
+                        interpolation,
+                        false,
+                        |f, out| {
+                            track.eval_fraction(f, out);
+                            tr.eval_fraction(f, &mut a);
+                            out.push(1.0 - a.first().copied().unwrap_or(0.0));
+                        },
+                    ))
+                }
+                (None, None) => self.keyframes(clip, track, opts),
+            };
+            let Some(k) = k else {
+                continue;
+            };
+            let target = match (transparency, target) {
+                (Some(_), Target::Pointer { pointers, .. }) => Target::Pointer {
+                    pointers,
+                    conv: Conv::Same,
+                },
+                (_, t) => t,
+            };
+            let times = self.times(&k);
+            let interpolation = gltf_interpolation(k.interpolation);
+            let mut sampler = |input, output: Index<json::Accessor>, interpolation| {
+                samplers.push(animation::Sampler {
+                    extensions: None,
+                    extras: None,
+                    input,
+                    interpolation: Checked::Valid(interpolation),
+                    output,
+                });
+                Index::new(samplers.len() as u32 - 1)
+            };
+            let channel = |sampler, node: Index<json::Node>, path| animation::Channel {
+                sampler,
+                target: animation::Target {
+                    extensions: None,
+                    extras: None,
+                    node,
+                    path: Checked::Valid(path),
+                },
+                extensions: None,
+                extras: None,
+            };
+            // A pointer channel: a placeholder target, replaced in the JSON.
+            let mut pointer_channel = |sampler, pointer: String| {
+                pointers.push((anim, channels.len(), pointer));
+                channels.push(channel(
+                    sampler,
+                    Index::new(0),
+                    animation::Property::Translation,
+                ));
+            };
+            match target {
+                Target::Visibility { shown } => {
+                    // A bool (unsigned byte) STEP curve for each list.
+                    for (when, nodes) in shown {
+                        let on = |v: &[f64]| match (when, v.first()) {
+                            (Some(i), Some(&x)) => x == i as f64,
+                            (None, Some(&x)) => x != 0.0,
+                            (_, None) => false,
+                        };
+                        let bytes = (0..k.len()).map(|j| [u8::from(on(k.value(j)))]);
+                        let (u8, scalar) = (accessor::ComponentType::U8, accessor::Type::Scalar);
+                        let output = self.raw_accessor(bytes, k.len(), u8, scalar, None, None);
+                        let s = sampler(times, output, animation::Interpolation::Step);
+                        for node in nodes {
+                            let pointer = format!(
+                                "/nodes/{}/extensions/KHR_node_visibility/visible",
+                                node.value()
+                            );
+                            pointer_channel(s, pointer);
+                        }
+                    }
+                }
+                Target::Texture {
+                    materials,
+                    field,
+                    fixed,
+                } => {
+                    // The other fields of the same TextureTransform in this
+                    // clip: the glTF properties depend on them all.
+                    let together: Vec<(TexField, &Track)> = self.track_index[ci]
+                        .producing(track.target)
+                        .iter()
+                        .map(|&i| (TexField::of(&clip.tracks[i].field), &clip.tracks[i]))
+                        .collect();
+                    let mut parts: Vec<(TexPart, bool)> = together
+                        .iter()
+                        .flat_map(|(f, _)| f.parts().iter().copied())
+                        .collect();
+                    parts.sort_by_key(|&(p, linear)| (p as u8, !linear));
+                    parts.dedup_by_key(|&mut (p, _)| p);
+                    for (part, linear) in parts {
+                        let (resampled, conv) = if together.len() > 1 {
+                            // Several fields: the part sampled from them all.
+                            if !self.sampled_with(clip, track, part.width(), false) {
+                                continue;
+                            }
+                            let mut v = Vec::new();
+                            let joint = Keyframes::sample(
+                                &clip.map,
+                                opts.rate,
+                                part.width(),
+                                Interpolation::Linear,
+                                false,
+                                |f, out| {
+                                    let mut x = fixed;
+                                    for (field, t) in &together {
+                                        t.eval_fraction(f, &mut v);
+                                        x = x.with(*field, &v);
+                                    }
+                                    out.clear();
+                                    out.extend(x.part(part));
+                                },
+                            );
+                            (Some(joint), Conv::Same)
+                        } else {
+                            let resampled = if !linear && k.interpolation != Interpolation::Step {
+                                let Some(r) = self.sampled(clip, track, Interpolation::Linear)
+                                else {
+                                    continue;
+                                };
+                                Some(r)
+                            } else {
+                                None
+                            };
+                            (resampled, Conv::Tex { part, field, fixed })
+                        };
+                        let k = resampled.as_ref().unwrap_or(&k);
+                        let pointers: Vec<String> = materials
+                            .iter()
+                            .map(|m| {
+                                format!(
+                                    "/materials/{m}/pbrMetallicRoughness/baseColorTexture/extensions/KHR_texture_transform/{}",
+                                    part.property()
+                                )
+                            })
+                            .collect();
+                        let output = self.values(k, |v, tangent| conv.apply(v, tangent));
+                        let input = self.times(k);
+                        let s = sampler(input, output, gltf_interpolation(k.interpolation));
+                        pointers.into_iter().for_each(|p| pointer_channel(s, p));
+                    }
+                }
+                target => {
+                    let output = match target {
+                        Target::Weights { first, total, .. } => self.weights(&k, first, total),
+                        _ => self.values(&k, |v, tangent| target.convert(v, tangent)),
+                    };
+                    let s = sampler(times, output, interpolation);
+                    match target {
+                        Target::Node { path, nodes, .. } => {
+                            channels.extend(nodes.into_iter().map(|n| channel(s, n, path)))
+                        }
+                        Target::Weights { nodes, .. } => {
+                            let weights = animation::Property::MorphTargetWeights;
+                            channels.extend(nodes.into_iter().map(|n| channel(s, n, weights)))
+                        }
+                        Target::Pointer { pointers: list, .. } => {
+                            list.into_iter().for_each(|p| pointer_channel(s, p))
+                        }
+                        Target::Visibility { .. } | Target::Texture { .. } => {
+                            unreachable!("handled above")
+                        }
+                    }
+                }
+            }
+        }
+        if channels.is_empty() {
+            return;
+        }
+        if !pointers.is_empty() {
+            self.extensions.push("KHR_animation_pointer");
+        }
+        self.pointers.extend(pointers);
+        let extras = serde_json::json!({
+            "loop": clip.looping(),
+            "clock": self.scene.node(clip.clock_node).type_name,
+        });
+        self.root.push(json::Animation {
+            extensions: None,
+            extras: serde_json::value::to_raw_value(&extras).ok(),
+            channels,
+            name: Some(clip.name.clone()),
+            samplers,
+        });
+    }
+
+    /// Where a track goes in glTF, or a warning when it has no place yet.
+    pub(super) fn target(&mut self, track: &Track) -> Option<Target> {
+        use NodeType::{
+            DirectionalLight, Material, PointLight, SpotLight, Switch, TextureTransform, Viewpoint,
+        };
+        use animation::Property::{Rotation, Scale, Translation};
+        let scene = self.scene;
+        let ty = scene.node_type(track.target);
+        let field = track.field.as_str();
+        let node_target = |path, nodes: Vec<Index<json::Node>>, offset: Vec<f64>| {
+            Some(Target::Node {
+                path,
+                nodes,
+                offset,
+            })
+        };
+        let found = match (ty, field) {
+            (Some(t), "translation" | "rotation" | "scale") if is_transform_like(t) => {
+                let places = self
+                    .transforms
+                    .get(&track.target)
+                    .cloned()
+                    .unwrap_or_default();
+                let path = match field {
+                    "translation" => Translation,
+                    "rotation" => Rotation,
+                    _ => Scale,
+                };
+                let nodes = places
+                    .iter()
+                    .map(|p| if path == Scale { p.scale } else { p.main })
+                    .collect();
+                let offset = match (path, places.first()) {
+                    (Translation, Some(p)) => p.center.to_array().to_vec(),
+                    _ => vec![0.0; 4],
+                };
+                node_target(path, nodes, offset)
+            }
+            (Some(Viewpoint), "position") | (Some(PointLight | SpotLight), "location") => {
+                node_target(
+                    Translation,
+                    self.placed.get(&track.target).cloned().unwrap_or_default(),
+                    vec![0.0; 3],
+                )
+            }
+            (Some(Viewpoint), "orientation") => node_target(
+                Rotation,
+                self.placed.get(&track.target).cloned().unwrap_or_default(),
+                vec![0.0; 4],
+            ),
+            (Some(Viewpoint), "fieldOfView") => self.pointer_list(
+                &self.cameras,
+                track,
+                "/cameras/{}/perspective/yfov",
+                Conv::Same,
+            ),
+            (Some(DirectionalLight | PointLight | SpotLight), "color" | "intensity") => {
+                let path = format!("/extensions/KHR_lights_punctual/lights/{{}}/{field}");
+                self.pointer_list(&self.lights, track, &path, Conv::Same)
+            }
+            (Some(Material), _) => self.material_target(track),
+            (Some(TextureTransform), _) => {
+                let field = TexField::of(field);
+                let (fixed, materials) = self.tex_transforms.get(&track.target)?.clone();
+                Some(Target::Texture {
+                    materials,
+                    field,
+                    fixed,
+                })
+            }
+            (Some(Switch), "whichChoice") => {
+                let places = self
+                    .switches
+                    .get(&track.target)
+                    .cloned()
+                    .unwrap_or_default();
+                let choices = places.iter().map(Vec::len).max().unwrap_or(0);
+                let shown = (0..choices)
+                    .map(|i| {
+                        (
+                            Some(i),
+                            places.iter().filter_map(|p| p.get(i).copied()).collect(),
+                        )
+                    })
+                    .collect();
+                Some(Target::Visibility { shown })
+            }
+            (_, "visible") => Some(Target::Visibility {
+                shown: vec![(
+                    None,
+                    self.placed.get(&track.target).cloned().unwrap_or_default(),
+                )],
+            }),
+            _ => None,
+        };
+        if found.is_none() {
+            self.diags.warning(
+                format!(
+                    "`{}.{}` ({}) has no glTF animation target yet: not written",
+                    scene.display_name(track.target),
+                    track.field,
+                    scene.node(track.target).type_name
+                ),
+                Some(track.span),
+            );
+        }
+        // A node not in the shown hierarchy has no glTF node to animate.
+        found.filter(|t| match t {
+            Target::Node { nodes, .. } | Target::Weights { nodes, .. } => !nodes.is_empty(),
+            Target::Pointer { pointers, .. } => !pointers.is_empty(),
+            Target::Visibility { shown } => shown.iter().any(|(_, n)| !n.is_empty()),
+            Target::Texture { materials, .. } => !materials.is_empty(),
+        })
+    }
+
+    /// Pointer targets with `{}` replaced by each glTF index of the node.
+    pub(super) fn pointer_list(
+        &self,
+        map: &HashMap<NodeId, Vec<usize>>,
+        track: &Track,
+        path: &str,
+        conv: Conv,
+    ) -> Option<Target> {
+        let indices = map.get(&track.target)?;
+        let pointers = indices
+            .iter()
+            .map(|i| path.replace("{}", &i.to_string()))
+            .collect();
+        Some(Target::Pointer { pointers, conv })
+    }
+
+    /// A Material field as a pointer into every glTF material made from it.
+    pub(super) fn material_target(&mut self, track: &Track) -> Option<Target> {
+        let list = self.x3d_materials.get(&track.target)?.clone();
+        let (property, conv) = match track.field.as_str() {
+            // With vertex colours or a texture the base colour is white.
+            "diffuseColor" if list.iter().all(|m| !m.white) => (
+                "pbrMetallicRoughness/baseColorFactor",
+                Conv::AppendAlpha(list[0].alpha),
+            ),
+            "transparency" => (
+                "pbrMetallicRoughness/baseColorFactor",
+                Conv::AlphaOf(list[0].base),
+            ),
+            "emissiveColor" => ("emissiveFactor", Conv::Same),
+            "shininess" => ("pbrMetallicRoughness/roughnessFactor", Conv::OneMinus),
+            _ => return None,
+        };
+        let pointers = list
+            .iter()
+            .map(|m| format!("/materials/{}/{property}", m.index))
+            .collect();
+        Some(Target::Pointer { pointers, conv })
+    }
+
+    /// One-hot morph weights: key i has weight 1 on target `first + i` of
+    /// `total`, 0 on the others.
+    pub(super) fn weights(
+        &mut self,
+        k: &Keyframes,
+        first: usize,
+        total: usize,
+    ) -> Index<json::Accessor> {
+        let mut out = vec![0.0f32; k.len() * total];
+        for i in 0..k.len() {
+            out[i * total + first + i] = 1.0;
+        }
+        self.accessor(&out, accessor::Type::Scalar, false)
+    }
+
+    /// Output values as glTF wants them, each value (and, `true`, tangent)
+    /// through `convert`; cubic keys as (in-tangent, value, out-tangent).
+    pub(super) fn values(
+        &mut self,
+        k: &Keyframes,
+        convert: impl Fn(&[f64], bool) -> Vec<f64>,
+    ) -> Index<json::Accessor> {
+        let w = k.width;
+        // Cubic keys hold three values each (a converted value may differ in
+        // width: this is only a first guess).
+        let cubic = k.interpolation == Interpolation::Cubic;
+        let mut out: Vec<f32> = Vec::with_capacity(k.values.len() * if cubic { 3 } else { 1 });
+        let mut width = w;
+        for i in 0..k.len() {
+            let value = convert(k.value(i), false);
+            width = value.len();
+            if cubic {
+                out.extend(
+                    convert(&k.in_tangents[i * w..(i + 1) * w], true)
+                        .iter()
+                        .map(|&x| x as f32),
+                );
+                out.extend(value.iter().map(|&x| x as f32));
+                out.extend(
+                    convert(&k.out_tangents[i * w..(i + 1) * w], true)
+                        .iter()
+                        .map(|&x| x as f32),
+                );
+            } else {
+                out.extend(value.iter().map(|&x| x as f32));
+            }
+        }
+        let ty = match width {
+            1 => accessor::Type::Scalar,
+            2 => accessor::Type::Vec2,
+            4 => accessor::Type::Vec4,
+            _ => accessor::Type::Vec3,
+        };
+        self.accessor(&out, ty, false)
+    }
+    /// Takes `n` numbers for `track` from the animation values limit; false, with the
+    /// error reported once, when that passes it.
+    pub(super) fn spend(&mut self, n: usize, clip: &Clip, track: &Track) -> bool {
+        let reported = self.values > self.opts.limits.animation_values;
+        self.values = self.values.saturating_add(n);
+        if self.values <= self.opts.limits.animation_values {
+            return true;
+        }
+        if !reported {
+            self.diags.error(
+                format!(
+                    "the animations would hold more than {} numbers (keys, morph targets \
+                     and weights): stopped at `{}.{}` in clip `{}` ({} s, --rate {}); fewer keys \
+                     come from a lower --rate, fewer --cycles, or --tolerance",
+                    self.opts.limits.animation_values,
+                    self.scene.display_name(track.target),
+                    track.field,
+                    clip.name,
+                    clip.duration(),
+                    self.opts.rate
+                ),
+                Some(track.span),
+            );
+        }
+        false
+    }
+
+    /// A track sampled at --rate, when the samples fit in the animation values limit.
+    pub(super) fn sampled(
+        &mut self,
+        clip: &Clip,
+        track: &Track,
+        interpolation: Interpolation,
+    ) -> Option<Keyframes<'static>> {
+        let cubic = interpolation == Interpolation::Cubic;
+        self.sampled_with(clip, track, track.interpolator().width(), cubic)
+            .then(|| clip.sampled_as(track, self.opts.rate, interpolation))
+    }
+
+    /// Whether keyframes of `width` numbers sampled at --rate on the clip
+    /// fit in the animation values limit (taken from it if so).
+    pub(super) fn sampled_with(
+        &mut self,
+        clip: &Clip,
+        track: &Track,
+        width: usize,
+        cubic: bool,
+    ) -> bool {
+        let n =
+            sample_len(&clip.map, self.opts.rate).saturating_mul(keyframe_numbers(width, cubic));
+        self.spend(n, clip, track)
+    }
+
+    /// The keyframes written for a track; `None` for a track dropped under a
+    /// tolerance because it never leaves the target's own value, or past
+    /// the animation values limit (reported).
+    pub(super) fn keyframes<'t>(
+        &mut self,
+        clip: &Clip,
+        track: &'t Track,
+        opts: &Options,
+    ) -> Option<Keyframes<'t>> {
+        let exact = match (opts.mode == Mode::Exact).then(|| track.exact()).flatten() {
+            Some(e) => {
+                let per = keyframe_numbers(e.width(), matches!(e, Exact::Hermite { .. }));
+                let bound = exact_len_bound(&e, &clip.map).saturating_mul(per);
+                if !self.spend(bound, clip, track) {
+                    return None;
+                }
+                Some(Keyframes::exact(e, &clip.map))
+            }
+            None => None,
+        };
+        let interpolation = exact
+            .as_ref()
+            .map_or_else(|| sampled_interpolation(opts, track), |k| k.interpolation);
+        let Some(tol) = opts.tolerance else {
+            return match exact {
+                Some(k) => Some(k),
+                None => self.sampled(clip, track, interpolation),
+            };
+        };
+        let (rotation, per) = (track.is_rotation(), track.per_element());
+        let mut k = match exact {
+            // Exact cubic and step curves are kept: their error is zero.
+            Some(k) if matches!(k.interpolation, Interpolation::Cubic | Interpolation::Step) => k,
+            Some(k) => match reduce::thin(k, tol, per) {
+                Ok(k) => k,
+                Err(_) => reduce::reduce(clip, track, tol, per),
+            },
+            _ if matches!(interpolation, Interpolation::Linear | Interpolation::Slerp) => {
+                reduce::reduce(clip, track, tol, per)
+            }
+            _ => self.sampled(clip, track, interpolation)?,
+        };
+        reduce::collapse_constant(&mut k, tol, rotation, per);
+        let mut own = Vec::new();
+        track.initial_value(self.scene, &mut own);
+        if !opts.keep_constant && reduce::constant_at(&k, &own, tol, rotation, per) {
+            return None;
+        }
+        Some(k)
+    }
+}

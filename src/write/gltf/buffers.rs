@@ -1,0 +1,157 @@
+//! The binary buffer: accessors, buffer views, and the base64 of an
+//! embedded buffer.
+
+use super::*;
+
+pub(super) fn base64(data: &[u8]) -> String {
+    pub(super) const T: &[u8; 64] =
+        b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::with_capacity(data.len().div_ceil(3) * 4);
+    for c in data.chunks(3) {
+        let n = (c[0] as u32) << 16
+            | (*c.get(1).unwrap_or(&0) as u32) << 8
+            | *c.get(2).unwrap_or(&0) as u32;
+        for i in 0..4 {
+            if i <= c.len() {
+                out.push(T[(n >> (18 - 6 * i) & 63) as usize] as char);
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
+}
+
+/// The least and greatest of each component of `N`-component items (a
+/// size known when compiled lets the loop run in vector registers).
+pub(super) fn bounds<const N: usize>(data: &[f32]) -> (Vec<f32>, Vec<f32>) {
+    let (mut lo, mut hi) = ([f32::INFINITY; N], [f32::NEG_INFINITY; N]);
+    for item in data.chunks_exact(N) {
+        for c in 0..N {
+            lo[c] = lo[c].min(item[c]);
+            hi[c] = hi[c].max(item[c]);
+        }
+    }
+    (lo.to_vec(), hi.to_vec())
+}
+
+impl Writer<'_> {
+    /// Appends f32 data in its own buffer view and makes an accessor.
+    pub(super) fn accessor(
+        &mut self,
+        data: &[f32],
+        ty: accessor::Type,
+        min_max: bool,
+    ) -> Index<json::Accessor> {
+        self.accessor_for(data, ty, min_max, None)
+    }
+
+    /// The same, for vertex data (a buffer view with its target).
+    pub(super) fn accessor_for(
+        &mut self,
+        data: &[f32],
+        ty: accessor::Type,
+        min_max: bool,
+        target: Option<buffer::Target>,
+    ) -> Index<json::Accessor> {
+        let n = ty.multiplicity();
+        let bounds = min_max.then(|| {
+            let (lo, hi) = match n {
+                1 => bounds::<1>(data),
+                2 => bounds::<2>(data),
+                3 => bounds::<3>(data),
+                4 => bounds::<4>(data),
+                9 => bounds::<9>(data),
+                _ => bounds::<16>(data),
+            };
+            (serde_json::json!(lo), serde_json::json!(hi))
+        });
+        let component = accessor::ComponentType::F32;
+        self.raw_accessor(
+            data.iter().map(|x| x.to_le_bytes()),
+            data.len() / n,
+            component,
+            ty,
+            bounds,
+            target,
+        )
+    }
+
+    /// Appends little-endian components (`N` bytes each; padded to four
+    /// bytes) in their own buffer view and makes an accessor of `count`
+    /// elements. The buffer is grown once and the components written into
+    /// it (pushing them one by one was most of the writer's time).
+    pub(super) fn raw_accessor<const N: usize>(
+        &mut self,
+        components: impl Iterator<Item = [u8; N]>,
+        count: usize,
+        component: accessor::ComponentType,
+        ty: accessor::Type,
+        bounds: Option<(serde_json::Value, serde_json::Value)>,
+        target: Option<buffer::Target>,
+    ) -> Index<json::Accessor> {
+        let offset = self.bin.len();
+        let size = count * ty.multiplicity() * component.size();
+        self.bin.resize(offset + size, 0);
+        for (to, c) in self.bin[offset..].chunks_exact_mut(N).zip(components) {
+            to.copy_from_slice(&c);
+        }
+        let view = self.view(offset, size, target);
+        while !self.bin.len().is_multiple_of(4) {
+            self.bin.push(0);
+        }
+        let (min, max) = bounds.unzip();
+        self.root.push(json::Accessor {
+            buffer_view: Some(view),
+            byte_offset: None,
+            count: USize64(count as u64),
+            component_type: Checked::Valid(accessor::GenericComponentType(component)),
+            extensions: None,
+            extras: None,
+            type_: Checked::Valid(ty),
+            min,
+            max,
+            name: None,
+            normalized: false,
+            sparse: None,
+        })
+    }
+
+    pub(super) fn view(
+        &mut self,
+        offset: usize,
+        len: usize,
+        target: Option<buffer::Target>,
+    ) -> Index<buffer::View> {
+        self.root.push(buffer::View {
+            buffer: Index::new(0),
+            byte_length: USize64(len as u64),
+            byte_offset: Some(USize64(offset as u64)),
+            byte_stride: None,
+            name: None,
+            target: target.map(Checked::Valid),
+            extensions: None,
+            extras: None,
+        })
+    }
+
+    /// Vertex indices as u32.
+    pub(super) fn indices(&mut self, data: &[u32]) -> Index<json::Accessor> {
+        let (component, ty) = (accessor::ComponentType::U32, accessor::Type::Scalar);
+        let target = Some(buffer::Target::ElementArrayBuffer);
+        let bytes = data.iter().map(|x| x.to_le_bytes());
+        self.raw_accessor(bytes, data.len(), component, ty, None, target)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    pub(super) fn base64_matches_rfc4648() {
+        assert_eq!(super::base64(b""), "");
+        assert_eq!(super::base64(b"f"), "Zg==");
+        assert_eq!(super::base64(b"fo"), "Zm8=");
+        assert_eq!(super::base64(b"foo"), "Zm9v");
+        assert_eq!(super::base64(b"foobar"), "Zm9vYmFy");
+    }
+}

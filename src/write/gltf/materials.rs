@@ -1,0 +1,387 @@
+//! Materials and textures: X3D Material as metallic-roughness, ImageTexture
+//! with its image embedded, TextureTransform as KHR_texture_transform.
+
+use super::*;
+
+/// A glTF material made from an X3D Material.
+#[derive(Clone, Copy)]
+pub(super) struct MadeMaterial {
+    pub(super) index: usize,
+    pub(super) base: [f32; 3],
+    pub(super) alpha: f32,
+    /// The base colour is white (vertex colours or a texture give it).
+    pub(super) white: bool,
+}
+
+/// The fields of an X3D TextureTransform: center, rotation, scale and
+/// translation.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(super) struct TexFields {
+    pub(super) c: [f64; 2],
+    pub(super) a: f64,
+    pub(super) s: [f64; 2],
+    pub(super) t: [f64; 2],
+}
+
+/// A field of a TextureTransform.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum TexField {
+    Center,
+    Rotation,
+    Scale,
+    Translation,
+}
+
+/// A property of KHR_texture_transform.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum TexPart {
+    Offset,
+    Rotation,
+    Scale,
+}
+
+impl TexFields {
+    /// The same fields with one replaced by `v`.
+    pub(super) fn with(mut self, field: TexField, v: &[f64]) -> TexFields {
+        let two = |v: &[f64]| [v[0], v.get(1).copied().unwrap_or(0.0)];
+        match field {
+            TexField::Center => self.c = two(v),
+            TexField::Rotation => self.a = v[0],
+            TexField::Scale => self.s = two(v),
+            TexField::Translation => self.t = two(v),
+        }
+        self
+    }
+
+    /// X3D's Tc' = −C·S·R·C·T·Tc as KHR_texture_transform (offset, rotation,
+    /// scale) in glTF's flipped v, where `rotation` r turns uv by −r (the
+    /// Khronos GLSL read as written; three.js agrees). Exact when the scale
+    /// is even or the rotation zero.
+    pub(super) fn khr(self) -> ([f64; 2], f64, [f64; 2]) {
+        let TexFields { c, a, s, t } = self;
+        // X3D: Tc' = M·Tc + k with M = S·R(a), k = M·(T + C) − C. With
+        // v_gltf = 1 − v the matrix becomes S·R(−a), which is glTF's
+        // rotation a, and the offset is (k_u + m01, 1 − m11 − k_v).
+        let (sn, cs) = a.sin_cos();
+        let m = [[s[0] * cs, -s[0] * sn], [s[1] * sn, s[1] * cs]];
+        let (px, py) = (t[0] + c[0], t[1] + c[1]);
+        let k = [
+            m[0][0] * px + m[0][1] * py - c[0],
+            m[1][0] * px + m[1][1] * py - c[1],
+        ];
+        ([k[0] + m[0][1], 1.0 - m[1][1] - k[1]], a, s)
+    }
+
+    pub(super) fn part(self, part: TexPart) -> Vec<f64> {
+        let (offset, rotation, scale) = self.khr();
+        match part {
+            TexPart::Offset => offset.to_vec(),
+            TexPart::Rotation => vec![rotation],
+            TexPart::Scale => scale.to_vec(),
+        }
+    }
+}
+
+impl TexPart {
+    pub(super) fn width(self) -> usize {
+        match self {
+            TexPart::Rotation => 1,
+            TexPart::Offset | TexPart::Scale => 2,
+        }
+    }
+
+    pub(super) fn property(self) -> &'static str {
+        match self {
+            TexPart::Offset => "offset",
+            TexPart::Rotation => "rotation",
+            TexPart::Scale => "scale",
+        }
+    }
+}
+
+impl TexField {
+    pub(super) fn of(name: &str) -> TexField {
+        match name {
+            "center" => TexField::Center,
+            "rotation" => TexField::Rotation,
+            "scale" => TexField::Scale,
+            _ => TexField::Translation,
+        }
+    }
+
+    /// The glTF properties an animated field moves, each with whether it
+    /// follows the field linearly (so that keys stay exact) or must be
+    /// resampled (the offset turns with the rotation).
+    pub(super) fn parts(self) -> &'static [(TexPart, bool)] {
+        match self {
+            TexField::Center | TexField::Translation => &[(TexPart::Offset, true)],
+            TexField::Scale => &[(TexPart::Scale, true), (TexPart::Offset, true)],
+            TexField::Rotation => &[(TexPart::Rotation, true), (TexPart::Offset, false)],
+        }
+    }
+}
+
+/// The MIME type of PNG or JPEG bytes (the image types core glTF takes).
+pub(super) fn image_mime(bytes: &[u8]) -> Option<&'static str> {
+    if bytes.starts_with(b"\x89PNG\r\n\x1a\n") {
+        Some("image/png")
+    } else if bytes.starts_with(&[0xFF, 0xD8, 0xFF]) {
+        Some("image/jpeg")
+    } else {
+        None
+    }
+}
+
+impl Writer<'_> {
+    /// The material of an Appearance: Material as metallic-roughness (see
+    /// the README for the mapping); none at all is unlit white, as X3D
+    /// draws geometry without a Material.
+    pub(super) fn material(
+        &mut self,
+        appearance: Option<NodeId>,
+        double_sided: bool,
+        vertex_colors: bool,
+    ) -> Index<json::Material> {
+        let key = (appearance, double_sided, vertex_colors);
+        if let Some(&m) = self.materials.get(&key) {
+            return m;
+        }
+        let scene = self.scene;
+        let x3d_material = appearance.and_then(|a| scene.child(a, "material"));
+        let mut m = json::Material {
+            double_sided,
+            ..Default::default()
+        };
+        match x3d_material {
+            Some(mat) => {
+                let f = |name: &str| scene.floats(mat, name).to_vec();
+                let diffuse = f("diffuseColor");
+                let transparency = f("transparency")
+                    .first()
+                    .copied()
+                    .unwrap_or(0.0)
+                    .clamp(0.0, 1.0);
+                let shininess = f("shininess")
+                    .first()
+                    .copied()
+                    .unwrap_or(0.2)
+                    .clamp(0.0, 1.0);
+                let base = if vertex_colors || diffuse.len() < 3 {
+                    [1.0; 3]
+                } else {
+                    [diffuse[0], diffuse[1], diffuse[2]].map(|x| x.clamp(0.0, 1.0))
+                };
+                m.pbr_metallic_roughness.base_color_factor = json::material::PbrBaseColorFactor([
+                    base[0],
+                    base[1],
+                    base[2],
+                    1.0 - transparency,
+                ]);
+                m.pbr_metallic_roughness.metallic_factor = json::material::StrengthFactor(0.0);
+                m.pbr_metallic_roughness.roughness_factor =
+                    json::material::StrengthFactor(1.0 - shininess);
+                let e = f("emissiveColor");
+                if e.len() == 3 && e != [0.0; 3] {
+                    m.emissive_factor = json::material::EmissiveFactor(
+                        [e[0], e[1], e[2]].map(|x| x.clamp(0.0, 1.0)),
+                    );
+                }
+                if transparency > 0.0 || self.animated.contains(&(mat, "transparency".to_string()))
+                {
+                    m.alpha_mode = Checked::Valid(json::material::AlphaMode::Blend);
+                }
+                m.name = gltf_name(scene, mat);
+                let index = self.root.materials.len();
+                let white = vertex_colors;
+                let made = MadeMaterial {
+                    index,
+                    base,
+                    alpha: 1.0 - transparency,
+                    white,
+                };
+                self.x3d_materials.entry(mat).or_default().push(made);
+                if let Some(texture) = appearance.and_then(|a| self.texture(a)) {
+                    // An RGB texture replaces the diffuse colour (X3D lighting).
+                    let f = &mut m.pbr_metallic_roughness.base_color_factor.0;
+                    f[..3].copy_from_slice(&[1.0; 3]);
+                    m.pbr_metallic_roughness.base_color_texture = Some(texture);
+                    if let Some(last) = self.x3d_materials.get_mut(&mat).and_then(|v| v.last_mut())
+                    {
+                        last.white = true;
+                    }
+                }
+            }
+            None => {
+                m.extensions = Some(json::extensions::material::Material {
+                    unlit: Some(json::extensions::material::Unlit {}),
+                    ..Default::default()
+                });
+                self.extensions.push("KHR_materials_unlit");
+                m.pbr_metallic_roughness.base_color_texture =
+                    appearance.and_then(|a| self.texture(a));
+            }
+        }
+        // Unique names: clients bind animation tracks to materials by name.
+        let name = m.name.take().unwrap_or_else(|| "material".to_string());
+        let name = if self.material_names.contains(&name) {
+            format!("{name}_{}", self.root.materials.len())
+        } else {
+            name
+        };
+        self.material_names.insert(name.clone());
+        m.name = Some(name);
+        let moved = m.pbr_metallic_roughness.base_color_texture.as_ref();
+        let moved = moved
+            .and_then(|i| i.extensions.as_ref()?.texture_transform.as_ref())
+            .is_some();
+        let index = self.root.push(m);
+        let transform = appearance.and_then(|a| scene.child(a, "textureTransform"));
+        if let Some(t) = transform.filter(|_| moved)
+            && let Some((_, list)) = self.tex_transforms.get_mut(&t)
+        {
+            list.push(index.value());
+        }
+        self.materials.insert(key, index);
+        index
+    }
+
+    /// The texture of an Appearance's ImageTexture, its image embedded, with
+    /// its TextureTransform (KHR_texture_transform).
+    pub(super) fn texture(&mut self, appearance: NodeId) -> Option<json::texture::Info> {
+        let tex = self.scene.child(appearance, "texture")?;
+        let texture = match self.textures.get(&tex) {
+            Some(&t) => t,
+            None => {
+                let t = self.image_texture(tex);
+                self.textures.insert(tex, t);
+                t
+            }
+        }?;
+        let extensions = self
+            .scene
+            .child(appearance, "textureTransform")
+            .and_then(|t| self.texture_transform(t));
+        Some(json::texture::Info {
+            index: texture,
+            tex_coord: 0,
+            extensions,
+            extras: None,
+        })
+    }
+
+    /// An ImageTexture's image (embedded in the buffer), sampler and glTF
+    /// texture.
+    pub(super) fn image_texture(&mut self, tex: NodeId) -> Option<Index<json::Texture>> {
+        let scene = self.scene;
+        let span = Some(scene.node(tex).span);
+        if scene.node_type(tex) != Some(NodeType::ImageTexture) {
+            let ty = &scene.node(tex).type_name;
+            self.diags
+                .warning(format!("`{ty}` textures are not written yet"), span);
+            return None;
+        }
+        let urls = scene
+            .value(tex, "url")
+            .map(|v| v.strings().to_vec())
+            .unwrap_or_default();
+        let found = urls
+            .iter()
+            .find_map(|u| (self.images)(tex, u).and_then(|b| Some((image_mime(&b)?, b))));
+        let Some((mime, bytes)) = found else {
+            let list = urls.join(", ");
+            self.diags.warning(
+                format!("ImageTexture: no PNG or JPEG image could be read from {list}"),
+                span,
+            );
+            return None;
+        };
+        let offset = self.bin.len();
+        self.bin.extend_from_slice(&bytes);
+        while !self.bin.len().is_multiple_of(4) {
+            self.bin.push(0);
+        }
+        let view = self.view(offset, bytes.len(), None);
+        let image = self.root.push(json::Image {
+            buffer_view: Some(view),
+            mime_type: Some(json::image::MimeType(mime.to_string())),
+            name: gltf_name(scene, tex),
+            uri: None,
+            extensions: None,
+            extras: None,
+        });
+        let wrap = |f: &str| {
+            let repeat = scene.value(tex, f).is_none_or(|v| v.as_bool());
+            Checked::Valid(if repeat {
+                json::texture::WrappingMode::Repeat
+            } else {
+                json::texture::WrappingMode::ClampToEdge
+            })
+        };
+        let sampler = self.root.push(json::texture::Sampler {
+            mag_filter: None,
+            min_filter: None,
+            name: None,
+            wrap_s: wrap("repeatS"),
+            wrap_t: wrap("repeatT"),
+            extensions: None,
+            extras: None,
+        });
+        Some(self.root.push(json::Texture {
+            name: None,
+            sampler: Some(sampler),
+            source: image,
+            extensions: None,
+            extras: None,
+        }))
+    }
+
+    /// The fields of a TextureTransform as written: its rotation is left
+    /// out when it also scales unevenly, which glTF's fixed order cannot
+    /// hold (with a warning).
+    pub(super) fn tex_fields(&mut self, t: NodeId) -> Option<TexFields> {
+        let scene = self.scene;
+        let f =
+            |name: &str| -> Vec<f64> { scene.floats(t, name).iter().map(|&x| x as f64).collect() };
+        let (c, s, tr) = (f("center"), f("scale"), f("translation"));
+        if c.len() < 2 || s.len() < 2 || tr.len() < 2 {
+            return None;
+        }
+        let mut a = f("rotation").first().copied().unwrap_or(0.0);
+        if a != 0.0 && s[0] != s[1] {
+            self.diags.warning(
+                "a TextureTransform that rotates and scales unevenly cannot be written exactly: its rotation is left out",
+                Some(scene.node(t).span),
+            );
+            a = 0.0;
+        }
+        Some(TexFields {
+            c: [c[0], c[1]],
+            a,
+            s: [s[0], s[1]],
+            t: [tr[0], tr[1]],
+        })
+    }
+
+    /// X3D's TextureTransform as KHR_texture_transform (see [`TexFields::khr`]).
+    pub(super) fn texture_transform(
+        &mut self,
+        t: NodeId,
+    ) -> Option<json::extensions::texture::Info> {
+        let fields = self.tex_fields(t)?;
+        self.tex_transforms.entry(t).or_insert((fields, Vec::new()));
+        let (offset, rotation, scale) = fields.khr();
+        let f = |v: [f64; 2]| v.map(|x| x as f32);
+        self.extensions.push("KHR_texture_transform");
+        Some(json::extensions::texture::Info {
+            texture_transform: Some(json::extensions::texture::TextureTransform {
+                offset: json::extensions::texture::TextureTransformOffset(f(offset)),
+                rotation: json::extensions::texture::TextureTransformRotation(rotation as f32),
+                scale: json::extensions::texture::TextureTransformScale(f(scale)),
+                // gltf-json writes `null` for None, which is not valid.
+                tex_coord: Some(0),
+                extras: None,
+            }),
+            ..Default::default()
+        })
+    }
+}

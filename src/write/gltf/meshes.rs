@@ -1,0 +1,350 @@
+//! Meshes from X3D Shapes, and morph targets for animated points, normals
+//! and texture coordinates.
+
+use super::*;
+
+/// A track of Coordinate points as morph targets of a mesh: its keyframes
+/// become targets `first..first + keyframes.len()` of `total`.
+pub(super) struct Morph {
+    pub(super) mesh: usize,
+    pub(super) first: usize,
+    pub(super) total: usize,
+    pub(super) keyframes: Keyframes<'static>,
+}
+
+/// Element `c` (three numbers) of an animated array, `None` past its end.
+pub(super) fn vec3_at(animated: &[f64], c: u32) -> Option<glam::Vec3> {
+    let c = 3 * c as usize;
+    let q = animated.get(c..c + 3)?;
+    Some(glam::Vec3::new(q[0] as f32, q[1] as f32, q[2] as f32))
+}
+
+/// A morph target's displacements: for each vertex, the animated element it
+/// came from (`index`) minus the vertex's own value; a missing element
+/// leaves the vertex alone. Normals are made unit first.
+pub(super) fn deltas(own: &[glam::Vec3], index: &[u32], animated: &[f64], unit: bool) -> Vec<f32> {
+    let mut out = Vec::with_capacity(own.len() * 3);
+    for (p, &c) in own.iter().zip(index) {
+        let moved = vec3_at(animated, c).map_or(*p, |q| {
+            if unit {
+                q.try_normalize().unwrap_or(*p)
+            } else {
+                q
+            }
+        });
+        out.extend_from_slice(&(moved - *p).to_array());
+    }
+    out
+}
+
+/// A morph target's texture-coordinate displacements in glTF's flipped v:
+/// for each vertex, the animated point it came from (`index`) minus its own
+/// (X3D) uv; a missing point leaves the vertex alone.
+pub(super) fn uv_deltas(own: &[glam::Vec2], index: &[u32], animated: &[f64]) -> Vec<f32> {
+    own.iter()
+        .zip(index)
+        .flat_map(|(p, &c)| {
+            let c = c as usize * 2;
+            match animated.get(c..c + 2) {
+                Some(q) => [q[0] as f32 - p.x, p.y - q[1] as f32],
+                None => [0.0; 2],
+            }
+        })
+        .collect()
+}
+
+/// The arrays (Coordinate and TextureCoordinate points, Normal vectors) that
+/// are empty in the file
+/// but animated: they take the value of the first clip that animates them
+/// at its start, so that the mesh has a shape at rest (X3D draws nothing
+/// until the first event; glTF must draw something).
+pub(super) fn rest_values(scene: &Scene, clips: &[Clip]) -> crate::mesh::Overrides {
+    let mut rest = crate::mesh::Overrides::default();
+    let mut v = Vec::new();
+    for clip in clips {
+        for track in &clip.tracks {
+            let array = matches!(
+                (scene.node_type(track.target), track.field.as_str()),
+                (
+                    Some(NodeType::Coordinate | NodeType::TextureCoordinate),
+                    "point"
+                ) | (Some(NodeType::Normal), "vector")
+            );
+            if array
+                && !rest.contains_key(&track.target)
+                && scene.floats(track.target, &track.field).is_empty()
+            {
+                clip.eval(track, 0.0, &mut v);
+                rest.insert(track.target, v.iter().map(|&x| x as f32).collect());
+            }
+        }
+    }
+    rest
+}
+
+impl Writer<'_> {
+    /// A Shape: a glTF node with its mesh (shared when the geometry and
+    /// appearance are).
+    pub(super) fn shape(&mut self, id: NodeId, parent: &mut Vec<Index<json::Node>>) {
+        let scene = self.scene;
+        let Some(geometry) = scene.child(id, "geometry") else {
+            return;
+        };
+        let appearance = scene.child(id, "appearance");
+        let mesh = match self.meshes.get(&(geometry, appearance)) {
+            Some(m) => *m,
+            None => {
+                let m = self.mesh(geometry, appearance);
+                self.meshes.insert((geometry, appearance), m);
+                let limit = self.opts.limits.buffer_bytes;
+                if self.bin.len() > limit {
+                    self.stop(
+                        format!(
+                            "the glTF buffer would hold more than {limit} bytes (a mesh is \
+                             stored for each geometry node, and again for each appearance it is \
+                             USE'd with): stopped at `{}`",
+                            scene.display_name(geometry)
+                        ),
+                        geometry,
+                    );
+                    return;
+                }
+                m
+            }
+        };
+        let Some(mesh) = mesh else {
+            return;
+        };
+        let mut n = node(gltf_name(scene, id));
+        n.mesh = Some(mesh);
+        let index = self.root.push(n);
+        self.mesh_nodes.entry(mesh.value()).or_default().push(index);
+        self.place(id, index);
+        parent.push(index);
+    }
+
+    pub(super) fn mesh(
+        &mut self,
+        geometry: NodeId,
+        appearance: Option<NodeId>,
+    ) -> Option<Index<json::Mesh>> {
+        let m = crate::mesh::mesh(self.scene, &self.rest, geometry, self.diags)?;
+        let flat = |v: &[glam::Vec3]| v.iter().flat_map(|p| p.to_array()).collect::<Vec<f32>>();
+        let mut attributes = std::collections::BTreeMap::new();
+        let array = Some(buffer::Target::ArrayBuffer);
+        let position = self.accessor_for(&flat(&m.positions), accessor::Type::Vec3, true, array);
+        attributes.insert(Checked::Valid(json::mesh::Semantic::Positions), position);
+        if !m.normals.is_empty() {
+            let a = self.accessor_for(&flat(&m.normals), accessor::Type::Vec3, false, array);
+            attributes.insert(Checked::Valid(json::mesh::Semantic::Normals), a);
+        }
+        if !m.uvs.is_empty() {
+            // X3D texture space has v up from the bottom; glTF's runs down.
+            let uv: Vec<f32> = m.uvs.iter().flat_map(|t| [t.x, 1.0 - t.y]).collect();
+            let a = self.accessor_for(&uv, accessor::Type::Vec2, false, array);
+            attributes.insert(Checked::Valid(json::mesh::Semantic::TexCoords(0)), a);
+        }
+        if !m.colors.is_empty() {
+            let c: Vec<f32> = m
+                .colors
+                .iter()
+                .flatten()
+                .map(|x| x.clamp(0.0, 1.0))
+                .collect();
+            let a = self.accessor_for(&c, accessor::Type::Vec4, false, array);
+            attributes.insert(Checked::Valid(json::mesh::Semantic::Colors(0)), a);
+        }
+        let indices = self.indices(&m.indices);
+        let material = self.material(appearance, m.double_sided, !m.colors.is_empty());
+        let mesh_index = self.root.meshes.len();
+        let (targets, weights) = self.morph_targets(&m, mesh_index);
+        let mode = match m.primitive() {
+            crate::mesh::Primitive::Triangles => json::mesh::Mode::Triangles,
+            crate::mesh::Primitive::Lines => json::mesh::Mode::Lines,
+            crate::mesh::Primitive::Points => json::mesh::Mode::Points,
+        };
+        Some(self.root.push(json::Mesh {
+            extensions: None,
+            extras: None,
+            name: gltf_name(self.scene, geometry),
+            primitives: vec![json::mesh::Primitive {
+                attributes,
+                extensions: None,
+                extras: None,
+                indices: Some(indices),
+                material: Some(material),
+                mode: Checked::Valid(mode),
+                targets,
+            }],
+            weights,
+        }))
+    }
+
+    /// Morph targets for every track that animates the mesh's Coordinate
+    /// points or Normal vectors: one target per keyframe, the difference of
+    /// its points (normals) from the mesh's own. When one clip animates
+    /// both, they are sampled at the same times and share the targets.
+    /// Returns the targets and the mesh's rest weights.
+    #[allow(clippy::type_complexity)]
+    pub(super) fn morph_targets(
+        &mut self,
+        m: &crate::mesh::Mesh,
+        mesh: usize,
+    ) -> (Option<Vec<json::mesh::MorphTarget>>, Option<Vec<f32>>) {
+        let clips = self.clips;
+        let opts = self.opts;
+        let mut targets = Vec::new();
+        let mut made = Vec::new();
+        // Only the clips that animate one of the mesh's arrays (a scan of
+        // every clip for every mesh took their product).
+        let mut animating: Vec<usize> = [m.coord, m.normal, m.tex_coord]
+            .into_iter()
+            .flatten()
+            .flat_map(|node| self.clips_of.get(&node).into_iter().flatten().copied())
+            .collect();
+        animating.sort_unstable();
+        animating.dedup();
+        for ci in animating {
+            let clip = &clips[ci];
+            let index = &self.track_index[ci];
+            let find = |node: Option<NodeId>, field: &str| {
+                let node = node?;
+                index
+                    .producing(node)
+                    .iter()
+                    .copied()
+                    .find(|&i| clip.tracks[i].field == field)
+            };
+            // Points, normals and texture coordinates animated in this clip.
+            let found = [
+                find(m.coord, "point"),
+                find(m.normal, "vector"),
+                find(m.tex_coord, "point"),
+            ];
+            let Some(&lead) = found.iter().flatten().next() else {
+                continue;
+            };
+            // Several: all sampled at the same times, in one set of targets
+            // (glTF allows one weights channel per node and animation).
+            let together = found.iter().flatten().count() > 1;
+            let [kp, kn, kt] = found.map(|i| {
+                let i = i?;
+                let track = &clip.tracks[i];
+                if together {
+                    if i != lead {
+                        self.folded.insert((ci, i));
+                    }
+                    return self.sampled(clip, track, Interpolation::Linear);
+                }
+                match self.keyframes(clip, track, &opts) {
+                    // One-hot weights follow keys linearly or in steps only.
+                    Some(k) if k.interpolation == Interpolation::Cubic => {
+                        self.sampled(clip, track, Interpolation::Linear)
+                    }
+                    k => k,
+                }
+            });
+            let Some(len) = [&kp, &kn, &kt]
+                .into_iter()
+                .flatten()
+                .map(Keyframes::len)
+                .next()
+            else {
+                continue;
+            };
+            let first = targets.len();
+            // The targets' data at once, not by doubling (which holds the old
+            // and the new buffer together at each step).
+            let attributes = usize::from(kp.is_some()) + usize::from(!m.normals.is_empty());
+            let uv_numbers = if kt.is_some() { 2 } else { 0 };
+            let per_target = m.positions.len() * (3 * attributes + uv_numbers);
+            // The targets, and their own part of the one-hot weights (a
+            // weight for each of them at each of their keys) before any is
+            // made: the rest of the weights are known when all are.
+            let numbers = len.saturating_mul(per_target.saturating_add(len));
+            if !self.spend(numbers, clip, &clip.tracks[lead]) {
+                continue;
+            }
+            self.bin.reserve(len * per_target * 4);
+            for i in 0..len {
+                let positions = kp.as_ref().map(|k| {
+                    let delta = deltas(&m.positions, &m.coord_index, k.value(i), false);
+                    self.accessor_for(
+                        &delta,
+                        accessor::Type::Vec3,
+                        true,
+                        Some(buffer::Target::ArrayBuffer),
+                    )
+                });
+                let normals = match (&kn, &kp) {
+                    (Some(k), _) => Some(deltas(&m.normals, &m.normal_index, k.value(i), true)),
+                    // Normals made from the points follow the points.
+                    (None, Some(k)) => Self::remade_normals(m, k.value(i)),
+                    _ => None,
+                };
+                let normals = normals.map(|delta| {
+                    self.accessor_for(
+                        &delta,
+                        accessor::Type::Vec3,
+                        true,
+                        Some(buffer::Target::ArrayBuffer),
+                    )
+                });
+                if let Some(k) = &kt {
+                    let delta = uv_deltas(&m.uvs, &m.tex_index, k.value(i));
+                    let target = Some(buffer::Target::ArrayBuffer);
+                    let a = self.accessor_for(&delta, accessor::Type::Vec2, false, target);
+                    self.morph_uvs.push((mesh, targets.len(), a.value()));
+                }
+                targets.push(json::mesh::MorphTarget {
+                    positions,
+                    normals,
+                    tangents: None,
+                });
+            }
+            // The weights channel needs only the times: the values are in
+            // the targets now.
+            let keyframes = kp.or(kn).or(kt).expect("one of them was found");
+            let keyframes = keyframes.times_only();
+            made.push(((ci, lead), first, keyframes));
+        }
+        if targets.is_empty() {
+            return (None, None);
+        }
+        let total = targets.len();
+        for (key, first, keyframes) in made {
+            // The rest of the one-hot weights: the other clips' targets.
+            let (clip, track) = (&clips[key.0], &clips[key.0].tracks[key.1]);
+            let others = total - keyframes.len();
+            if !self.spend(keyframes.len().saturating_mul(others), clip, track) {
+                continue;
+            }
+            self.morphs.insert(
+                key,
+                Morph {
+                    mesh,
+                    first,
+                    total,
+                    keyframes,
+                },
+            );
+        }
+        (Some(targets), Some(vec![0.0; total]))
+    }
+
+    /// The normals a mesh gets when its Coordinate holds `points`, as
+    /// displacements from its own; `None` if the file gives its normals.
+    pub(super) fn remade_normals(m: &crate::mesh::Mesh, points: &[f64]) -> Option<Vec<f32>> {
+        let made = m.made_normals.as_ref()?;
+        // A point the animation lacks stays where it is (as in deltas).
+        let corners: Vec<glam::Vec3> = m
+            .coord_index
+            .iter()
+            .zip(&m.positions)
+            .map(|(&c, own)| vec3_at(points, c).unwrap_or(*own))
+            .collect();
+        let normals = made.normals(&corners, &m.coord_index);
+        let delta = normals.iter().zip(&m.normals).map(|(n, own)| *n - *own);
+        Some(delta.flat_map(|n| n.to_array()).collect())
+    }
+}

@@ -1,0 +1,315 @@
+//! The node tree: X3D grouping nodes, Transforms (with center and
+//! scaleOrientation as exact node chains), Switch choices and visibility.
+
+use super::*;
+
+/// The glTF nodes made for one place of an X3D Transform in the tree.
+#[derive(Clone, Copy)]
+pub(super) struct TransformNodes {
+    /// Holds translation (plus center) and rotation, and scale when there is
+    /// no scaleOrientation.
+    pub(super) main: Index<json::Node>,
+    /// Holds scale (the main node when there is no scaleOrientation).
+    pub(super) scale: Index<json::Node>,
+    pub(super) center: DVec3,
+}
+
+/// Grouping nodes whose children become glTF node children.
+pub(super) fn children_field(ty: NodeType) -> Option<&'static [&'static str]> {
+    use NodeType::*;
+    Some(match ty {
+        Group | StaticGroup | Collision | Anchor | Billboard | Transform => &["children"],
+        CADLayer | CADAssembly | CADPart => &["children"],
+        CADFace => &["shape"],
+        // The root nodes of its file (Scene::expansions).
+        Inline => &[],
+        HAnimJoint | HAnimSite | HAnimSegment => &["children"],
+        HAnimHumanoid => &["skeleton", "children"],
+        Switch => &["children", "choice"],
+        LOD => &["children", "level"],
+        _ => return None,
+    })
+}
+
+/// Node types with Transform's fields (translation, rotation, scale,
+/// center, scaleOrientation): written as Transforms.
+pub(super) fn is_transform_like(ty: NodeType) -> bool {
+    use NodeType::*;
+    matches!(
+        ty,
+        Transform | HAnimHumanoid | HAnimJoint | HAnimSite | HAnimSegment | CADPart
+    )
+}
+
+pub(super) fn vec3(v: &[f32]) -> DVec3 {
+    DVec3::new(v[0] as f64, v[1] as f64, v[2] as f64)
+}
+
+pub(super) fn f32s(v: DVec3) -> [f32; 3] {
+    v.as_vec3().to_array()
+}
+
+/// An SFRotation field as a unit quaternion.
+pub(super) fn rotation_field(scene: &Scene, id: NodeId, field: &str) -> DQuat {
+    let r: Vec<f64> = scene.floats(id, field).iter().map(|&x| x as f64).collect();
+    rotation::from_axis_angle(&r)
+}
+
+pub(super) fn quat_f32(q: DQuat) -> json::scene::UnitQuaternion {
+    json::scene::UnitQuaternion(q.normalize().as_quat().to_array())
+}
+
+/// A node's DEF name for its glTF objects, cut to
+/// [`crate::scene::MAX_NAME_BYTES`] (each place a node is USE'd is a glTF
+/// copy with its own name).
+pub(super) fn gltf_name(scene: &Scene, id: NodeId) -> Option<String> {
+    let def = scene.node(id).def.as_deref()?;
+    Some(crate::scene::short_name(def).to_string())
+}
+
+pub(super) fn node(name: Option<String>) -> json::Node {
+    json::Node {
+        camera: None,
+        children: None,
+        extensions: None,
+        extras: None,
+        matrix: None,
+        mesh: None,
+        name,
+        rotation: None,
+        scale: None,
+        translation: None,
+        skin: None,
+        weights: None,
+    }
+}
+
+impl Writer<'_> {
+    /// Reports why the visit stops, at a node, and stops it.
+    pub(super) fn stop(&mut self, message: String, at: NodeId) {
+        self.full = true;
+        self.diags.error(message, Some(self.scene.node(at).span));
+    }
+
+    /// Adds the glTF nodes of an X3D node (and its subtree) to `parent`.
+    /// A USE'd node is visited at each place it stands: each place is a copy.
+    pub(super) fn visit(
+        &mut self,
+        id: NodeId,
+        parent: &mut Vec<Index<json::Node>>,
+        ancestors: &mut Vec<NodeId>,
+    ) {
+        let scene = self.scene;
+        if self.full {
+            return;
+        }
+        if self.root.nodes.len() >= self.opts.limits.gltf_nodes {
+            self.stop(
+                format!(
+                    "the glTF scene would have more than {} nodes (each place a node is \
+                     USE'd takes a copy): stopped at `{}`",
+                    self.opts.limits.gltf_nodes,
+                    scene.display_name(id)
+                ),
+                id,
+            );
+            return;
+        }
+        let Some(def) = scene.known(id) else {
+            return;
+        };
+        match def.ty {
+            NodeType::Shape => return self.shape(id, parent),
+            NodeType::Viewpoint => return self.viewpoint(id, parent),
+            NodeType::DirectionalLight | NodeType::PointLight | NodeType::SpotLight => {
+                return self.light(id, def.ty, parent);
+            }
+            _ => {}
+        }
+        let Some(fields) = children_field(def.ty) else {
+            return;
+        };
+        if ancestors.contains(&id) {
+            // Once a node, not once a place it is copied to.
+            if !self.self_containing.insert(id) {
+                return;
+            }
+            self.diags.warning(
+                format!(
+                    "`{}` contains itself (through USE): the inner copy is left out",
+                    scene.display_name(id)
+                ),
+                Some(scene.node(id).span),
+            );
+            return;
+        }
+        if ancestors.len() >= MAX_DEPTH {
+            self.diags.warning(
+                format!("the node hierarchy is deeper than {MAX_DEPTH}: what is below is left out"),
+                Some(scene.node(id).span),
+            );
+            return;
+        }
+        let name = gltf_name(scene, id);
+        let (top, inner) = if is_transform_like(def.ty) {
+            self.transform_nodes(id, name)
+        } else {
+            let n = self.root.push(node(name));
+            (n, n)
+        };
+        parent.push(top);
+        self.place(id, top);
+        let mut children = Vec::new();
+        ancestors.push(id);
+        if def.ty == NodeType::Switch && self.animated.contains(&(id, "whichChoice".to_string())) {
+            self.switch_choices(id, fields, &mut children, ancestors);
+        } else {
+            for &child in &self.chosen_children(id, fields) {
+                self.visit(child, &mut children, ancestors);
+            }
+        }
+        ancestors.pop();
+        if !children.is_empty() {
+            self.root.nodes[inner.value()].children = Some(children);
+        }
+    }
+
+    /// Every choice of an animated Switch, each under a node of its own
+    /// whose KHR_node_visibility shows it when it is the file's choice.
+    pub(super) fn switch_choices(
+        &mut self,
+        id: NodeId,
+        fields: &[&str],
+        children: &mut Vec<Index<json::Node>>,
+        ancestors: &mut Vec<NodeId>,
+    ) {
+        let scene = self.scene;
+        let which = scene.number(id, "whichChoice");
+        let name = gltf_name(scene, id);
+        let mut wrappers = Vec::new();
+        for (i, child) in self.all_children(id, fields).into_iter().enumerate() {
+            let wrapper = node(name.as_ref().map(|n| format!("{n}_choice{i}")));
+            let index = self.root.push(wrapper);
+            self.set_visibility(index, which == i as f64);
+            let mut inner = Vec::new();
+            self.visit(child, &mut inner, ancestors);
+            if !inner.is_empty() {
+                self.root.nodes[index.value()].children = Some(inner);
+            }
+            children.push(index);
+            wrappers.push(index);
+        }
+        self.switches.entry(id).or_default().push(wrappers);
+    }
+
+    /// Records the glTF node an X3D node became at one of its places; one
+    /// whose `visible` is animated gets its KHR_node_visibility.
+    pub(super) fn place(&mut self, id: NodeId, node: Index<json::Node>) {
+        self.placed.entry(id).or_default().push(node);
+        if self.animated.contains(&(id, "visible".to_string())) {
+            self.set_visibility(node, self.scene.flag(id, "visible"));
+        }
+    }
+
+    /// Gives a node its KHR_node_visibility.
+    pub(super) fn set_visibility(&mut self, node: Index<json::Node>, visible: bool) {
+        let ext = self.root.nodes[node.value()]
+            .extensions
+            .get_or_insert_default();
+        let value = serde_json::json!({ "visible": visible });
+        ext.others.insert("KHR_node_visibility".to_string(), value);
+        self.extensions.push("KHR_node_visibility");
+    }
+
+    /// The nodes in a node's children fields (an Inline's: the root nodes
+    /// of its file).
+    pub(super) fn all_children(&self, id: NodeId, fields: &[&str]) -> Vec<NodeId> {
+        if let Some(roots) = self.scene.expansions.get(&id)
+            && self.scene.node_type(id) == Some(NodeType::Inline)
+        {
+            return roots.clone();
+        }
+        fields
+            .iter()
+            .filter_map(|f| self.scene.value(id, f))
+            .flat_map(|v| v.nodes().to_vec())
+            .collect()
+    }
+
+    /// The children shown: all of them, the chosen one of a Switch, the
+    /// first level of a LOD.
+    pub(super) fn chosen_children(&self, id: NodeId, fields: &[&str]) -> Vec<NodeId> {
+        let scene = self.scene;
+        let all = self.all_children(id, fields);
+        match scene.node_type(id) {
+            Some(NodeType::Switch) => {
+                let which = scene
+                    .value(id, "whichChoice")
+                    .map_or(-1, |v| v.as_f64() as i64);
+                usize::try_from(which)
+                    .ok()
+                    .and_then(|i| all.get(i))
+                    .copied()
+                    .into_iter()
+                    .collect()
+            }
+            Some(NodeType::LOD) => all.into_iter().take(1).collect(),
+            _ => all,
+        }
+    }
+
+    /// The chain of glTF nodes that multiplies out to the X3D Transform
+    /// matrix T·C·R·SR·S·SR⁻¹·C⁻¹. Returns the top node and the one that
+    /// holds the children.
+    pub(super) fn transform_nodes(
+        &mut self,
+        id: NodeId,
+        name: Option<String>,
+    ) -> (Index<json::Node>, Index<json::Node>) {
+        let scene = self.scene;
+        let field = |f: &str| scene.floats(id, f).to_vec();
+        let t = vec3(&field("translation"));
+        let c = vec3(&field("center"));
+        let s = vec3(&field("scale"));
+        let r = rotation_field(scene, id, "rotation");
+        let sr = rotation_field(scene, id, "scaleOrientation");
+        let has_sr = !rotation::same_rotation(sr, DQuat::IDENTITY, 1e-15);
+        let mut main = node(name.clone());
+        main.translation = Some(f32s(t + c)).filter(|v| *v != [0.0; 3]);
+        main.rotation = Some(quat_f32(r)).filter(|q| q.0 != [0.0, 0.0, 0.0, 1.0]);
+        let part = |suffix: &str| name.as_ref().map(|n| format!("{n}{suffix}"));
+        let (top, scale_node, inner);
+        if has_sr {
+            top = self.root.push(main);
+            let mut scaled = node(part("_scaleOrientation"));
+            scaled.rotation = Some(quat_f32(sr));
+            scaled.scale = Some(f32s(s));
+            scale_node = self.root.push(scaled);
+            let mut undo = node(part("_center"));
+            let inv = sr.inverse();
+            undo.rotation = Some(quat_f32(inv));
+            undo.translation = Some(f32s(-(inv * c))).filter(|v| *v != [0.0; 3]);
+            inner = self.root.push(undo);
+            self.root.nodes[top.value()].children = Some(vec![scale_node]);
+            self.root.nodes[scale_node.value()].children = Some(vec![inner]);
+        } else {
+            main.scale = Some(f32s(s)).filter(|v| *v != [1.0; 3]);
+            top = self.root.push(main);
+            scale_node = top;
+            if c != DVec3::ZERO {
+                let mut undo = node(part("_center"));
+                undo.translation = Some(f32s(-c));
+                inner = self.root.push(undo);
+                self.root.nodes[top.value()].children = Some(vec![inner]);
+            } else {
+                inner = top;
+            }
+        }
+        self.transforms.entry(id).or_default().push(TransformNodes {
+            main: top,
+            scale: scale_node,
+            center: c,
+        });
+        (top, inner)
+    }
+}
