@@ -3,22 +3,30 @@
 use crate::source::{Sources, Span};
 use std::fmt::Write as _;
 
+/// How bad a diagnostic is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Severity {
+    /// The output is still written.
     Warning,
+    /// Nothing is written.
     Error,
 }
 
 /// One problem found in the input, with where it is.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Diagnostic {
+    /// Error or warning.
     pub severity: Severity,
+    /// What is wrong, naming the X3D nodes and fields as written.
     pub message: String,
+    /// Where (none for problems of the whole run).
     pub span: Option<Span>,
+    /// Further lines shown below the source line.
     pub notes: Vec<String>,
 }
 
 impl Diagnostic {
+    /// An error.
     pub fn error(message: impl Into<String>, span: Option<Span>) -> Diagnostic {
         Diagnostic {
             severity: Severity::Error,
@@ -28,6 +36,7 @@ impl Diagnostic {
         }
     }
 
+    /// A warning.
     pub fn warning(message: impl Into<String>, span: Option<Span>) -> Diagnostic {
         Diagnostic {
             severity: Severity::Warning,
@@ -37,6 +46,7 @@ impl Diagnostic {
         }
     }
 
+    /// The same with a note added.
     pub fn with_note(mut self, note: impl Into<String>) -> Diagnostic {
         self.notes.push(note.into());
         self
@@ -138,6 +148,7 @@ pub struct Diagnostics {
 }
 
 impl Diagnostics {
+    /// Adds a diagnostic (kept within the first [`MAX_KEPT`] of its severity, counted in any case).
     pub fn push(&mut self, d: Diagnostic) {
         let n = match d.severity {
             Severity::Error => &mut self.errors,
@@ -149,10 +160,12 @@ impl Diagnostics {
         }
     }
 
+    /// Adds an error.
     pub fn error(&mut self, message: impl Into<String>, span: Option<Span>) {
         self.push(Diagnostic::error(message, span));
     }
 
+    /// Adds a warning.
     pub fn warning(&mut self, message: impl Into<String>, span: Option<Span>) {
         self.push(Diagnostic::warning(message, span));
     }
@@ -162,6 +175,7 @@ impl Diagnostics {
         &self.list
     }
 
+    /// Whether any error was found.
     pub fn has_errors(&self) -> bool {
         self.errors > 0
     }

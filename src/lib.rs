@@ -9,6 +9,8 @@
 //! The library never prints or exits: it returns values and
 //! [`diag`]nostics.
 
+#![warn(missing_docs)]
+
 pub mod anim;
 pub mod bake;
 pub mod diag;

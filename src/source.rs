@@ -15,12 +15,16 @@ pub struct FileId(pub u32);
 /// A byte range in one source file.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Span {
+    /// The file.
     pub file: FileId,
+    /// The first byte.
     pub start: u32,
+    /// The byte after the last.
     pub end: u32,
 }
 
 impl Span {
+    /// The span of a byte range of a file.
     pub fn new(file: FileId, range: Range<usize>) -> Span {
         // Files are limited to u32::MAX bytes when they are added, so offsets fit.
         Span {
@@ -30,6 +34,7 @@ impl Span {
         }
     }
 
+    /// The byte range.
     pub fn range(&self) -> Range<usize> {
         self.start as usize..self.end as usize
     }
@@ -205,6 +210,7 @@ fn too_large() -> std::io::Error {
 }
 
 impl Sources {
+    /// No files yet.
     pub fn new() -> Sources {
         Sources::default()
     }
@@ -216,6 +222,7 @@ impl Sources {
         id
     }
 
+    /// The file of an id.
     pub fn get(&self, id: FileId) -> &SourceFile {
         &self.files[id.0 as usize]
     }

@@ -24,9 +24,11 @@ enum Modifier {
 /// One animated field of a clip.
 #[derive(Clone, Debug)]
 pub struct Track {
+    /// The node whose field the track drives.
     pub target: NodeId,
     /// The target field's catalogue name.
     pub field: String,
+    /// The target field's type (`None` on an unknown node type).
     pub ty: Option<FieldType>,
     /// The interpolator or sequencer whose value the field gets.
     pub source: NodeId,
@@ -109,6 +111,7 @@ impl Track {
         matches!(self.func.kind(), Kind::Orientation | Kind::Squad)
     }
 
+    /// The interpolator (or sequencer) that computes the track's values.
     pub fn interpolator(&self) -> &Interpolator {
         &self.func
     }
@@ -128,19 +131,25 @@ impl Track {
 pub struct Clip {
     /// The clock's DEF name, or a generated one (`TimeSensor_2`).
     pub name: String,
+    /// The TimeSensor or Timer node.
     pub clock_node: NodeId,
+    /// The clock's fields.
     pub clock: Clock,
+    /// The fraction over the clip's time.
     pub map: FractionMap,
     /// Where the clip starts in world time (non-periodic Timers).
     pub world_start: f64,
+    /// The fields the clock drives, one track each.
     pub tracks: Vec<Track>,
 }
 
 impl Clip {
+    /// The clip's length in seconds.
     pub fn duration(&self) -> f64 {
         self.map.duration()
     }
 
+    /// Whether the clock loops (a looping glTF animation).
     pub fn looping(&self) -> bool {
         self.clock.looping()
     }
@@ -210,6 +219,7 @@ impl Clip {
 pub struct ClipOptions {
     /// Cycles in each clip (at least 1).
     pub cycles: u32,
+    /// How spline tangents are read.
     pub rule: TangentRule,
 }
 

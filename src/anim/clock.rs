@@ -4,34 +4,53 @@
 /// A clock's fields.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Clock {
+    /// An X3D TimeSensor.
     TimeSensor {
+        /// `cycleInterval`, seconds.
         cycle_interval: f64,
+        /// `loop`.
         looping: bool,
+        /// `enabled`.
         enabled: bool,
+        /// `startTime`, world seconds.
         start_time: f64,
+        /// `stopTime`.
         stop_time: f64,
+        /// `pauseTime`.
         pause_time: f64,
+        /// `resumeTime`.
         resume_time: f64,
     },
     /// Project three: u = fract((t − shift)/period) for period > 0, or
     /// (t − shift)/(−period) for period < 0.
-    Timer { period: f64, shift: f64 },
+    Timer {
+        /// `period`, seconds (negative: not periodic).
+        period: f64,
+        /// `shift`, seconds.
+        shift: f64,
+    },
 }
 
 /// A stretch of clip time in which the fraction is linear in time:
 /// from (t0, f0) to (t1, f1), with f1 > f0.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Piece {
+    /// Clip time where the piece starts.
     pub t0: f64,
+    /// Clip time where it ends.
     pub t1: f64,
+    /// The fraction at `t0`.
     pub f0: f64,
+    /// The fraction at `t1`.
     pub f1: f64,
 }
 
 impl Piece {
+    /// The fraction at clip time `t`.
     pub fn fraction(&self, t: f64) -> f64 {
         self.f0 + (t - self.t0) / (self.t1 - self.t0) * (self.f1 - self.f0)
     }
+    /// The clip time of fraction `f`.
     pub fn time(&self, f: f64) -> f64 {
         self.t0 + (f - self.f0) / (self.f1 - self.f0) * (self.t1 - self.t0)
     }
@@ -45,10 +64,12 @@ impl Piece {
 /// duration. Between pieces the fraction may jump (the end of a cycle).
 #[derive(Clone, Debug, PartialEq)]
 pub struct FractionMap {
+    /// The pieces, in time order.
     pub pieces: Vec<Piece>,
 }
 
 impl FractionMap {
+    /// The clip's length in seconds.
     pub fn duration(&self) -> f64 {
         self.pieces.last().map_or(0.0, |p| p.t1)
     }
@@ -135,6 +156,7 @@ impl Clock {
         }
     }
 
+    /// Whether the clock repeats (a looping TimeSensor or a periodic Timer).
     pub fn looping(&self) -> bool {
         match *self {
             Clock::TimeSensor { looping, .. } => looping,

@@ -10,9 +10,13 @@ use std::borrow::Cow;
 /// `Slerp` is LINEAR on quaternions).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Interpolation {
+    /// Straight lines between keys.
     Linear,
+    /// Spherical linear interpolation of unit quaternions.
     Slerp,
+    /// The value of the key before, until the next key.
     Step,
+    /// Hermite segments with in and out tangents (glTF CUBICSPLINE).
     Cubic,
 }
 
@@ -20,15 +24,19 @@ pub enum Interpolation {
 /// repeated time is a jump (the later value applies from that time on).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Keyframes<'a> {
+    /// How the keys are joined.
     pub interpolation: Interpolation,
+    /// Numbers a value.
     pub width: usize,
     /// Values are unit quaternions, kept in one hemisphere from key to key.
     pub quaternions: bool,
+    /// Key times in seconds, not decreasing.
     pub times: Vec<f64>,
     /// Borrowed from the interpolator when the keyframes are its keys.
     pub values: Cow<'a, [f64]>,
     /// Cubic only: derivatives per second, arriving at and leaving each key.
     pub in_tangents: Vec<f64>,
+    /// Out-tangents (per second), `width` a key, for cubic keys.
     pub out_tangents: Vec<f64>,
 }
 
@@ -90,10 +98,12 @@ impl<'a> Keyframes<'a> {
         }
     }
 
+    /// How many keys.
     pub fn len(&self) -> usize {
         self.times.len()
     }
 
+    /// Whether there are no keys.
     pub fn is_empty(&self) -> bool {
         self.times.is_empty()
     }
@@ -107,6 +117,7 @@ impl<'a> Keyframes<'a> {
         }
     }
 
+    /// The value of key `i`.
     pub fn value(&self, i: usize) -> &[f64] {
         &self.values[i * self.width..(i + 1) * self.width]
     }

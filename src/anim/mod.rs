@@ -23,6 +23,7 @@ pub enum NodeFn {
 /// Options that change how interpolators are read.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct InterpOptions {
+    /// How spline tangents are read.
     pub rule: TangentRule,
     /// The clock driving a project three `smooth` interpolator is periodic
     /// (its spline may then be closed).

@@ -43,20 +43,46 @@ pub fn lookup(keys: &[f64], f: f64) -> Seg {
 #[derive(Clone, Debug, PartialEq)]
 pub enum KeyWarning {
     /// keyValue has fewer values than key has keys: padded with its last.
-    ShortKeyValue { keys: usize, values: usize },
+    ShortKeyValue {
+        /// Keys in `key`.
+        keys: usize,
+        /// Values in `keyValue` (for MF interpolators, numbers).
+        values: usize,
+    },
     /// keyValue has more values than key has keys: the extra are unused.
-    LongKeyValue { keys: usize, values: usize },
+    LongKeyValue {
+        /// Keys in `key`.
+        keys: usize,
+        /// Values in `keyValue` (for MF interpolators, numbers).
+        values: usize,
+    },
     /// An MF interpolator whose keyValue count is not a multiple of the keys.
-    NotAMultiple { keys: usize, values: usize },
+    NotAMultiple {
+        /// Keys in `key`.
+        keys: usize,
+        /// Values in `keyValue` (for MF interpolators, numbers).
+        values: usize,
+    },
     /// Key i is smaller than key i - 1.
-    Decreasing { index: usize },
+    Decreasing {
+        /// The index of the smaller key.
+        index: usize,
+    },
     /// keyVelocity has a size other than N or 2: ignored.
-    VelocityIgnored { size: usize, keys: usize },
+    VelocityIgnored {
+        /// Values in `keyVelocity`.
+        size: usize,
+        /// Keys in `key`.
+        keys: usize,
+    },
     /// closed was asked for but cannot apply (why).
     ClosedIgnored(&'static str),
     /// Two consecutive normals are opposite: the arc between them is not
     /// unique.
-    OppositeNormals { key: usize },
+    OppositeNormals {
+        /// The first of the two keys.
+        key: usize,
+    },
     /// smooth on an interpolator that cannot be smooth (orientation).
     SmoothIgnored,
 }

@@ -63,18 +63,25 @@ impl Kind {
 
 /// What an interpolator is built from (its fields, as numbers).
 pub struct Spec<'a> {
+    /// The interpolator kind.
     pub kind: Kind,
+    /// The key fractions.
     pub keys: &'a [f64],
     /// keyValue, flat: `elem` numbers per element (4 for axis-angle).
     /// Owned when the caller has no use for it after: a large keyValue then
     /// becomes the interpolator's values without a copy.
     pub key_value: Cow<'a, [f64]>,
+    /// Numbers a value (a point of an MF value counts as its components).
     pub elem: usize,
     /// MF output (Coordinate, Normal): several elements per key.
     pub multiple: bool,
+    /// Spline keyVelocity (empty when not given).
     pub key_velocity: &'a [f64],
+    /// Spline `closed`.
     pub closed: bool,
+    /// Spline `normalizeVelocity`.
     pub normalize_velocity: bool,
+    /// How spline tangents are read.
     pub rule: TangentRule,
 }
 
@@ -98,27 +105,37 @@ pub struct Interpolator {
 pub enum Exact<'a> {
     /// Linear between keys. Repeated keys are jumps.
     Linear {
+        /// The key fractions.
         keys: Cow<'a, [f64]>,
+        /// The values, `width` numbers a key.
         values: Cow<'a, [f64]>,
     },
     /// Quaternions, slerp between keys; consecutive keys are in one
     /// hemisphere, so the shorter arc and the plain arc agree.
     Slerp {
+        /// The key fractions.
         keys: Cow<'a, [f64]>,
+        /// The values, `width` numbers a key.
         values: Cow<'a, [f64]>,
     },
     /// Hermite segments: per key its value, its incoming tangent (segment
     /// ending there) and its outgoing tangent (segment starting there), in
     /// value per segment.
     Hermite {
+        /// The key fractions.
         keys: Cow<'a, [f64]>,
+        /// The values, `width` numbers a key.
         values: Cow<'a, [f64]>,
+        /// Incoming tangents, `width` numbers a key.
         inc: Cow<'a, [f64]>,
+        /// Outgoing tangents, `width` numbers a key.
         out: Cow<'a, [f64]>,
     },
     /// Steps: each key's value holds until the next key.
     Step {
+        /// The key fractions.
         keys: Cow<'a, [f64]>,
+        /// The values, `width` numbers a key.
         values: Cow<'a, [f64]>,
     },
 }
@@ -216,6 +233,7 @@ impl Interpolator {
         it
     }
 
+    /// The interpolator kind.
     pub fn kind(&self) -> Kind {
         self.kind
     }
@@ -225,6 +243,7 @@ impl Interpolator {
         self.width
     }
 
+    /// The key fractions.
     pub fn keys(&self) -> &[f64] {
         &self.keys
     }

@@ -16,20 +16,28 @@ pub enum TangentRule {
 
 /// What a spline is built from.
 pub struct SplineInput<'a> {
+    /// The key fractions.
     pub keys: &'a [f64],
     /// `width` numbers per key.
     pub values: &'a [f64],
+    /// Numbers a value.
     pub width: usize,
+    /// keyVelocity (empty when not given).
     pub velocity: &'a [f64],
+    /// Whether the curve wraps around (`closed`, when it applies).
     pub closed: bool,
+    /// Whether given velocities are scaled to the curve's length.
     pub normalize_velocity: bool,
+    /// How tangents are assigned to the two sides of a key.
     pub rule: TangentRule,
 }
 
 /// Per key, the outgoing tangent (for the segment that starts there) and the
 /// incoming one (for the segment that ends there), in value per segment.
 pub struct Tangents {
+    /// Outgoing tangents, `width` a key.
     pub out: Vec<f64>,
+    /// Incoming tangents, `width` a key.
     pub inc: Vec<f64>,
 }
 

@@ -19,8 +19,11 @@ use sets::*;
 /// How the indices are drawn.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Primitive {
+    /// Triangle lists.
     Triangles,
+    /// Line segments.
     Lines,
+    /// Points.
     Points,
 }
 
@@ -28,11 +31,17 @@ pub enum Primitive {
 /// per-face attributes stay exact), and indices into them.
 #[derive(Clone, Debug, Default)]
 pub struct Mesh {
+    /// Vertex positions.
     pub positions: Vec<Vec3>,
+    /// Vertex normals (empty for lines and points without normals).
     pub normals: Vec<Vec3>,
+    /// Vertex colours, RGBA (empty when the geometry has none).
     pub colors: Vec<[f32; 4]>,
+    /// Texture coordinates, glTF's v down (empty when none).
     pub uvs: Vec<Vec2>,
+    /// Vertex indices.
     pub indices: Vec<u32>,
+    /// How the indices are drawn (triangles when `None`).
     pub primitive: Option<Primitive>,
     /// Both sides are drawn (X3D solid FALSE).
     pub double_sided: bool,
@@ -73,6 +82,7 @@ impl Mesh {
         }
     }
 
+    /// How the indices are drawn.
     pub fn primitive(&self) -> Primitive {
         self.primitive.unwrap_or(Primitive::Triangles)
     }

@@ -33,11 +33,14 @@ struct Scope {
 /// text is the source verbatim, else only the span of the whole field.
 #[derive(Clone, Copy, Debug)]
 pub enum TextPos {
+    /// The bytes of the value as written.
     Verbatim(Span),
+    /// The whole field (name and value), for messages.
     Field(Span),
 }
 
 impl TextPos {
+    /// The span.
     pub fn span(self) -> Span {
         match self {
             TextPos::Verbatim(s) | TextPos::Field(s) => s,
@@ -56,6 +59,7 @@ impl TextPos {
     }
 }
 
+/// Builds a [`Scene`] as a reader finds its parts: nodes, fields, DEF/USE, routes, prototypes, each checked against the catalogue.
 pub struct Builder<'d> {
     /// The most nodes the file may hold.
     max_nodes: usize,
@@ -84,14 +88,17 @@ impl<'d> Builder<'d> {
         }
     }
 
+    /// The scene so far.
     pub fn scene(&self) -> &Scene {
         &self.scene
     }
 
+    /// The file's header (profile, components, units, meta).
     pub fn header_mut(&mut self) -> &mut super::Header {
         &mut self.scene.header
     }
 
+    /// Where the reader's own diagnostics go.
     pub fn diags(&mut self) -> &mut Diagnostics {
         self.diags
     }
@@ -343,6 +350,7 @@ impl<'d> Builder<'d> {
         }
     }
 
+    /// Adds a node at the top of the scene (or of the prototype body being read).
     pub fn add_root(&mut self, id: NodeId) {
         self.scene.roots.push(id);
     }
@@ -382,6 +390,7 @@ impl<'d> Builder<'d> {
         self.scene.protos[proto].extern_url = Some(urls);
     }
 
+    /// Adds a field to a prototype's interface.
     pub fn add_proto_field(&mut self, proto: usize, def: FieldDef) {
         self.scene.protos[proto].interface.push(def);
     }
@@ -399,15 +408,18 @@ impl<'d> Builder<'d> {
         }
     }
 
+    /// Adds a node at the top of a prototype's body.
     pub fn add_proto_body_root(&mut self, proto: usize, id: NodeId) {
         self.scene.protos[proto].body.push(id);
     }
 
+    /// Starts reading a prototype's body (its own DEF namespace).
     pub fn begin_proto_body(&mut self, proto: usize) {
         self.scopes.push(Scope::default());
         self.bodies.push(proto);
     }
 
+    /// Ends reading a prototype's body: its ROUTEs and IS connections are resolved.
     pub fn end_proto_body(&mut self, proto: usize) {
         // begin_proto_body pushed this scope.
         let scope = self.scopes.pop().expect("proto scope");

@@ -10,8 +10,11 @@ use std::sync::OnceLock;
 /// One field of a node type.
 #[derive(Clone, Debug)]
 pub struct FieldDef {
+    /// The field's X3D name.
     pub name: String,
+    /// The field's type.
     pub ty: FieldType,
+    /// The field's access type.
     pub access: Access,
     /// The default value (the type's initial value for outputOnly and
     /// inputOnly fields).
@@ -27,13 +30,16 @@ include!(concat!(env!("OUT_DIR"), "/node_type.rs"));
 pub struct NodeDef {
     /// The type, as a variant.
     pub ty: NodeType,
+    /// The X3D name.
     pub name: String,
     /// The containerField a node of this type has in XML when none is given.
     pub container_field: String,
+    /// Every field, the base types' included.
     pub fields: Vec<FieldDef>,
 }
 
 impl NodeDef {
+    /// The field of that name.
     pub fn field(&self, name: &str) -> Option<&FieldDef> {
         self.fields.iter().find(|f| f.name == name)
     }

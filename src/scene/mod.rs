@@ -30,8 +30,11 @@ pub enum NodeClass {
 /// A field given a value in the file.
 #[derive(Clone, Debug)]
 pub struct SetField {
+    /// The field's name.
     pub name: String,
+    /// Its typed value.
     pub value: Value,
+    /// Where the field stands.
     pub span: Span,
 }
 
@@ -39,16 +42,22 @@ pub struct SetField {
 /// of a known one. Kept as written.
 #[derive(Clone, Debug)]
 pub struct RawField {
+    /// The field's name as written.
     pub name: String,
+    /// Its value as written.
     pub text: String,
+    /// Where the field stands.
     pub span: Span,
 }
 
+/// One node of the scene arena.
 #[derive(Debug)]
 pub struct Node {
     /// The node type as written (`Transform`, a prototype name, ...).
     pub type_name: String,
+    /// Known, a prototype instance, or unknown.
     pub class: NodeClass,
+    /// The DEF name.
     pub def: Option<String>,
     /// Where the node starts (its element or type name).
     pub span: Span,
@@ -57,6 +66,7 @@ pub struct Node {
     /// Fields given a value in the file, each once (the last value given),
     /// in the order first given.
     pub values: NamedList<SetField>,
+    /// Fields kept as text (on an unknown node type, or not fields of the type).
     pub raw_fields: Vec<RawField>,
     /// The prototype whose body holds this node (a template, not part of
     /// the scene until an instance is expanded).
@@ -75,58 +85,82 @@ pub enum Dir {
 /// A ROUTE whose ends were found and checked.
 #[derive(Clone, Debug)]
 pub struct Route {
+    /// The node sending the event.
     pub from: NodeId,
     /// The field's catalogue name (`translation` for `translation_changed`).
     pub from_field: String,
+    /// The node receiving it.
     pub to: NodeId,
+    /// The field receiving it, as written.
     pub to_field: String,
     /// The type of the routed value, when both ends are typed.
     pub ty: Option<FieldType>,
+    /// Where the ROUTE stands.
     pub span: Span,
 }
 
 /// An `IS` connection inside a prototype body.
 #[derive(Clone, Debug)]
 pub struct IsConnection {
+    /// The body node.
     pub node: NodeId,
+    /// The body node's field.
     pub node_field: String,
+    /// The prototype's interface field it is connected to.
     pub proto_field: String,
+    /// Where the connection stands.
     pub span: Span,
 }
 
 /// A PROTO or EXTERNPROTO declaration.
 #[derive(Debug)]
 pub struct Proto {
+    /// The prototype's name.
     pub name: String,
+    /// Its interface fields with their defaults.
     pub interface: NamedList<FieldDef>,
     /// Root nodes of the body (empty for an EXTERNPROTO).
     pub body: Vec<NodeId>,
+    /// ROUTEs inside the body.
     pub routes: Vec<Route>,
+    /// IS connections inside the body.
     pub connections: Vec<IsConnection>,
     /// For an EXTERNPROTO, its url list.
     pub extern_url: Option<Vec<String>>,
+    /// Where the declaration stands.
     pub span: Span,
 }
 
 /// The X3D header: profile, components, units, meta.
 #[derive(Debug, Default)]
 pub struct Header {
+    /// The X3D profile.
     pub profile: Option<String>,
+    /// The X3D version.
     pub version: Option<String>,
+    /// COMPONENT statements: name and level.
     pub components: Vec<(String, i32)>,
+    /// UNIT statements: category, name, conversion factor.
     pub units: Vec<(String, String, f64)>,
+    /// META statements: name and content.
     pub meta: Vec<(String, String)>,
 }
 
+/// A scene: every node in one arena, its roots, routes and prototypes.
 #[derive(Debug, Default)]
 pub struct Scene {
+    /// The file's header.
     pub header: Header,
+    /// Every node, indexed by [`NodeId`].
     pub nodes: Vec<Node>,
+    /// The top-level nodes, in order.
     pub roots: Vec<NodeId>,
     /// DEF names of the scene's own namespace (the last node of a name
     /// given twice).
     pub defs: crate::hash::HashMap<String, NodeId>,
+    /// Every ROUTE (and ROUTEs made from Links and IS connections).
     pub routes: Vec<Route>,
+    /// The prototypes declared (PROTO and EXTERNPROTO).
     pub protos: Vec<Proto>,
     /// The nodes each prototype instance expanded to (its body's root
     /// nodes, copied; the first one is what the instance is in the tree),
@@ -144,8 +178,11 @@ pub struct Scene {
 pub struct Import {
     /// The node that stands for the imported one until it is resolved.
     pub placeholder: NodeId,
+    /// The Inline's DEF name.
     pub inline: String,
+    /// The name exported by the Inline's file.
     pub exported: String,
+    /// Where the IMPORT stands.
     pub span: Span,
 }
 
@@ -165,6 +202,7 @@ pub fn short_name(name: &str) -> &str {
 }
 
 impl Scene {
+    /// The node of an id.
     pub fn node(&self, id: NodeId) -> &Node {
         &self.nodes[id.0 as usize]
     }

@@ -7,6 +7,7 @@ use crate::hash::HashMap;
 
 /// An entry found by its name.
 pub trait Named {
+    /// The item's name.
     fn name(&self) -> &str;
 }
 

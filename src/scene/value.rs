@@ -6,19 +6,26 @@ use std::fmt;
 /// How a field may be accessed (X3D access types).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Access {
+    /// `initializeOnly`: set in the file, not routed.
     InitializeOnly,
+    /// `inputOnly`: routed to.
     InputOnly,
+    /// `outputOnly`: routed from.
     OutputOnly,
+    /// `inputOutput`: both.
     InputOutput,
 }
 
 impl Access {
+    /// Whether a ROUTE may read it.
     pub fn readable(self) -> bool {
         matches!(self, Access::OutputOnly | Access::InputOutput)
     }
+    /// Whether a ROUTE may write it.
     pub fn writable(self) -> bool {
         matches!(self, Access::InputOnly | Access::InputOutput)
     }
+    /// The X3D name.
     pub fn name(self) -> &'static str {
         match self {
             Access::InitializeOnly => "initializeOnly",
@@ -42,11 +49,17 @@ impl Access {
 /// The kind of scalar a field's value is made of.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Scalar {
+    /// SFBool, MFBool.
     Bool,
+    /// SFInt32, MFInt32, SFImage.
     Int,
+    /// Single-precision types (SFFloat, SFVec3f, SFColor, SFRotation...).
     Float,
+    /// Double-precision types (SFDouble, SFTime, SFVec3d...).
     Double,
+    /// SFString, MFString.
     String,
+    /// SFNode, MFNode.
     Node,
 }
 
@@ -54,7 +67,14 @@ macro_rules! field_types {
     ($( $sf:ident / $mf:ident : $scalar:ident * $n:expr ),* $(,)?) => {
         /// An X3D field type.
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-        pub enum FieldType { $( $sf, $mf, )* }
+        pub enum FieldType {
+            $(
+                #[doc = concat!("`", stringify!($sf), "`")]
+                $sf,
+                #[doc = concat!("`", stringify!($mf), "`")]
+                $mf,
+            )*
+        }
 
         impl FieldType {
             /// Every type, SF and MF alternating, in declaration order.
@@ -105,6 +125,7 @@ impl FieldType {
     pub fn components(self) -> usize {
         FieldType::INFO[self as usize].2
     }
+    /// Whether it is a multiple-valued (MF) type.
     pub fn is_mf(self) -> bool {
         self as usize % 2 == 1
     }
@@ -112,6 +133,7 @@ impl FieldType {
     pub fn single(self) -> FieldType {
         FieldType::ALL[self as usize & !1]
     }
+    /// The type of an X3D name (`SFVec3f`).
     pub fn from_name(s: &str) -> Option<FieldType> {
         FieldType::ALL.iter().copied().find(|t| t.name() == s)
     }
@@ -130,11 +152,17 @@ pub struct NodeId(pub u32);
 /// The scalars of a value, flat: an MFVec3f of k points is 3k floats.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Data {
+    /// Booleans.
     Bools(Vec<bool>),
+    /// 32-bit integers.
     Ints(Vec<i32>),
+    /// Single-precision numbers.
     Floats(Vec<f32>),
+    /// Double-precision numbers.
     Doubles(Vec<f64>),
+    /// Strings.
     Strings(Vec<String>),
+    /// Nodes.
     Nodes(Vec<NodeId>),
 }
 
@@ -142,7 +170,9 @@ pub enum Data {
 /// (SFNode holds zero for NULL or one node); MF values a multiple of it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Value {
+    /// The field type.
     pub ty: FieldType,
+    /// The scalars, flat.
     pub data: Data,
 }
 
@@ -186,40 +216,47 @@ impl Value {
         self.scalar_len() / self.ty.components()
     }
 
+    /// Whether it holds no scalar.
     pub fn is_empty(&self) -> bool {
         self.scalar_len() == 0
     }
 
+    /// The single-precision scalars (empty for other types).
     pub fn floats(&self) -> &[f32] {
         match &self.data {
             Data::Floats(v) => v,
             _ => &[],
         }
     }
+    /// The double-precision scalars (empty for other types).
     pub fn doubles(&self) -> &[f64] {
         match &self.data {
             Data::Doubles(v) => v,
             _ => &[],
         }
     }
+    /// The integers (empty for other types).
     pub fn ints(&self) -> &[i32] {
         match &self.data {
             Data::Ints(v) => v,
             _ => &[],
         }
     }
+    /// The booleans (empty for other types).
     pub fn bools(&self) -> &[bool] {
         match &self.data {
             Data::Bools(v) => v,
             _ => &[],
         }
     }
+    /// The strings (empty for other types).
     pub fn strings(&self) -> &[String] {
         match &self.data {
             Data::Strings(v) => v,
             _ => &[],
         }
     }
+    /// The nodes (empty for other types).
     pub fn nodes(&self) -> &[NodeId] {
         match &self.data {
             Data::Nodes(v) => v,
@@ -236,6 +273,7 @@ impl Value {
             _ => 0.0,
         }
     }
+    /// The first boolean (false when there is none).
     pub fn as_bool(&self) -> bool {
         self.bools().first().copied().unwrap_or(false)
     }
@@ -245,7 +283,9 @@ impl Value {
 /// was parsed) of the offending token.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ValueError {
+    /// What is wrong.
     pub message: String,
+    /// Where, in bytes of the value's text.
     pub at: std::ops::Range<usize>,
 }
 

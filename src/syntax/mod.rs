@@ -12,6 +12,7 @@ use crate::source::{FileId, Sources};
 /// The encodings x3dbake reads.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Encoding {
+    /// X3D XML (.x3d).
     Xml,
     /// ClassicVRML (.x3dv) and VRML97 (.wrl).
     Vrml,

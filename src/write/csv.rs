@@ -116,10 +116,7 @@ fn columns<'a>(scene: &Scene, clips: &'a [Clip], timeline: bool) -> Vec<Vec<Colu
 }
 
 /// The columns' order: by node name, then field name (the sort is stable:
-/// same-named nodes keep the order of their tracks). Not inlined: std's sort
-/// has many call sites, and a comparison copied into each gives the fuzzer
-/// a "new" place in this file whenever a column count reaches another one.
-#[inline(never)]
+/// same-named nodes keep the order of their tracks).
 fn by_node_then_field(a: &Column<'_>, b: &Column<'_>) -> Ordering {
     (&a.node, a.field).cmp(&(&b.node, b.field))
 }

@@ -41,16 +41,22 @@ pub enum Mode {
 /// The interpolation of sampled tracks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SampleInterpolation {
+    /// Straight lines between samples (slerp on rotations).
     Linear,
+    /// Each sample held until the next.
     Step,
+    /// CUBICSPLINE, tangents from the curve's derivative.
     Cubic,
 }
 
+/// How tracks are written.
 #[derive(Clone, Copy, Debug)]
 pub struct Options {
+    /// Exact keys or samples.
     pub mode: Mode,
     /// Samples per second.
     pub rate: f64,
+    /// How samples are joined in sample mode.
     pub interpolation: SampleInterpolation,
     /// Fewest keys within this distance of the true curve (scene units;
     /// radians for rotations), measured on a fine grid; constant tracks
@@ -78,7 +84,9 @@ impl Default for Options {
 
 /// A glTF document and its binary buffer.
 pub struct Document {
+    /// The glTF JSON.
     pub root: json::Root,
+    /// The binary buffer.
     pub bin: Vec<u8>,
     /// KHR_animation_pointer channels: (animation, channel, JSON pointer).
     /// gltf-json knows only node targets, so these are written into the
