@@ -31,7 +31,7 @@ pub(super) fn parse_tokens<T: Send>(
     enc: Encoding,
     run: impl Fn(&[u8], usize, &mut Vec<T>) -> usize + Sync,
     quick: impl Fn(&[u8]) -> Option<(T, usize)> + Sync,
-    parse: impl Fn(&str) -> Result<T, String> + Sync,
+    parse: impl Fn(&str) -> Result<T, BadToken> + Sync,
 ) -> Result<Vec<T>, ValueError> {
     let read = |text| read_tokens(text, enc, &run, &quick, &parse);
     let Some(cut) = split_point(text.as_bytes(), enc) else {
@@ -65,13 +65,33 @@ pub(super) fn split_point(bytes: &[u8], enc: Encoding) -> Option<usize> {
     Some(bytes.len() / 2 + at + 1)
 }
 
+/// A token that is not the number its field wants (the token as written).
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum BadToken {
+    /// Not a number at all (NaN and infinity included).
+    #[error("`{0}` is not a number")]
+    NotANumber(String),
+    /// A number past the type's range.
+    #[error("`{0}` is out of range")]
+    OutOfRange(String),
+    /// Not `true` or `false` (`TRUE`, `FALSE`).
+    #[error("`{0}` is not a boolean (true or false)")]
+    NotABoolean(String),
+    /// Not an integer.
+    #[error("`{0}` is not an integer")]
+    NotAnInteger(String),
+    /// An integer past SFInt32 (and past 0xFFFFFFFF in hexadecimal).
+    #[error("`{0}` is out of the SFInt32 range")]
+    OutOfInt32Range(String),
+}
+
 /// `parse_tokens` on one thread.
 pub(super) fn read_tokens<T>(
     text: &str,
     enc: Encoding,
     run: impl Fn(&[u8], usize, &mut Vec<T>) -> usize,
     quick: impl Fn(&[u8]) -> Option<(T, usize)>,
-    parse: impl Fn(&str) -> Result<T, String>,
+    parse: impl Fn(&str) -> Result<T, BadToken>,
 ) -> Result<Vec<T>, ValueError> {
     let bytes = text.as_bytes();
     let ends_token = |b: u8| is_separator(b) || (enc == Encoding::Vrml && b == b'#');
@@ -97,9 +117,9 @@ pub(super) fn read_tokens<T>(
         let token = &text[start..i];
         match parse(token) {
             Ok(v) => out.push(v),
-            Err(message) => {
+            Err(bad) => {
                 return Err(ValueError {
-                    message,
+                    message: bad.to_string(),
                     at: start..i,
                 });
             }
@@ -430,7 +450,7 @@ pub(super) fn is_separator(b: u8) -> bool {
 /// A finite floating-point number in X3D syntax, rounded once to the target
 /// precision (SFFloat values are parsed as f32 directly, not through f64).
 /// NaN and infinity are refused: no X3D field type allows them.
-pub fn parse_number<T: Float>(t: &str) -> Result<T, String> {
+pub fn parse_number<T: Float>(t: &str) -> Result<T, BadToken> {
     match t.parse::<T>() {
         // Rust also reads "inf", "NaN" and "infinity"; those start with a
         // letter, and X3D numbers never do.
@@ -440,9 +460,9 @@ pub fn parse_number<T: Float>(t: &str) -> Result<T, String> {
                 .trim_start_matches(['+', '-'])
                 .starts_with(['i', 'I', 'n', 'N']) =>
         {
-            Err(format!("`{t}` is out of range"))
+            Err(BadToken::OutOfRange(t.to_string()))
         }
-        _ => Err(format!("`{t}` is not a number")),
+        _ => Err(BadToken::NotANumber(t.to_string())),
     }
 }
 
@@ -492,7 +512,7 @@ float!(f32, u32, 24, 10);
 float!(f64, u64, 53, 22);
 
 /// An SFInt32 in decimal or hexadecimal (`0x1F`) notation.
-pub fn parse_int(t: &str) -> Result<i32, String> {
+pub fn parse_int(t: &str) -> Result<i32, BadToken> {
     let (neg, start) = sign(t.as_bytes(), 0);
     let digits = &t[start..];
     let parsed = if let Some(hex) = digits
@@ -503,12 +523,12 @@ pub fn parse_int(t: &str) -> Result<i32, String> {
     } else {
         digits.parse::<i64>()
     };
-    let v = parsed.map_err(|_| format!("`{t}` is not an integer"))?;
+    let v = parsed.map_err(|_| BadToken::NotAnInteger(t.to_string()))?;
     let v = if neg { -v } else { v };
     // Hexadecimal values up to 0xFFFFFFFF are bit patterns (SFImage pixels).
     if (i32::MIN as i64..=u32::MAX as i64).contains(&v) {
         Ok(v as u32 as i32)
     } else {
-        Err(format!("`{t}` is out of the SFInt32 range"))
+        Err(BadToken::OutOfInt32Range(t.to_string()))
     }
 }

@@ -311,7 +311,7 @@ pub fn parse_value(ty: FieldType, text: &str, enc: Encoding) -> Result<Value, Va
             |t| match t {
                 "true" | "TRUE" => Ok(true),
                 "false" | "FALSE" => Ok(false),
-                _ => Err(format!("`{t}` is not a boolean (true or false)")),
+                _ => Err(BadToken::NotABoolean(t.to_string())),
             },
         )?),
         Scalar::Int => Data::Ints(parse_tokens(text, enc, |_, i, _| i, quick_int, parse_int)?),
@@ -596,14 +596,15 @@ mod tests {
             } else {
                 format!("{t},7 7 7 7")
             };
-            let agree = |ty: FieldType, full: Result<u64, String>, first: fn(&Value) -> u64| match (
-                full,
-                parse_value(ty, &text, Encoding::Xml),
-            ) {
-                (Ok(a), Ok(v)) => assert_eq!(a, first(&v), "{t}"),
-                (Err(_), Err(_)) => {}
-                (full, got) => panic!("{t}: {full:?} vs {got:?}"),
-            };
+            let agree =
+                |ty: FieldType, full: Result<u64, BadToken>, first: fn(&Value) -> u64| match (
+                    full,
+                    parse_value(ty, &text, Encoding::Xml),
+                ) {
+                    (Ok(a), Ok(v)) => assert_eq!(a, first(&v), "{t}"),
+                    (Err(_), Err(_)) => {}
+                    (full, got) => panic!("{t}: {full:?} vs {got:?}"),
+                };
             agree(
                 MFFloat,
                 parse_number::<f32>(&t).map(|x| x.to_bits().into()),

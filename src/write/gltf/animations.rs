@@ -15,6 +15,67 @@ pub(super) fn sampled_interpolation(opts: &Options, track: &Track) -> Interpolat
     }
 }
 
+/// One animation's samplers and channels as they are made, and its pointer
+/// channels (a placeholder target each, replaced in the JSON).
+#[derive(Default)]
+pub(super) struct Parts {
+    /// The animation's index.
+    anim: usize,
+    channels: Vec<animation::Channel>,
+    samplers: Vec<animation::Sampler>,
+    pointers: Vec<(usize, usize, String)>,
+}
+
+impl Parts {
+    fn sampler(
+        &mut self,
+        input: Index<json::Accessor>,
+        output: Index<json::Accessor>,
+        interpolation: animation::Interpolation,
+    ) -> Index<animation::Sampler> {
+        self.samplers.push(animation::Sampler {
+            extensions: None,
+            extras: None,
+            input,
+            interpolation: Checked::Valid(interpolation),
+            output,
+        });
+        Index::new(self.samplers.len() as u32 - 1)
+    }
+
+    fn node_channel(
+        &mut self,
+        sampler: Index<animation::Sampler>,
+        node: Index<json::Node>,
+        path: animation::Property,
+    ) {
+        self.channels.push(animation::Channel {
+            sampler,
+            target: animation::Target {
+                extensions: None,
+                extras: None,
+                node,
+                path: Checked::Valid(path),
+            },
+            extensions: None,
+            extras: None,
+        });
+    }
+
+    fn pointer_channel(&mut self, sampler: Index<animation::Sampler>, pointer: String) {
+        self.pointers
+            .push((self.anim, self.channels.len(), pointer));
+        self.node_channel(sampler, Index::new(0), animation::Property::Translation);
+    }
+}
+
+/// A TextureTransform's animated field and where it goes.
+pub(super) struct TexTarget {
+    materials: Vec<usize>,
+    field: TexField,
+    fixed: TexFields,
+}
+
 /// How a pointer channel's values come from the X3D values.
 #[derive(Clone, Copy)]
 pub(super) enum Conv {
@@ -141,239 +202,41 @@ impl Writer<'_> {
     }
 
     pub(super) fn animation(&mut self, ci: usize, clip: &Clip, opts: &Options) {
-        let mut channels = Vec::new();
-        let mut samplers = Vec::new();
-        let mut pointers = Vec::new();
-        let anim = self.root.animations.len();
+        let mut parts = Parts {
+            anim: self.root.animations.len(),
+            ..Parts::default()
+        };
         for (ti, track) in clip.tracks.iter().enumerate() {
             if self.values > self.opts.limits.animation_values {
                 break; // reported: the document is not written
             }
-            if !track.interpolator().produces() || self.folded.contains(&(ci, ti)) {
+            let Some((target, k)) = self.track_keys(ci, ti, clip, opts) else {
                 continue;
-            }
-            let index = &self.track_index[ci];
-            let partner = |field: &str| index.first(track.target, field).map(|i| &clip.tracks[i]);
-            let ty = self.scene.node_type(track.target);
-            let is_material = ty == Some(NodeType::Material);
-            let transparency =
-                partner("transparency").filter(|_| is_material && track.field == "diffuseColor");
-            if is_material && track.field == "transparency" && partner("diffuseColor").is_some() {
-                continue; // written with the diffuseColor, as one baseColorFactor
-            }
-            if ty == Some(NodeType::TextureTransform)
-                && index
-                    .producing(track.target)
-                    .first()
-                    .is_some_and(|&i| i < ti)
-            {
-                continue; // written with the first field of its node
-            }
-            let morph = self.morphs.remove(&(ci, ti));
-            let target = match &morph {
-                Some(m) => {
-                    let nodes = self.mesh_nodes.get(&m.mesh).cloned().unwrap_or_default();
-                    Some(Target::Weights {
-                        nodes,
-                        first: m.first,
-                        total: m.total,
-                    })
-                }
-                None => self.target(track),
-            };
-            let Some(target) = target else {
-                continue;
-            };
-            let k = match (transparency, morph) {
-                (_, Some(m)) => Some(m.keyframes),
-                // Colour and transparency in one clip: one RGBA curve, sampled.
-                (Some(tr), None) => {
-                    let mut a = Vec::new();
-                    let interpolation = sampled_interpolation(opts, track);
-                    let cubic = interpolation == Interpolation::Cubic;
-                    if !self.sampled_with(clip, track, 4, cubic) {
-                        continue;
-                    }
-                    Some(Keyframes::sample(
-                        &clip.map,
-                        opts.rate,
-                        4,
-                        interpolation,
-                        false,
-                        |f, out| {
-                            track.eval_fraction(f, out);
-                            tr.eval_fraction(f, &mut a);
-                            out.push(1.0 - a.first().copied().unwrap_or(0.0));
-                        },
-                    ))
-                }
-                (None, None) => self.keyframes(clip, track, opts),
-            };
-            let Some(k) = k else {
-                continue;
-            };
-            let target = match (transparency, target) {
-                (Some(_), Target::Pointer { pointers, .. }) => Target::Pointer {
-                    pointers,
-                    conv: Conv::Same,
-                },
-                (_, t) => t,
-            };
-            let times = self.times(&k);
-            let interpolation = gltf_interpolation(k.interpolation);
-            let mut sampler = |input, output: Index<json::Accessor>, interpolation| {
-                samplers.push(animation::Sampler {
-                    extensions: None,
-                    extras: None,
-                    input,
-                    interpolation: Checked::Valid(interpolation),
-                    output,
-                });
-                Index::new(samplers.len() as u32 - 1)
-            };
-            let channel = |sampler, node: Index<json::Node>, path| animation::Channel {
-                sampler,
-                target: animation::Target {
-                    extensions: None,
-                    extras: None,
-                    node,
-                    path: Checked::Valid(path),
-                },
-                extensions: None,
-                extras: None,
-            };
-            // A pointer channel: a placeholder target, replaced in the JSON.
-            let mut pointer_channel = |sampler, pointer: String| {
-                pointers.push((anim, channels.len(), pointer));
-                channels.push(channel(
-                    sampler,
-                    Index::new(0),
-                    animation::Property::Translation,
-                ));
             };
             match target {
-                Target::Visibility { shown } => {
-                    // A bool (unsigned byte) STEP curve for each list.
-                    for (when, nodes) in shown {
-                        let on = |v: &[f64]| match (when, v.first()) {
-                            (Some(i), Some(&x)) => x == i as f64,
-                            (None, Some(&x)) => x != 0.0,
-                            (_, None) => false,
-                        };
-                        let bytes = (0..k.len()).map(|j| [u8::from(on(k.value(j)))]);
-                        let (u8, scalar) = (accessor::ComponentType::U8, accessor::Type::Scalar);
-                        let output = self.raw_accessor(bytes, k.len(), u8, scalar, None, None);
-                        let s = sampler(times, output, animation::Interpolation::Step);
-                        for node in nodes {
-                            let pointer = format!(
-                                "/nodes/{}/extensions/KHR_node_visibility/visible",
-                                node.value()
-                            );
-                            pointer_channel(s, pointer);
-                        }
-                    }
-                }
+                Target::Visibility { shown } => self.visibility_channels(&mut parts, &k, shown),
                 Target::Texture {
                     materials,
                     field,
                     fixed,
                 } => {
-                    // The other fields of the same TextureTransform in this
-                    // clip: the glTF properties depend on them all.
-                    let together: Vec<(TexField, &Track)> = self.track_index[ci]
-                        .producing(track.target)
-                        .iter()
-                        .map(|&i| (TexField::of(&clip.tracks[i].field), &clip.tracks[i]))
-                        .collect();
-                    let mut parts: Vec<(TexPart, bool)> = together
-                        .iter()
-                        .flat_map(|(f, _)| f.parts().iter().copied())
-                        .collect();
-                    parts.sort_by_key(|&(p, linear)| (p as u8, !linear));
-                    parts.dedup_by_key(|&mut (p, _)| p);
-                    for (part, linear) in parts {
-                        let (resampled, conv) = if together.len() > 1 {
-                            // Several fields: the part sampled from them all.
-                            if !self.sampled_with(clip, track, part.width(), false) {
-                                continue;
-                            }
-                            let mut v = Vec::new();
-                            let joint = Keyframes::sample(
-                                &clip.map,
-                                opts.rate,
-                                part.width(),
-                                Interpolation::Linear,
-                                false,
-                                |f, out| {
-                                    let mut x = fixed;
-                                    for (field, t) in &together {
-                                        t.eval_fraction(f, &mut v);
-                                        x = x.with(*field, &v);
-                                    }
-                                    out.clear();
-                                    out.extend(x.part(part));
-                                },
-                            );
-                            (Some(joint), Conv::Same)
-                        } else {
-                            let resampled = if !linear && k.interpolation != Interpolation::Step {
-                                let Some(r) = self.sampled(clip, track, Interpolation::Linear)
-                                else {
-                                    continue;
-                                };
-                                Some(r)
-                            } else {
-                                None
-                            };
-                            (resampled, Conv::Tex { part, field, fixed })
-                        };
-                        let k = resampled.as_ref().unwrap_or(&k);
-                        let pointers: Vec<String> = materials
-                            .iter()
-                            .map(|m| {
-                                format!(
-                                    "/materials/{m}/pbrMetallicRoughness/baseColorTexture/extensions/KHR_texture_transform/{}",
-                                    part.property()
-                                )
-                            })
-                            .collect();
-                        let output = self.values(k, |v, tangent| conv.apply(v, tangent));
-                        let input = self.times(k);
-                        let s = sampler(input, output, gltf_interpolation(k.interpolation));
-                        pointers.into_iter().for_each(|p| pointer_channel(s, p));
-                    }
-                }
-                target => {
-                    let output = match target {
-                        Target::Weights { first, total, .. } => self.weights(&k, first, total),
-                        _ => self.values(&k, |v, tangent| target.convert(v, tangent)),
+                    let tex = TexTarget {
+                        materials,
+                        field,
+                        fixed,
                     };
-                    let s = sampler(times, output, interpolation);
-                    match target {
-                        Target::Node { path, nodes, .. } => {
-                            channels.extend(nodes.into_iter().map(|n| channel(s, n, path)))
-                        }
-                        Target::Weights { nodes, .. } => {
-                            let weights = animation::Property::MorphTargetWeights;
-                            channels.extend(nodes.into_iter().map(|n| channel(s, n, weights)))
-                        }
-                        Target::Pointer { pointers: list, .. } => {
-                            list.into_iter().for_each(|p| pointer_channel(s, p))
-                        }
-                        Target::Visibility { .. } | Target::Texture { .. } => {
-                            unreachable!("handled above")
-                        }
-                    }
+                    self.texture_channels(&mut parts, ci, clip, track, &k, tex)
                 }
+                target => self.value_channels(&mut parts, &k, target),
             }
         }
-        if channels.is_empty() {
+        if parts.channels.is_empty() {
             return;
         }
-        if !pointers.is_empty() {
+        if !parts.pointers.is_empty() {
             self.extensions.push("KHR_animation_pointer");
         }
-        self.pointers.extend(pointers);
+        self.pointers.extend(parts.pointers);
         let extras = serde_json::json!({
             "loop": clip.looping(),
             "clock": self.scene.node(clip.clock_node).type_name,
@@ -381,10 +244,225 @@ impl Writer<'_> {
         self.root.push(json::Animation {
             extensions: None,
             extras: serde_json::value::to_raw_value(&extras).ok(),
-            channels,
+            channels: parts.channels,
             name: Some(clip.name.clone()),
-            samplers,
+            samplers: parts.samplers,
         });
+    }
+
+    /// Where track `ti` of clip `ci` goes and its keyframes; `None` for a
+    /// track written with another (transparency with its diffuseColor, the
+    /// fields of a TextureTransform with its first), one with no glTF
+    /// target (warned), and one past a limit (reported).
+    fn track_keys<'c>(
+        &mut self,
+        ci: usize,
+        ti: usize,
+        clip: &'c Clip,
+        opts: &Options,
+    ) -> Option<(Target, Keyframes<'c>)> {
+        let track = &clip.tracks[ti];
+        if !track.interpolator().produces() || self.folded.contains(&(ci, ti)) {
+            return None;
+        }
+        let index = &self.track_index[ci];
+        let partner = |field: &str| index.first(track.target, field).map(|i| &clip.tracks[i]);
+        let ty = self.scene.node_type(track.target);
+        let is_material = ty == Some(NodeType::Material);
+        let transparency =
+            partner("transparency").filter(|_| is_material && track.field == "diffuseColor");
+        if is_material && track.field == "transparency" && partner("diffuseColor").is_some() {
+            return None; // written with the diffuseColor, as one baseColorFactor
+        }
+        if ty == Some(NodeType::TextureTransform)
+            && index
+                .producing(track.target)
+                .first()
+                .is_some_and(|&i| i < ti)
+        {
+            return None; // written with the first field of its node
+        }
+        let morph = self.morphs.remove(&(ci, ti));
+        let target = match &morph {
+            Some(m) => {
+                let nodes = self.mesh_nodes.get(&m.mesh).cloned().unwrap_or_default();
+                Target::Weights {
+                    nodes,
+                    first: m.first,
+                    total: m.total,
+                }
+            }
+            None => self.target(track)?,
+        };
+        let k = match (transparency, morph) {
+            (_, Some(m)) => m.keyframes,
+            // Colour and transparency in one clip: one RGBA curve, sampled.
+            (Some(tr), None) => {
+                let mut a = Vec::new();
+                let interpolation = sampled_interpolation(opts, track);
+                let cubic = interpolation == Interpolation::Cubic;
+                if !self.sampled_with(clip, track, 4, cubic) {
+                    return None;
+                }
+                Keyframes::sample(&clip.map, opts.rate, 4, interpolation, false, |f, out| {
+                    track.eval_fraction(f, out);
+                    tr.eval_fraction(f, &mut a);
+                    out.push(1.0 - a.first().copied().unwrap_or(0.0));
+                })
+            }
+            (None, None) => self.keyframes(clip, track, opts)?,
+        };
+        let target = match (transparency, target) {
+            (Some(_), Target::Pointer { pointers, .. }) => Target::Pointer {
+                pointers,
+                conv: Conv::Same,
+            },
+            (_, t) => t,
+        };
+        Some((target, k))
+    }
+
+    /// KHR_node_visibility: a bool (unsigned byte) STEP curve for each list
+    /// of nodes shown together.
+    fn visibility_channels(
+        &mut self,
+        parts: &mut Parts,
+        k: &Keyframes,
+        shown: Vec<(Option<usize>, Vec<Index<json::Node>>)>,
+    ) {
+        let times = self.times(k);
+        for (when, nodes) in shown {
+            let on = |v: &[f64]| match (when, v.first()) {
+                (Some(i), Some(&x)) => x == i as f64,
+                (None, Some(&x)) => x != 0.0,
+                (_, None) => false,
+            };
+            let bytes = (0..k.len()).map(|j| [u8::from(on(k.value(j)))]);
+            let (u8, scalar) = (accessor::ComponentType::U8, accessor::Type::Scalar);
+            let output = self.raw_accessor(bytes, k.len(), u8, scalar, None, None);
+            let s = parts.sampler(times, output, animation::Interpolation::Step);
+            for node in nodes {
+                let pointer = format!(
+                    "/nodes/{}/extensions/KHR_node_visibility/visible",
+                    node.value()
+                );
+                parts.pointer_channel(s, pointer);
+            }
+        }
+    }
+
+    /// KHR_texture_transform's offset, rotation and scale, each a pointer
+    /// channel on every material using the texture.
+    fn texture_channels(
+        &mut self,
+        parts: &mut Parts,
+        ci: usize,
+        clip: &Clip,
+        track: &Track,
+        k: &Keyframes,
+        tex: TexTarget,
+    ) {
+        // The times accessor is made first, as for every other track.
+        self.times(k);
+        let TexTarget {
+            materials,
+            field,
+            fixed,
+        } = tex;
+        // The other fields of the same TextureTransform in this clip: the
+        // glTF properties depend on them all.
+        let together: Vec<(TexField, &Track)> = self.track_index[ci]
+            .producing(track.target)
+            .iter()
+            .map(|&i| (TexField::of(&clip.tracks[i].field), &clip.tracks[i]))
+            .collect();
+        let mut tex_parts: Vec<(TexPart, bool)> = together
+            .iter()
+            .flat_map(|(f, _)| f.parts().iter().copied())
+            .collect();
+        tex_parts.sort_by_key(|&(p, linear)| (p as u8, !linear));
+        tex_parts.dedup_by_key(|&mut (p, _)| p);
+        for (part, linear) in tex_parts {
+            let (resampled, conv) = if together.len() > 1 {
+                // Several fields: the part sampled from them all.
+                if !self.sampled_with(clip, track, part.width(), false) {
+                    continue;
+                }
+                let mut v = Vec::new();
+                let joint = Keyframes::sample(
+                    &clip.map,
+                    self.opts.rate,
+                    part.width(),
+                    Interpolation::Linear,
+                    false,
+                    |f, out| {
+                        let mut x = fixed;
+                        for (field, t) in &together {
+                            t.eval_fraction(f, &mut v);
+                            x = x.with(*field, &v);
+                        }
+                        out.clear();
+                        out.extend(x.part(part));
+                    },
+                );
+                (Some(joint), Conv::Same)
+            } else {
+                let resampled = if !linear && k.interpolation != Interpolation::Step {
+                    let Some(r) = self.sampled(clip, track, Interpolation::Linear) else {
+                        continue;
+                    };
+                    Some(r)
+                } else {
+                    None
+                };
+                (resampled, Conv::Tex { part, field, fixed })
+            };
+            let k = resampled.as_ref().unwrap_or(k);
+            let pointers: Vec<String> = materials
+                .iter()
+                .map(|m| {
+                    format!(
+                        "/materials/{m}/pbrMetallicRoughness/baseColorTexture/extensions/KHR_texture_transform/{}",
+                        part.property()
+                    )
+                })
+                .collect();
+            let output = self.values(k, |v, tangent| conv.apply(v, tangent));
+            let input = self.times(k);
+            let s = parts.sampler(input, output, gltf_interpolation(k.interpolation));
+            pointers
+                .into_iter()
+                .for_each(|p| parts.pointer_channel(s, p));
+        }
+    }
+
+    /// A node path, morph weights or pointers: one sampler, a channel for
+    /// each place.
+    fn value_channels(&mut self, parts: &mut Parts, k: &Keyframes, target: Target) {
+        let times = self.times(k);
+        let output = match target {
+            Target::Weights { first, total, .. } => self.weights(k, first, total),
+            _ => self.values(k, |v, tangent| target.convert(v, tangent)),
+        };
+        let s = parts.sampler(times, output, gltf_interpolation(k.interpolation));
+        match target {
+            Target::Node { path, nodes, .. } => {
+                for n in nodes {
+                    parts.node_channel(s, n, path);
+                }
+            }
+            Target::Weights { nodes, .. } => {
+                for n in nodes {
+                    parts.node_channel(s, n, animation::Property::MorphTargetWeights);
+                }
+            }
+            Target::Pointer { pointers: list, .. } => {
+                list.into_iter().for_each(|p| parts.pointer_channel(s, p))
+            }
+            Target::Visibility { .. } | Target::Texture { .. } => {
+                unreachable!("written by their own functions")
+            }
+        }
     }
 
     /// Where a track goes in glTF, or a warning when it has no place yet.

@@ -82,7 +82,7 @@ pub(super) fn rest_values(scene: &Scene, clips: &[Clip]) -> crate::mesh::Overrid
     rest
 }
 
-impl Writer<'_> {
+impl<'a> Writer<'a> {
     /// A Shape: a glTF node with its mesh (shared when the geometry and
     /// appearance are).
     pub(super) fn shape(&mut self, id: NodeId, parent: &mut Vec<Index<json::Node>>) {
@@ -180,6 +180,90 @@ impl Writer<'_> {
         }))
     }
 
+    /// The keyframes of the tracks of clip `ci` that animate the mesh's
+    /// points, normals and texture coordinates (all sampled at the same
+    /// times when there are several, the others folded into the first),
+    /// with the first track's index; `None` when the clip animates none.
+    fn morph_keys(
+        &mut self,
+        m: &crate::mesh::Mesh,
+        ci: usize,
+    ) -> Option<(usize, [Option<Keyframes<'a>>; 3])> {
+        let clip = &self.clips[ci];
+        let opts = self.opts;
+        let index = &self.track_index[ci];
+        let find = |node: Option<NodeId>, field: &str| {
+            let node = node?;
+            index
+                .producing(node)
+                .iter()
+                .copied()
+                .find(|&i| clip.tracks[i].field == field)
+        };
+        let found = [
+            find(m.coord, "point"),
+            find(m.normal, "vector"),
+            find(m.tex_coord, "point"),
+        ];
+        let &lead = found.iter().flatten().next()?;
+        // Several: all sampled at the same times, in one set of targets
+        // (glTF allows one weights channel per node and animation).
+        let together = found.iter().flatten().count() > 1;
+        let keys = found.map(|i| {
+            let i = i?;
+            let track = &clip.tracks[i];
+            if together {
+                if i != lead {
+                    self.folded.insert((ci, i));
+                }
+                return self.sampled(clip, track, Interpolation::Linear);
+            }
+            match self.keyframes(clip, track, &opts) {
+                // One-hot weights follow keys linearly or in steps only.
+                Some(k) if k.interpolation == Interpolation::Cubic => {
+                    self.sampled(clip, track, Interpolation::Linear)
+                }
+                k => k,
+            }
+        });
+        Some((lead, keys))
+    }
+
+    /// The morph target of key `i`: the displacements of the points,
+    /// normals and texture coordinates whose keyframes are given (normals
+    /// made from the points follow the points).
+    fn morph_target(
+        &mut self,
+        m: &crate::mesh::Mesh,
+        mesh: usize,
+        target: usize,
+        [kp, kn, kt]: &[Option<Keyframes>; 3],
+        i: usize,
+    ) -> json::mesh::MorphTarget {
+        let vertex = Some(buffer::Target::ArrayBuffer);
+        let positions = kp.as_ref().map(|k| {
+            let delta = deltas(&m.positions, &m.coord_index, k.value(i), false);
+            self.accessor_for(&delta, accessor::Type::Vec3, true, vertex)
+        });
+        let normals = match (kn, kp) {
+            (Some(k), _) => Some(deltas(&m.normals, &m.normal_index, k.value(i), true)),
+            (None, Some(k)) => Self::remade_normals(m, k.value(i)),
+            _ => None,
+        };
+        let normals =
+            normals.map(|delta| self.accessor_for(&delta, accessor::Type::Vec3, true, vertex));
+        if let Some(k) = kt {
+            let delta = uv_deltas(&m.uvs, &m.tex_index, k.value(i));
+            let a = self.accessor_for(&delta, accessor::Type::Vec2, false, vertex);
+            self.morph_uvs.push((mesh, target, a.value()));
+        }
+        json::mesh::MorphTarget {
+            positions,
+            normals,
+            tangents: None,
+        }
+    }
+
     /// Morph targets for every track that animates the mesh's Coordinate
     /// points or Normal vectors: one target per keyframe, the difference of
     /// its points (normals) from the mesh's own. When one clip animates
@@ -192,7 +276,6 @@ impl Writer<'_> {
         mesh: usize,
     ) -> (Option<Vec<json::mesh::MorphTarget>>, Option<Vec<f32>>) {
         let clips = self.clips;
-        let opts = self.opts;
         let mut targets = Vec::new();
         let mut made = Vec::new();
         // Only the clips that animate one of the mesh's arrays (a scan of
@@ -206,44 +289,9 @@ impl Writer<'_> {
         animating.dedup();
         for ci in animating {
             let clip = &clips[ci];
-            let index = &self.track_index[ci];
-            let find = |node: Option<NodeId>, field: &str| {
-                let node = node?;
-                index
-                    .producing(node)
-                    .iter()
-                    .copied()
-                    .find(|&i| clip.tracks[i].field == field)
-            };
-            // Points, normals and texture coordinates animated in this clip.
-            let found = [
-                find(m.coord, "point"),
-                find(m.normal, "vector"),
-                find(m.tex_coord, "point"),
-            ];
-            let Some(&lead) = found.iter().flatten().next() else {
+            let Some((lead, [kp, kn, kt])) = self.morph_keys(m, ci) else {
                 continue;
             };
-            // Several: all sampled at the same times, in one set of targets
-            // (glTF allows one weights channel per node and animation).
-            let together = found.iter().flatten().count() > 1;
-            let [kp, kn, kt] = found.map(|i| {
-                let i = i?;
-                let track = &clip.tracks[i];
-                if together {
-                    if i != lead {
-                        self.folded.insert((ci, i));
-                    }
-                    return self.sampled(clip, track, Interpolation::Linear);
-                }
-                match self.keyframes(clip, track, &opts) {
-                    // One-hot weights follow keys linearly or in steps only.
-                    Some(k) if k.interpolation == Interpolation::Cubic => {
-                        self.sampled(clip, track, Interpolation::Linear)
-                    }
-                    k => k,
-                }
-            });
             let Some(len) = [&kp, &kn, &kt]
                 .into_iter()
                 .flatten()
@@ -266,42 +314,12 @@ impl Writer<'_> {
                 continue;
             }
             self.bin.reserve(len * per_target * 4);
+            let keys = [kp, kn, kt];
             for i in 0..len {
-                let positions = kp.as_ref().map(|k| {
-                    let delta = deltas(&m.positions, &m.coord_index, k.value(i), false);
-                    self.accessor_for(
-                        &delta,
-                        accessor::Type::Vec3,
-                        true,
-                        Some(buffer::Target::ArrayBuffer),
-                    )
-                });
-                let normals = match (&kn, &kp) {
-                    (Some(k), _) => Some(deltas(&m.normals, &m.normal_index, k.value(i), true)),
-                    // Normals made from the points follow the points.
-                    (None, Some(k)) => Self::remade_normals(m, k.value(i)),
-                    _ => None,
-                };
-                let normals = normals.map(|delta| {
-                    self.accessor_for(
-                        &delta,
-                        accessor::Type::Vec3,
-                        true,
-                        Some(buffer::Target::ArrayBuffer),
-                    )
-                });
-                if let Some(k) = &kt {
-                    let delta = uv_deltas(&m.uvs, &m.tex_index, k.value(i));
-                    let target = Some(buffer::Target::ArrayBuffer);
-                    let a = self.accessor_for(&delta, accessor::Type::Vec2, false, target);
-                    self.morph_uvs.push((mesh, targets.len(), a.value()));
-                }
-                targets.push(json::mesh::MorphTarget {
-                    positions,
-                    normals,
-                    tangents: None,
-                });
+                let target = self.morph_target(m, mesh, targets.len(), &keys, i);
+                targets.push(target);
             }
+            let [kp, kn, kt] = keys;
             // The weights channel needs only the times: the values are in
             // the targets now.
             let keyframes = kp.or(kn).or(kt).expect("one of them was found");
