@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Prints a libFuzzer dictionary for one encoding (xml, vrml, json, or all):
-# the node types and field names of src/scene/catalogue.txt, the field and
+# the node types and field names of the node catalogue (src/scene/x3d4-nodes.tsv
+# and src/scene/catalogue.txt), the field and
 # access types, and the keywords each reader looks for, spelt as that
 # encoding writes them. libFuzzer's mutations then insert whole names
 # (`-dict=FILE`) instead of having to find them a byte at a time; without
@@ -10,15 +11,18 @@
 set -euo pipefail
 enc=${1:?usage: fuzz/dict.sh xml|vrml|json|all}
 catalogue="$(dirname "$0")/../src/scene/catalogue.txt"
-
-# Node types (not the abstract @ ones), field names and field types.
-nodes=$(awk '/^[A-Z]/ {print $1}' "$catalogue" | sort -u)
-fields=$(awk '/^  [A-Z]/ {print $3}' "$catalogue" | sort -u)
-types=$(awk '/^  [A-Z]/ {print $1}' "$catalogue" | sort -u)
-access="initializeOnly inputOnly outputOnly inputOutput"
-vrml97_access="field exposedField eventIn eventOut"
+table="$(dirname "$0")/../src/scene/x3d4-nodes.tsv"
 statements="ProtoDeclare ProtoInterface ProtoBody ProtoInstance ExternProtoDeclare
   field fieldValue IS connect ROUTE IMPORT EXPORT component unit meta head Scene X3D"
+
+# Node types (not the abstract @ ones, not the statements), field names and
+# field types.
+nodes=$( (awk '/^[A-Z]/ {print $1}' "$catalogue"; awk -F'\t' 'NR > 1 {print $1}' "$table") |
+  grep -vxF -f <(printf '%s\n' $statements) | sort -u)
+fields=$( (awk '/^  [A-Z]/ {print $3}' "$catalogue"; awk -F'\t' 'NR > 1 {print $5}' "$table") | sort -u)
+types=$( (awk '/^  [A-Z]/ {print $1}' "$catalogue"; awk -F'\t' 'NR > 1 {print $6}' "$table") | sort -u)
+access="initializeOnly inputOnly outputOnly inputOutput"
+vrml97_access="field exposedField eventIn eventOut"
 attributes="DEF USE name type accessType value url containerField nodeField protoField
   fromNode fromField toNode toField inlineDEF importedDEF exportedDEF localDEF AS
   profile version category conversionFactor content class id style"

@@ -541,11 +541,16 @@ impl<'d> Builder<'d> {
         span: Span,
     ) -> Option<(String, Option<super::FieldType>)> {
         let node = self.scene.node(id);
-        let unknown_type = matches!(node.class, NodeClass::Unknown);
+        // The fields of an unknown node type cannot be checked, nor the
+        // events of a node type whose events the catalogue does not list.
+        let unchecked = match node.class {
+            NodeClass::Unknown => true,
+            NodeClass::Known(def) => !def.events_listed,
+            NodeClass::Proto(_) => false,
+        };
         let name = self.scene.display_name(id);
         let Some(def) = self.scene.find_field(id, field, dir) else {
-            if unknown_type {
-                // The fields of an unknown node type cannot be checked.
+            if unchecked {
                 return Some((field.to_string(), None));
             }
             self.diags.error(

@@ -1,7 +1,13 @@
 //! The node catalogue: every node type x3dbake knows, with its fields.
 //!
-//! The table itself is `catalogue.txt`, written in the notation of the X3D
-//! node signatures; it is read once, on first use.
+//! Two tables, read once on first use: `x3d4-nodes.tsv`, every node type of
+//! X3D 4.0 with the fields a file may set (from the X3D Unified Object
+//! Model; its README gives the source and licence), and `catalogue.txt`, in
+//! the notation of the X3D node signatures, which adds what that table
+//! leaves out (inputOnly and outputOnly fields, for the node types whose
+//! events x3dbake follows), project three's Timer and Link, VRML97
+//! spellings, and the places where x3dbake reads X3D 4 (bboxCenter is
+//! inputOutput). Where both name a field, `catalogue.txt` wins.
 
 use super::value::{Access, Encoding, FieldType, Value, parse_value};
 use crate::hash::HashMap;
@@ -36,6 +42,12 @@ pub struct NodeDef {
     pub container_field: String,
     /// Every field, the base types' included.
     pub fields: Vec<FieldDef>,
+    /// A node type of X3D 4.0 (not an extension of x3dbake's table).
+    pub x3d: bool,
+    /// Its inputOnly and outputOnly fields are listed (a ROUTE to a field
+    /// not listed is an error); for the others only the fields a file may
+    /// set are known, and a ROUTE to another field is kept unchecked.
+    pub events_listed: bool,
 }
 
 impl NodeDef {
@@ -53,9 +65,130 @@ pub fn node_def(name: &str) -> Option<&'static NodeDef> {
 fn catalogue() -> &'static HashMap<String, NodeDef> {
     static CATALOGUE: OnceLock<HashMap<String, NodeDef>> = OnceLock::new();
     CATALOGUE.get_or_init(|| {
-        // The table is part of the program and checked by a test, so a
-        // mistake in it is a bug found before release, not an input error.
-        parse_catalogue(include_str!("catalogue.txt")).expect("catalogue.txt is well-formed")
+        // The tables are part of the program and checked by tests, so a
+        // mistake in them is a bug found before release, not an input error.
+        let mut all =
+            parse_table(include_str!("x3d4-nodes.tsv")).expect("x3d4-nodes.tsv is well-formed");
+        let additions =
+            parse_catalogue(include_str!("catalogue.txt")).expect("catalogue.txt is well-formed");
+        for (name, added) in additions {
+            match all.get_mut(&name) {
+                Some(def) => def.add(added),
+                None => {
+                    all.insert(name, added);
+                }
+            }
+        }
+        all
+    })
+}
+
+impl NodeDef {
+    /// Takes `catalogue.txt`'s entry for the same type: its fields replace
+    /// those of the same name and come first, in its order; its
+    /// containerField, when it gives one, wins.
+    fn add(&mut self, added: NodeDef) {
+        let mut fields = added.fields;
+        let listed: crate::hash::HashSet<String> = fields.iter().map(|f| f.name.clone()).collect();
+        fields.extend(self.fields.drain(..).filter(|f| !listed.contains(&f.name)));
+        self.fields = fields;
+        if !added.container_field.is_empty() {
+            self.container_field = added.container_field;
+        }
+        self.events_listed = true;
+    }
+}
+
+/// Reads the X3D 4.0 table: a header line, then a field a line (node,
+/// component, base types, containerField, field, type, access, default as
+/// a Python literal). Statements of the XML encoding are left out.
+fn parse_table(text: &str) -> Result<HashMap<String, NodeDef>, String> {
+    let mut all: HashMap<String, NodeDef> = HashMap::default();
+    for (n, line) in text.lines().enumerate().skip(1) {
+        let err = |m: &str| format!("x3d4-nodes.tsv:{}: {m}", n + 1);
+        let cols: Vec<&str> = line.split('\t').collect();
+        let [node, _, _, container, field, ty, access, default] = cols[..] else {
+            return Err(err("not eight columns"));
+        };
+        if STATEMENTS.contains(&node) {
+            continue;
+        }
+        let ty = FieldType::from_name(ty).ok_or_else(|| err("bad type"))?;
+        let access = match access {
+            "initializeOnly" => Access::InitializeOnly,
+            "inputOnly" => Access::InputOnly,
+            "outputOnly" => Access::OutputOnly,
+            "inputOutput" => Access::InputOutput,
+            _ => return Err(err("bad access")),
+        };
+        let default = match python_as_xml(ty, default) {
+            None => Value::initial(ty),
+            Some(text) => parse_value(ty, &text, Encoding::Xml).map_err(|e| err(&e.message))?,
+        };
+        let def = match all.get_mut(node) {
+            Some(d) => d,
+            None => {
+                let ty = NodeType::from_name(node).ok_or_else(|| err("no NodeType"))?;
+                all.entry(node.to_string()).or_insert(NodeDef {
+                    ty,
+                    name: node.to_string(),
+                    container_field: container.to_string(),
+                    fields: Vec::new(),
+                    x3d: true,
+                    events_listed: false,
+                })
+            }
+        };
+        def.fields.push(FieldDef {
+            name: field.to_string(),
+            ty,
+            access,
+            default,
+            extension: false,
+        });
+    }
+    Ok(all)
+}
+
+/// A default value written as a Python literal (`(0, 1, 0)`, `['SERIF']`,
+/// `True`, `'MAX'`) in the XML encoding of its field type; `None` for the
+/// type's initial value.
+fn python_as_xml(ty: FieldType, py: &str) -> Option<String> {
+    let py = py.trim();
+    if py == "None" || py == "[]" || py == "''" && ty.is_mf() {
+        return None;
+    }
+    let strings = || {
+        // Quoted items, each 'text' or "text", with backslash escapes.
+        let mut items = Vec::new();
+        let mut chars = py.chars();
+        while let Some(c) = chars.next() {
+            if c != '\'' && c != '"' {
+                continue;
+            }
+            let mut item = String::new();
+            while let Some(d) = chars.next() {
+                match d {
+                    '\\' => item.extend(chars.next()),
+                    d if d == c => break,
+                    d => item.push(d),
+                }
+            }
+            items.push(item);
+        }
+        items
+    };
+    Some(match ty {
+        FieldType::SFString => strings().concat(),
+        FieldType::MFString => strings()
+            .iter()
+            .map(|s| format!("\"{}\"", s.replace('\\', "\\\\").replace('"', "\\\"")))
+            .collect::<Vec<_>>()
+            .join(" "),
+        _ => py
+            .replace(['[', ']', '(', ')', ','], " ")
+            .replace("True", "true")
+            .replace("False", "false"),
     })
 }
 
@@ -82,6 +215,8 @@ fn parse_catalogue(text: &str) -> Result<HashMap<String, NodeDef>, String> {
             name,
             container_field,
             fields,
+            x3d: false,
+            events_listed: true,
         };
         match all.insert(def.name.clone(), def) {
             Some(old) => Err(format!("{} is declared twice", old.name)),
@@ -218,6 +353,60 @@ mod tests {
             assert!(node_def(name).is_some(), "{name} missing");
         }
         assert!(node_def("@X3DNode").is_none());
+    }
+
+    /// Every node type of the X3D 4.0 table is known, with every field the
+    /// table gives it, of the table's type (the access may differ where
+    /// `catalogue.txt` reads X3D differently, as for the 2D sizes).
+    #[test]
+    fn every_x3d4_node_type_is_known_with_its_fields() {
+        let table = include_str!("x3d4-nodes.tsv");
+        let mut nodes = crate::hash::HashSet::default();
+        for line in table.lines().skip(1) {
+            let cols: Vec<&str> = line.split('\t').collect();
+            let (node, field, ty) = (cols[0], cols[4], cols[5]);
+            if STATEMENTS.contains(&node) {
+                continue;
+            }
+            nodes.insert(node);
+            let def = node_def(node).unwrap_or_else(|| panic!("{node} missing"));
+            assert!(def.x3d, "{node}");
+            let f = def
+                .field(field)
+                .unwrap_or_else(|| panic!("{node}.{field} missing"));
+            // X3D 3's CADLayer.visible, one flag a child, as real files write it.
+            if (node, field) != ("CADLayer", "visible") {
+                assert_eq!(f.ty.name(), ty, "{node}.{field}");
+            }
+        }
+        assert_eq!(nodes.len() + STATEMENTS.len(), 284);
+        assert!(!node_def("Timer").unwrap().x3d);
+        // Defaults from the table's Python literals.
+        let font = node_def("FontStyle").unwrap();
+        assert_eq!(font.field("family").unwrap().default.strings(), ["SERIF"]);
+        assert_eq!(font.field("justify").unwrap().default.strings(), ["BEGIN"]);
+        let ext = node_def("Extrusion").unwrap();
+        assert_eq!(
+            ext.field("crossSection").unwrap().default.floats(),
+            [1.0, 1.0, 1.0, -1.0, -1.0, -1.0, -1.0, 1.0, 1.0, 1.0]
+        );
+        assert_eq!(
+            ext.field("spine").unwrap().default.floats(),
+            [0.0, 0.0, 0.0, 0.0, 1.0, 0.0]
+        );
+        assert!(ext.field("beginCap").unwrap().default.as_bool());
+        let arc = node_def("ArcClose2D").unwrap();
+        assert_eq!(arc.field("closureType").unwrap().default.strings(), ["PIE"]);
+        assert_eq!(arc.field("radius").unwrap().access, Access::InputOutput);
+        assert_eq!(
+            node_def("Shape")
+                .unwrap()
+                .field("geometry")
+                .unwrap()
+                .default
+                .nodes(),
+            []
+        );
     }
 
     #[test]

@@ -110,6 +110,8 @@ field_types! {
     SFString / MFString: String * 1,
     SFNode / MFNode: Node * 1,
     SFImage / MFImage: Int * 1,
+    // X3D 4.1 (GaussianSplats orientations).
+    SFQuaternion / MFQuaternion: Float * 4,
 }
 
 impl FieldType {
@@ -446,7 +448,7 @@ mod tests {
 
     #[test]
     fn field_type_tables() {
-        assert_eq!(FieldType::ALL.len(), 38);
+        assert_eq!(FieldType::ALL.len(), 40);
         for (i, &t) in FieldType::ALL.iter().enumerate() {
             assert_eq!(t as usize, i);
             let name = t.name();

@@ -339,3 +339,19 @@ fn prototype_expansion_is_counted_before_anything_is_made() {
         "expanding prototypes would create more than 1000000 nodes: one instance of `P7` alone"
     );
 }
+
+/// The node table in the repository is the project's shared copy (when the
+/// shared folder is there).
+#[test]
+fn the_x3d4_node_table_is_the_shared_one() {
+    let shared = crate::util::root().join("../shared/spec/x3d4-nodes.tsv");
+    let Ok(shared) = std::fs::read(&shared) else {
+        eprintln!("note: ../shared/spec/x3d4-nodes.tsv not found; comparison skipped");
+        return;
+    };
+    let ours = std::fs::read(crate::util::root().join("src/scene/x3d4-nodes.tsv")).unwrap();
+    assert!(
+        ours == shared,
+        "src/scene/x3d4-nodes.tsv differs from the shared table"
+    );
+}

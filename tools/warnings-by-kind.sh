@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Counts the warnings x3dbake gives on every scene of ../shared/corpus, by
+# kind (the message with the names in backquotes and the numbers taken out),
+# baking each to a .glb in a temporary folder.
+# Usage: tools/warnings-by-kind.sh [BINARY]   (default: target/release/x3dbake)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bin=${1:-target/release/x3dbake}
+corpus=../shared/corpus
+[ -d "$corpus" ] || { echo "note: $corpus not found: nothing to count"; exit 0; }
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+find "$corpus" -type f \( -name '*.x3d' -o -name '*.x3dv' -o -name '*.wrl' -o -name '*.x3dj' \
+  -o -name '*.json' -o -name '*.gz' -o -name '*.x3dz' -o -name '*.x3dvz' -o -name '*.wrz' \) -print0 |
+  sort -z | while IFS= read -r -d '' f; do
+    "$bin" "$f" -o "$out/out.glb" 2>&1 >/dev/null || true
+  done |
+  grep -o 'warning: .*' |
+  sed -E 's/`[^`]*`/`…`/g; s/\b[0-9]+(\.[0-9]+)?\b/N/g' |
+  sort | uniq -c | sort -rn
