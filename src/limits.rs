@@ -11,6 +11,9 @@
 //! Limits that never need changing (nesting depths, chain lengths) are
 //! named constants beside the code that checks them.
 
+/// How deep prototype instances may nest inside prototype bodies.
+pub const MAX_PROTO_NESTING: usize = 64;
+
 /// How much one bake may make, stage by stage.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Limits {

@@ -9,8 +9,7 @@ use crate::limits::Limits;
 use crate::scene::value::Data;
 use crate::scene::{Dir, NodeClass, NodeId, Route, Scene, SetField};
 
-/// How deep instances may nest inside prototype bodies.
-pub const MAX_NESTING: usize = 64;
+pub use crate::limits::MAX_PROTO_NESTING as MAX_NESTING;
 /// The body nodes one instance's interface field is connected to.
 type Connections = HashMap<(NodeId, String), Vec<(NodeId, String)>>;
 

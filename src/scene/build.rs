@@ -109,7 +109,10 @@ impl<'d> Builder<'d> {
             NodeClass::Known(def)
         } else {
             self.diags.warning(
-                format!("unknown node type `{type_name}`: kept, but not baked"),
+                format!(
+                    "`{type_name}` is not an X3D node type: its fields are not read; nodes \
+                     under it are written as a group"
+                ),
                 Some(span),
             );
             NodeClass::Unknown

@@ -279,10 +279,33 @@ impl Scene {
         self.value(id, name).map_or(0.0, |v| v.as_f64())
     }
 
-    /// The node in an SFNode field (the first of an MFNode field).
+    /// The node in an SFNode field (the first of an MFNode field); a
+    /// prototype instance there is its stand-in (see [`Scene::stand_in`]).
     pub fn child(&self, id: NodeId, name: &str) -> Option<NodeId> {
         self.value(id, name)
             .and_then(|v| v.nodes().first().copied())
+            .map(|n| self.stand_in(n))
+    }
+
+    /// The node that stands for a node in the scene: itself, or for an
+    /// expanded prototype instance the first node of its body (X3D: "the
+    /// first node determines the instance's type"), followed through
+    /// instances inside instances.
+    pub fn stand_in(&self, mut id: NodeId) -> NodeId {
+        // Nesting is limited by expansion (MAX_NESTING); the bound only
+        // guards a malformed scene.
+        for _ in 0..=crate::limits::MAX_PROTO_NESTING {
+            match self.expansions.get(&id) {
+                Some(roots) if matches!(self.node(id).class, NodeClass::Proto(_)) => {
+                    match roots.first() {
+                        Some(&first) => id = first,
+                        None => break,
+                    }
+                }
+                _ => break,
+            }
+        }
+        id
     }
 
     /// Where a field was set in the file, if it was.

@@ -179,29 +179,11 @@ struct PointerChannel {
     interpolation: String,
 }
 
-/// The document's JSON (GLB or .gltf).
-fn document_json(bytes: &[u8]) -> (serde_json::Value, Vec<u8>) {
-    if bytes.starts_with(b"glTF") {
-        let json_len = u32::from_le_bytes(bytes[12..16].try_into().unwrap()) as usize;
-        let json = serde_json::from_slice(&bytes[20..20 + json_len]).unwrap();
-        let bin = if bytes.len() > 28 + json_len {
-            let len = u32::from_le_bytes(bytes[20 + json_len..24 + json_len].try_into().unwrap())
-                as usize;
-            bytes[28 + json_len..28 + json_len + len].to_vec()
-        } else {
-            Vec::new()
-        };
-        (json, bin)
-    } else {
-        (serde_json::from_slice(bytes).unwrap(), Vec::new())
-    }
-}
-
 /// Writes a copy of a baked file without its pointer channels, beside it
 /// (so that relative buffer URIs still resolve), and returns those channels.
 fn strip_pointers(baked: &Path) -> (PathBuf, Vec<PointerChannel>) {
     let bytes = std::fs::read(baked).unwrap();
-    let (mut json, bin) = document_json(&bytes);
+    let (mut json, bin) = util::document_json(&bytes);
     let mut pointers = Vec::new();
     if let Some(anims) = json.get_mut("animations").and_then(|a| a.as_array_mut()) {
         for a in anims.iter_mut() {
@@ -696,7 +678,7 @@ fn pointer_channels_resolve_and_play_back_like_the_x3d() {
     ] {
         let baked = dir.path().join(format!("p.{ext}"));
         bake_ok(&x3d.to_string_lossy(), &baked, flags);
-        let (json, _) = document_json(&std::fs::read(&baked).unwrap());
+        let (json, _) = util::document_json(&std::fs::read(&baked).unwrap());
         let (stripped, pointers) = strip_pointers(&baked);
         let (doc, buffers, _) = gltf::import(&stripped).unwrap();
         let (scene, clips) = util::load_clips(&x3d, ClipOptions::default());
@@ -907,7 +889,7 @@ fn every_pointer_names_a_property_of_its_type() {
         let baked = dir.path().join("p.glb");
         let out = bake(&x3d.to_string_lossy(), &baked, &[]);
         assert_eq!(out.status.code(), Some(0), "{}", x3d.display());
-        let (json, _) = document_json(&std::fs::read(&baked).unwrap());
+        let (json, _) = util::document_json(&std::fs::read(&baked).unwrap());
         let used: Vec<&str> = json["extensionsUsed"]
             .as_array()
             .map(|a| a.iter().filter_map(|e| e.as_str()).collect())
@@ -1151,7 +1133,7 @@ fn animated_texture_coordinates_play_back_as_uv_morph_targets() {
     bake_ok(&x3d.to_string_lossy(), &baked, &[]);
     // The gltf crate reads no TEXCOORD_0 of morph targets: those come from
     // the JSON, the rest (accessors, the weights channel) from the crate.
-    let (json, _) = document_json(&std::fs::read(&baked).unwrap());
+    let (json, _) = util::document_json(&std::fs::read(&baked).unwrap());
     let (stripped, _) = strip_pointers(&baked);
     let (doc, buffers, _) = gltf::import(&stripped).unwrap();
     let (scene, clips) = util::load_clips(&x3d, ClipOptions::default());
@@ -1351,7 +1333,7 @@ fn an_image_texture_used_by_several_appearances_is_embedded_once() {
     let out = dir.path().join("t.glb");
     let x3d = util::root().join("fixtures/scenes/textures.x3d");
     bake_ok(&x3d.to_string_lossy(), &out, &[]);
-    let (json, _) = document_json(&std::fs::read(&out).unwrap());
+    let (json, _) = util::document_json(&std::fs::read(&out).unwrap());
     assert_eq!(json["images"].as_array().unwrap().len(), 1);
     assert_eq!(json["textures"].as_array().unwrap().len(), 1);
     let materials = json["materials"].as_array().unwrap();
@@ -1383,7 +1365,7 @@ fn a_line_set_whose_counts_pass_its_points_draws_the_points_there_are() {
     let out = dir.path().join("lines.glb");
     let o = util::run_within(&[&path, "-o", out.to_str().unwrap()], 20);
     assert_eq!(o.status.code(), Some(0), "{}", util::stderr(&o));
-    let (json, _) = document_json(&std::fs::read(&out).unwrap());
+    let (json, _) = util::document_json(&std::fs::read(&out).unwrap());
     let prim = &json["meshes"][0]["primitives"][0];
     assert_eq!(prim["mode"], 1, "LINES");
     let count = |a: &serde_json::Value| &json["accessors"][a.as_u64().unwrap() as usize]["count"];
@@ -1427,7 +1409,7 @@ fn interpolators_setting_one_field_at_once_bake_the_last_event() {
     let mut v = Vec::new();
     clips[0].eval(track, 0.25, &mut v);
     assert_eq!(v, [0.0, 0.25, 0.0]);
-    let (json, _) = document_json(&std::fs::read(&out).unwrap());
+    let (json, _) = util::document_json(&std::fs::read(&out).unwrap());
     assert_eq!(
         json["animations"][0]["channels"].as_array().unwrap().len(),
         1
@@ -1448,7 +1430,7 @@ fn long_def_names_are_cut_in_the_gltf() {
     let (dir, path) = util::scene_file("names.x3d", &text);
     let out = dir.path().join("names.glb");
     bake_ok(&path, &out, &[]);
-    let (json, _) = document_json(&std::fs::read(&out).unwrap());
+    let (json, _) = util::document_json(&std::fs::read(&out).unwrap());
     let cut = "é".repeat(128);
     let names: Vec<&str> = json["nodes"]
         .as_array()

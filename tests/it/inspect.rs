@@ -70,7 +70,9 @@ fn warnings_have_locations_and_quiet_hides_them() {
         "{err}"
     );
     assert!(
-        err.contains(&format!("{path}:4:2: warning: unknown node type `Gizmo`")),
+        err.contains(&format!(
+            "{path}:4:2: warning: `Gizmo` is not an X3D node type"
+        )),
         "{err}"
     );
     assert!(util::stdout(&out).ends_with("warnings: 2\n"));

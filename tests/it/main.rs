@@ -14,3 +14,4 @@ mod oracle;
 mod scene;
 mod three;
 mod util;
+mod whole_scene;

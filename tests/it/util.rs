@@ -228,3 +228,21 @@ pub fn tool_dir(var: &str, what: &str) -> Option<PathBuf> {
     }
     dir
 }
+
+/// The document's JSON (GLB or .gltf).
+pub fn document_json(bytes: &[u8]) -> (serde_json::Value, Vec<u8>) {
+    if bytes.starts_with(b"glTF") {
+        let json_len = u32::from_le_bytes(bytes[12..16].try_into().unwrap()) as usize;
+        let json = serde_json::from_slice(&bytes[20..20 + json_len]).unwrap();
+        let bin = if bytes.len() > 28 + json_len {
+            let len = u32::from_le_bytes(bytes[20 + json_len..24 + json_len].try_into().unwrap())
+                as usize;
+            bytes[28 + json_len..28 + json_len + len].to_vec()
+        } else {
+            Vec::new()
+        };
+        (json, bin)
+    } else {
+        (serde_json::from_slice(bytes).unwrap(), Vec::new())
+    }
+}

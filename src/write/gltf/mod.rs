@@ -10,7 +10,7 @@ use crate::diag::Diagnostics;
 use crate::hash::HashMap;
 use crate::interp::{Exact, rotation};
 use crate::limits::Limits;
-use crate::scene::{NodeId, NodeType, Scene};
+use crate::scene::{NodeClass, NodeId, NodeType, Scene};
 use glam::{DQuat, DVec3};
 use gltf_json as json;
 use json::validation::{Checked, USize64};
@@ -191,6 +191,9 @@ struct Writer<'a> {
     track_index: Vec<TrackIndex<'a>>,
     /// Nodes found inside themselves (through USE), warned about once.
     self_containing: crate::hash::HashSet<NodeId>,
+    /// Node types met in the tree that glTF cannot hold: how many nodes,
+    /// and the first (where the warning points).
+    unwritten: std::collections::BTreeMap<NodeType, (usize, NodeId)>,
     /// The clips that animate each node, in order.
     clips_of: HashMap<NodeId, Vec<usize>>,
 }
@@ -277,6 +280,7 @@ pub fn build(
         track_index: clips.iter().map(TrackIndex::new).collect(),
         clips_of: HashMap::default(),
         self_containing: Default::default(),
+        unwritten: Default::default(),
     };
     for (ci, index) in w.track_index.iter().enumerate() {
         for &node in index.producing.keys() {
@@ -298,6 +302,7 @@ pub fn build(
         });
         w.root.scene = Some(s);
     }
+    w.warn_unwritten();
     for (ci, clip) in clips.iter().enumerate() {
         w.animation(ci, clip, opts);
     }

@@ -84,7 +84,7 @@ pub(super) fn node(name: Option<String>) -> json::Node {
     }
 }
 
-impl Writer<'_> {
+impl<'a> Writer<'a> {
     /// Reports why the visit stops, at a node, and stops it.
     pub(super) fn stop(&mut self, message: String, at: NodeId) {
         self.full = true;
@@ -115,18 +115,19 @@ impl Writer<'_> {
             );
             return;
         }
-        let Some(def) = scene.known(id) else {
-            return;
-        };
-        match def.ty {
-            NodeType::Shape => return self.shape(id, parent),
-            NodeType::Viewpoint => return self.viewpoint(id, parent),
-            NodeType::DirectionalLight | NodeType::PointLight | NodeType::SpotLight => {
-                return self.light(id, def.ty, parent);
+        let ty = scene.node_type(id);
+        match ty {
+            Some(NodeType::Shape) => return self.shape(id, parent),
+            Some(NodeType::Viewpoint) => return self.viewpoint(id, parent),
+            Some(t @ (NodeType::DirectionalLight | NodeType::PointLight | NodeType::SpotLight)) => {
+                return self.light(id, t, parent);
             }
             _ => {}
         }
-        let Some(fields) = children_field(def.ty) else {
+        let Some(fields) = self.children_fields(id) else {
+            if let Some(t) = ty {
+                self.unwritten.entry(t).or_insert((0, id)).0 += 1;
+            }
             return;
         };
         if ancestors.contains(&id) {
@@ -151,7 +152,7 @@ impl Writer<'_> {
             return;
         }
         let name = gltf_name(scene, id);
-        let (top, inner) = if is_transform_like(def.ty) {
+        let (top, inner) = if ty.is_some_and(is_transform_like) {
             self.transform_nodes(id, name)
         } else {
             let n = self.root.push(node(name));
@@ -161,10 +162,11 @@ impl Writer<'_> {
         self.place(id, top);
         let mut children = Vec::new();
         ancestors.push(id);
-        if def.ty == NodeType::Switch && self.animated.contains(&(id, "whichChoice".to_string())) {
-            self.switch_choices(id, fields, &mut children, ancestors);
+        if ty == Some(NodeType::Switch) && self.animated.contains(&(id, "whichChoice".to_string()))
+        {
+            self.switch_choices(id, &fields, &mut children, ancestors);
         } else {
-            for &child in &self.chosen_children(id, fields) {
+            for &child in &self.chosen_children(id, &fields) {
                 self.visit(child, &mut children, ancestors);
             }
         }
@@ -221,13 +223,73 @@ impl Writer<'_> {
         self.extensions.push("KHR_node_visibility");
     }
 
+    /// One warning for each node type met in the tree that glTF cannot
+    /// hold, at its first node, with how many there are. The Interpolation
+    /// component's nodes and the clocks are left out: their work is in the
+    /// animations.
+    pub(super) fn warn_unwritten(&mut self) {
+        for (&ty, &(count, first)) in &self.unwritten {
+            let name = ty.name();
+            let baked = name.ends_with("Interpolator")
+                || name.ends_with("Interpolator2D")
+                || matches!(
+                    ty,
+                    NodeType::EaseInEaseOut
+                        | NodeType::BooleanSequencer
+                        | NodeType::IntegerSequencer
+                        | NodeType::TimeSensor
+                        | NodeType::Timer
+                        | NodeType::Link
+                );
+            if baked {
+                continue;
+            }
+            let nodes = if count == 1 {
+                "1 node".to_string()
+            } else {
+                format!("{count} nodes")
+            };
+            self.diags.warning(
+                format!("`{name}` has no glTF counterpart: {nodes} of this type not written"),
+                Some(self.scene.node(first).span),
+            );
+        }
+    }
+
+    /// The fields whose nodes are written as a node's glTF children: those
+    /// of a grouping node, or of any X3D node type with a `children` field;
+    /// an expanded prototype instance holds its body (no field); a node of
+    /// a type x3dbake does not know holds every node given to it, so that
+    /// nothing under it is lost. `None` for a node that is not a group.
+    pub(super) fn children_fields(&self, id: NodeId) -> Option<Vec<&'a str>> {
+        let scene = self.scene;
+        match scene.node(id).class {
+            NodeClass::Known(def) => children_field(def.ty)
+                .map(<[&str]>::to_vec)
+                .or_else(|| def.field("children").map(|_| vec!["children"])),
+            NodeClass::Proto(_) => scene.expansions.contains_key(&id).then(Vec::new),
+            NodeClass::Unknown => {
+                let fields: Vec<&str> = scene
+                    .node(id)
+                    .values
+                    .iter()
+                    .filter(|f| f.name != "metadata" && !f.value.nodes().is_empty())
+                    .map(|f| f.name.as_str())
+                    .collect();
+                (!fields.is_empty()).then_some(fields)
+            }
+        }
+    }
+
     /// The nodes in a node's children fields (an Inline's: the root nodes
     /// of its file).
     pub(super) fn all_children(&self, id: NodeId, fields: &[&str]) -> Vec<NodeId> {
-        if let Some(roots) = self.scene.expansions.get(&id)
-            && self.scene.node_type(id) == Some(NodeType::Inline)
-        {
-            return roots.clone();
+        if let Some(roots) = self.scene.expansions.get(&id) {
+            return match self.scene.node(id).class {
+                // An instance is its body's first node.
+                NodeClass::Proto(_) => roots.iter().take(1).copied().collect(),
+                _ => roots.clone(),
+            };
         }
         fields
             .iter()

@@ -1,0 +1,157 @@
+//! The whole scene reaches the glTF: prototype instances, nodes under node
+//! types x3dbake does not know, and a warning for every node type that glTF
+//! cannot hold.
+
+use crate::util;
+use serde_json::Value;
+
+/// Bakes X3D text to a .glb; returns the document's JSON and the warnings.
+fn bake(text: &str) -> (Value, String) {
+    let (dir, path) = util::scene_file("scene.x3d", text);
+    let out = dir.path().join("scene.glb");
+    let o = util::run(&[&path, "-o", out.to_str().unwrap()]);
+    let err = util::stderr(&o);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    (util::document_json(&std::fs::read(&out).unwrap()).0, err)
+}
+
+/// The index of the glTF node of that name.
+fn node_named(json: &Value, name: &str) -> usize {
+    let nodes = json["nodes"].as_array().unwrap();
+    nodes
+        .iter()
+        .position(|n| n["name"] == name)
+        .unwrap_or_else(|| panic!("no node {name}: {nodes:?}"))
+}
+
+/// The node indices below `node`, itself included.
+fn subtree(json: &Value, node: usize) -> Vec<usize> {
+    let mut all = vec![node];
+    for c in json["nodes"][node]["children"]
+        .as_array()
+        .into_iter()
+        .flatten()
+    {
+        all.extend(subtree(json, c.as_u64().unwrap() as usize));
+    }
+    all
+}
+
+/// The (node, path) of every channel.
+fn channels(json: &Value) -> Vec<(usize, String)> {
+    json["animations"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .flat_map(|a| a["channels"].as_array().unwrap())
+        .map(|c| {
+            let t = &c["target"];
+            (
+                t["node"].as_u64().unwrap() as usize,
+                t["path"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+const SPINNER: &str = r#"<X3D><Scene>
+<ProtoDeclare name="Spinner"><ProtoBody>
+  <Transform DEF="Arm"><Shape><Box size="1 2 3"/></Shape></Transform>
+  <TimeSensor DEF="Clock" cycleInterval="4" loop="true"/>
+  <OrientationInterpolator DEF="Turn" key="0 1" keyValue="0 1 0 0 0 1 0 3"/>
+  <ROUTE fromNode="Clock" fromField="fraction_changed" toNode="Turn" toField="set_fraction"/>
+  <ROUTE fromNode="Turn" fromField="value_changed" toNode="Arm" toField="rotation"/>
+</ProtoBody></ProtoDeclare>
+<ProtoInstance DEF="Left" name="Spinner"/>
+<ProtoInstance DEF="Right" name="Spinner"/>
+</Scene></X3D>"#;
+
+#[test]
+fn prototype_instances_are_written_as_their_bodies() {
+    let (json, _) = bake(SPINNER);
+    for instance in ["Left", "Right"] {
+        let top = node_named(&json, instance);
+        let below = subtree(&json, top);
+        let arm = node_named(&json, &format!("{instance}.Arm"));
+        assert!(below.contains(&arm), "{instance}");
+        // The body's Shape has its mesh, and the Transform its rotation.
+        assert!(
+            below.iter().any(|&n| json["nodes"][n]["mesh"].is_u64()),
+            "{instance}"
+        );
+        assert!(channels(&json).contains(&(arm, "rotation".to_string())));
+    }
+    assert_eq!(json["animations"].as_array().unwrap().len(), 2);
+}
+
+#[test]
+fn a_prototype_instance_as_geometry_is_its_first_body_node() {
+    let (json, err) = bake(
+        r#"<X3D><Scene>
+<ProtoDeclare name="Brick"><ProtoBody><Box size="1 2 3"/></ProtoBody></ProtoDeclare>
+<Shape><ProtoInstance name="Brick" containerField="geometry"/></Shape>
+</Scene></X3D>"#,
+    );
+    assert!(!err.contains("not drawn"), "{err}");
+    let mesh = &json["meshes"][0]["primitives"][0];
+    let position = mesh["attributes"]["POSITION"].as_u64().unwrap() as usize;
+    assert_eq!(
+        json["accessors"][position]["max"],
+        serde_json::json!([0.5, 1.0, 1.5])
+    );
+}
+
+#[test]
+fn nodes_under_node_types_x3dbake_does_not_know_are_written() {
+    // h3dapi's ToggleGroup; castle's Skin holds a whole skeleton the same way.
+    let (json, err) = bake(
+        r#"<X3D><Scene>
+<ToggleGroup DEF="Toggle" graphicsOn="true">
+  <Transform DEF="Moved"><Shape><Sphere/></Shape></Transform>
+</ToggleGroup>
+<TimeSensor DEF="Clock" loop="true"/>
+<PositionInterpolator DEF="Path" key="0 1" keyValue="0 0 0 1 2 3"/>
+<ROUTE fromNode="Clock" fromField="fraction_changed" toNode="Path" toField="set_fraction"/>
+<ROUTE fromNode="Path" fromField="value_changed" toNode="Moved" toField="translation"/>
+</Scene></X3D>"#,
+    );
+    assert!(
+        err.contains(
+            "warning: `ToggleGroup` is not an X3D node type: its fields are not read; nodes \
+             under it are written as a group"
+        ),
+        "{err}"
+    );
+    let group = node_named(&json, "Toggle");
+    let moved = node_named(&json, "Moved");
+    assert!(subtree(&json, group).contains(&moved));
+    assert!(channels(&json).contains(&(moved, "translation".to_string())));
+    assert!(json["nodes"][moved]["children"].is_array());
+}
+
+#[test]
+fn node_types_gltf_cannot_hold_are_named_once_each() {
+    let (_, err) = bake(
+        r#"<X3D><Scene>
+<NavigationInfo type='"EXAMINE"'/>
+<Group><TouchSensor DEF="A"/><Shape><Box/></Shape></Group>
+<TouchSensor DEF="B"/>
+<TimeSensor DEF="Clock"/>
+</Scene></X3D>"#,
+    );
+    // Each line without the temporary folder before the file's name.
+    let warnings: Vec<&str> = err
+        .lines()
+        .filter(|l| l.contains("glTF counterpart"))
+        .filter_map(|l| l.rsplit_once('/').map(|(_, w)| w))
+        .collect();
+    assert_eq!(
+        warnings,
+        [
+            "scene.x3d:2:2: warning: `NavigationInfo` has no glTF counterpart: 1 node of this type \
+             not written",
+            "scene.x3d:3:9: warning: `TouchSensor` has no glTF counterpart: 2 nodes of this type \
+             not written",
+        ]
+    );
+}
