@@ -6,6 +6,10 @@ use crate::scene::{NodeId, NodeType, Scene};
 use glam::{Vec2, Vec3};
 use std::f32::consts::{PI, TAU};
 
+mod elevation;
+mod extrusion;
+mod flat;
+mod generated;
 mod normals;
 mod polygons;
 mod primitives;
@@ -164,6 +168,30 @@ pub fn mesh(scene: &Scene, rest: &Overrides, id: NodeId, diags: &mut Diagnostics
             let count = points(scene, rest, id, "coord").len() as i32;
             triangle_set(scene, rest, id, Some(&split_quads(0..count)))
         }
+        Some(NodeType::TriangleFanSet) => {
+            let n = points(scene, rest, id, "coord").len();
+            let fans = runs(scene.ints(id, "fanCount"), n);
+            triangle_set(
+                scene,
+                rest,
+                id,
+                Some(&fan_triangles(fans.iter().map(Vec::as_slice))),
+            )
+        }
+        Some(NodeType::TriangleStripSet) => {
+            let n = points(scene, rest, id, "coord").len();
+            let strips = runs(scene.ints(id, "stripCount"), n);
+            let index = strip_triangles(strips.iter().map(Vec::as_slice));
+            triangle_set(scene, rest, id, Some(&index))
+        }
+        Some(NodeType::IndexedTriangleFanSet) => {
+            let index = fan_triangles(faces(scene.ints(id, "index")));
+            triangle_set(scene, rest, id, Some(&index))
+        }
+        Some(NodeType::IndexedTriangleStripSet) => {
+            let index = strip_triangles(faces(scene.ints(id, "index")));
+            triangle_set(scene, rest, id, Some(&index))
+        }
         Some(NodeType::IndexedLineSet) => line_set(scene, rest, id),
         Some(NodeType::LineSet) => strips(scene, rest, id),
         Some(NodeType::PointSet) => point_set(scene, rest, id),
@@ -174,6 +202,16 @@ pub fn mesh(scene: &Scene, rest: &Overrides, id: NodeId, diags: &mut Diagnostics
         Some(NodeType::Sphere) => sphere(scene.floats(id, "radius")[0]),
         Some(NodeType::Cylinder) => cylinder(scene, id),
         Some(NodeType::Cone) => cone(scene, id),
+        Some(NodeType::ElevationGrid) => elevation::elevation_grid(scene, id),
+        Some(NodeType::Extrusion) => extrusion::extrusion(scene, id),
+        Some(NodeType::Rectangle2D) => flat::rectangle(scene, id),
+        Some(NodeType::Circle2D) => flat::circle(scene, id),
+        Some(NodeType::Arc2D) => flat::arc2d(scene, id),
+        Some(NodeType::ArcClose2D) => flat::arc_close(scene, id),
+        Some(NodeType::Disk2D) => flat::disk(scene, id),
+        Some(NodeType::Polyline2D) => flat::polyline2d(scene, id),
+        Some(NodeType::Polypoint2D) => flat::polypoint2d(scene, id),
+        Some(NodeType::TriangleSet2D) => flat::triangle_set2d(scene, id),
         _ => {
             diags.warning(
                 format!("`{}` geometry is not drawn yet", scene.node(id).type_name),

@@ -134,3 +134,46 @@ pub(super) fn point_set(scene: &Scene, rest: &Overrides, id: NodeId) -> Mesh {
     }
     m
 }
+
+/// The triangles of fans, each a list of point indices: (v0, vi, vi+1).
+pub(super) fn fan_triangles<'i>(fans: impl Iterator<Item = &'i [i32]>) -> Vec<i32> {
+    let mut out = Vec::new();
+    for fan in fans {
+        for w in fan.windows(2).skip(1) {
+            out.extend([fan[0], w[0], w[1]]);
+        }
+    }
+    out
+}
+
+/// The triangles of strips, each a list of point indices: (vi, vi+1, vi+2),
+/// every other one turned round so that all keep the strip's winding.
+pub(super) fn strip_triangles<'i>(strips: impl Iterator<Item = &'i [i32]>) -> Vec<i32> {
+    let mut out = Vec::new();
+    for strip in strips {
+        for (k, w) in strip.windows(3).enumerate() {
+            if k % 2 == 0 {
+                out.extend([w[0], w[1], w[2]]);
+            } else {
+                out.extend([w[1], w[0], w[2]]);
+            }
+        }
+    }
+    out
+}
+
+/// Consecutive runs of point indices, `counts` long each (fanCount,
+/// stripCount), within the `n` points there are.
+pub(super) fn runs(counts: &[i32], n: usize) -> Vec<Vec<i32>> {
+    let mut out = Vec::new();
+    let mut start = 0usize;
+    for &count in counts {
+        let end = start.saturating_add(count.max(0) as usize);
+        out.push((start..end.min(n)).map(|i| i as i32).collect());
+        start = end;
+        if start >= n {
+            break;
+        }
+    }
+    out
+}

@@ -5,6 +5,7 @@ mod cli;
 mod corpus;
 mod encodings;
 mod fuzz_regressions;
+mod geometry;
 mod gltf;
 mod inspect;
 mod interp;

@@ -1,0 +1,114 @@
+//! Faces that a geometry node generates from its fields (ElevationGrid,
+//! Extrusion, the 2D shapes), triangulated as IndexedFaceSet's are.
+
+use super::*;
+
+/// One corner of a generated face.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Corner {
+    /// The index of its point among the geometry's points (corners of one
+    /// point share a normal within the crease angle).
+    pub(super) point: usize,
+    /// Its texture coordinate (X3D's, v up).
+    pub(super) uv: Vec2,
+    /// Its colour, when the geometry has a Color node.
+    pub(super) color: Option<[f32; 4]>,
+    /// Its normal, when the geometry has a Normal node.
+    pub(super) normal: Option<Vec3>,
+}
+
+impl Corner {
+    pub(super) fn new(point: usize, uv: Vec2) -> Corner {
+        Corner {
+            point,
+            uv,
+            color: None,
+            normal: None,
+        }
+    }
+}
+
+/// How generated faces are drawn.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Drawing {
+    /// Counter-clockwise faces are the front.
+    pub(super) ccw: bool,
+    /// Faces are convex (a fan), or may not be (ear clipping).
+    pub(super) convex: bool,
+    /// Corners of a point share a normal where their faces meet at less
+    /// than this angle (radians).
+    pub(super) crease: f32,
+}
+
+/// The triangles of faces over `points`, a vertex per corner, with the
+/// corners' normals when every corner has one, else normals made from the
+/// points within the crease angle.
+pub(super) fn faces_mesh(points: &[Vec3], faces: &[Vec<Corner>], drawing: Drawing) -> Mesh {
+    let mut m = Mesh::new(Primitive::Triangles);
+    let mut clipper = EarClipper::default();
+    let mut face_start = vec![0u32];
+    let given = faces.iter().flatten().all(|c| c.normal.is_some());
+    let colored = faces.iter().flatten().any(|c| c.color.is_some());
+    for face in faces {
+        let corners: Vec<&Corner> = face.iter().filter(|c| c.point < points.len()).collect();
+        if corners.len() < 3 {
+            continue;
+        }
+        let poly: Vec<Vec3> = corners.iter().map(|c| points[c.point]).collect();
+        let plane = newell(&poly);
+        let tris = if drawing.convex {
+            fan(poly.len())
+        } else {
+            clipper.clip(&poly, plane).unwrap_or_else(|| {
+                m.fanned += 1;
+                fan(poly.len())
+            })
+        };
+        let base = m.positions.len() as u32;
+        for c in &corners {
+            m.positions.push(points[c.point]);
+            m.coord_index.push(c.point as u32);
+            m.uvs.push(c.uv);
+            if colored {
+                m.colors.push(c.color.unwrap_or([1.0; 4]));
+            }
+            if given {
+                let n = c.normal.unwrap_or(Vec3::Y);
+                m.normals.push(n.try_normalize().unwrap_or(Vec3::Y));
+            }
+        }
+        for t in tris {
+            let (a, b, c) = (base + t[0] as u32, base + t[1] as u32, base + t[2] as u32);
+            if drawing.ccw {
+                m.indices.extend([a, b, c]);
+            } else {
+                m.indices.extend([a, c, b]);
+            }
+        }
+        face_start.push(m.positions.len() as u32);
+    }
+    if !given {
+        let made = MadeNormals::new(face_start, drawing.ccw, drawing.crease, &m.coord_index);
+        m.make_normals(made);
+    }
+    m
+}
+
+/// Lines through points in the z = 0 plane (a loop when `closed`).
+pub(super) fn polyline(points: &[Vec2], closed: bool) -> Mesh {
+    let mut m = Mesh::new(Primitive::Lines);
+    for (i, p) in points.iter().enumerate() {
+        m.positions.push(p.extend(0.0));
+        m.coord_index.push(i as u32);
+    }
+    let n = points.len() as u32;
+    if n >= 2 {
+        for k in 0..n - 1 {
+            m.indices.extend([k, k + 1]);
+        }
+        if closed && n > 2 {
+            m.indices.extend([n - 1, 0]);
+        }
+    }
+    m
+}

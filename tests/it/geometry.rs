@@ -1,0 +1,220 @@
+//! The geometry nodes whose faces x3dbake generates, against vertices
+//! computed by hand from the X3D text.
+
+use glam::{Vec2, Vec3};
+use x3dbake::mesh::{Mesh, Overrides, Primitive, mesh};
+use x3dbake::{Bake, Limits};
+
+/// The mesh of the node DEF'd `G` in a scene.
+fn geometry(x3d: &str) -> Mesh {
+    let text = format!("<X3D><Scene><Shape>{x3d}</Shape></Scene></X3D>");
+    let mut bake = Bake::load("g.x3d", text.into_bytes(), None, None, Limits::default());
+    assert!(!bake.diags.has_errors());
+    let id = bake.scene.def("G").expect("a node DEF'd G");
+    let m = mesh(&bake.scene, &Overrides::default(), id, &mut bake.diags);
+    assert_eq!(bake.diags.counts(), (0, 0));
+    m.expect("something to draw")
+}
+
+fn near(a: Vec3, b: Vec3) -> bool {
+    a.distance(b) < 1e-5
+}
+
+/// The corners of each triangle, as positions.
+fn triangles(m: &Mesh) -> Vec<[Vec3; 3]> {
+    m.indices
+        .chunks_exact(3)
+        .map(|t| [0, 1, 2].map(|k| m.positions[t[k] as usize]))
+        .collect()
+}
+
+fn facing(t: &[Vec3; 3]) -> Vec3 {
+    (t[1] - t[0]).cross(t[2] - t[0]).normalize()
+}
+
+#[test]
+fn an_extrusion_of_a_square_along_a_bent_spine() {
+    // Spine (0,0,0) → (0,1,0) → (1,1,0). The planes (the text's rules):
+    // Y0 = (0,1,0), Y1 = (1,1,0)/√2, Y2 = (1,0,0); Z1 = (S2−S1)×(S0−S1) =
+    // (1,0,0)×(0,−1,0) = (0,0,−1), which the open ends take too; X = Y×Z:
+    // X0 = (−1,0,0), X1 = (−1,1,0)/√2, X2 = (0,1,0). A cross-section point
+    // (x, z) at spine point i is S_i + x·X_i + z·Z_i.
+    let m = geometry(
+        "<Extrusion DEF='G' spine='0 0 0, 0 1 0, 1 1 0' \
+         crossSection='0.5 0.5, 0.5 -0.5, -0.5 -0.5, -0.5 0.5, 0.5 0.5'/>",
+    );
+    let h = 0.5 / 2f32.sqrt();
+    for want in [
+        Vec3::new(-0.5, 0.0, -0.5),
+        Vec3::new(-0.5, 0.0, 0.5),
+        Vec3::new(0.5, 0.0, 0.5),
+        Vec3::new(-h, 1.0 + h, -0.5),
+        Vec3::new(h, 1.0 - h, 0.5),
+        Vec3::new(1.0, 1.5, -0.5),
+        Vec3::new(1.0, 0.5, 0.5),
+    ] {
+        assert!(
+            m.positions.iter().any(|p| near(*p, want)),
+            "{want} not among {:?}",
+            m.positions
+        );
+    }
+    // 2 spine segments × 4 sides, 2 triangles each, and two square caps.
+    assert_eq!(m.indices.len(), 3 * (2 * 4 * 2 + 2 * 2));
+    let tris = triangles(&m);
+    // The caps face away from the spine: −Y0 at the start, +Y2 at the end.
+    let begin = tris.iter().filter(|t| t.iter().all(|p| p.y.abs() < 1e-6));
+    assert!(begin.clone().count() == 2 && begin.clone().all(|t| near(facing(t), -Vec3::Y)));
+    let end = tris
+        .iter()
+        .filter(|t| t.iter().all(|p| (p.x - 1.0).abs() < 1e-6));
+    assert!(end.clone().count() == 2 && end.clone().all(|t| near(facing(t), Vec3::X)));
+    // The sides face outwards: the side of cross-section x = +0.5 leaves
+    // the first spine point along X0 = (−1, 0, 0).
+    let side = tris
+        .iter()
+        .find(|t| {
+            let at_start = |p: &&Vec3| (p.x + 0.5).abs() < 1e-6 && p.y.abs() < 1e-6;
+            t.iter().filter(at_start).count() == 2
+        })
+        .expect("a triangle of the side at x = −0.5");
+    assert!(facing(side).x < -0.9, "{}", facing(side));
+    // Flat normals (creaseAngle 0) agree with the faces.
+    for t in m.indices.chunks_exact(3) {
+        let corners = [0, 1, 2].map(|k| m.positions[t[k] as usize]);
+        for &i in t {
+            assert!(near(m.normals[i as usize], facing(&corners)));
+        }
+    }
+}
+
+#[test]
+fn a_straight_extrusion_keeps_the_cross_section_axes() {
+    // A straight spine up +Y: the plane is X and Z themselves, scaled and
+    // turned a quarter about the spine at its end.
+    let m = geometry(
+        "<Extrusion DEF='G' spine='0 0 0, 0 2 0' crossSection='1 0, 0 1, -1 0, 1 0' \
+         scale='1 1, 2 2' orientation='0 1 0 0, 0 1 0 1.5707963' beginCap='false' endCap='false'/>",
+    );
+    // (1, 0) at the end: scaled to (2, 0), turned a quarter about +Y: −Z.
+    for want in [
+        Vec3::new(1.0, 0.0, 0.0),
+        Vec3::new(0.0, 0.0, 1.0),
+        Vec3::new(0.0, 2.0, -2.0),
+        Vec3::new(2.0, 2.0, 0.0),
+    ] {
+        assert!(m.positions.iter().any(|p| near(*p, want)), "{want}");
+    }
+    assert_eq!(m.indices.len(), 3 * 3 * 2);
+}
+
+#[test]
+fn an_elevation_grid_of_three_by_three_heights() {
+    let m = geometry(
+        "<ElevationGrid DEF='G' xDimension='3' zDimension='3' xSpacing='1' zSpacing='2' \
+         height='0 1 0, 1 2 1, 0 1 0'/>",
+    );
+    // Point (i, j) is (i·1, height[i + 3j], j·2); the first quad runs
+    // (0,0) → (0,1) → (1,1) → (1,0), with s = i/2, t = j/2.
+    assert_eq!(m.positions.len(), 16);
+    assert_eq!(
+        &m.positions[..4],
+        [
+            Vec3::new(0.0, 0.0, 0.0),
+            Vec3::new(0.0, 1.0, 2.0),
+            Vec3::new(1.0, 2.0, 2.0),
+            Vec3::new(1.0, 1.0, 0.0),
+        ]
+    );
+    assert_eq!(
+        &m.uvs[..4],
+        [
+            Vec2::new(0.0, 0.0),
+            Vec2::new(0.0, 0.5),
+            Vec2::new(0.5, 0.5),
+            Vec2::new(0.5, 0.0),
+        ]
+    );
+    assert_eq!(m.indices.len(), 4 * 2 * 3);
+    // Every triangle faces up (ccw TRUE).
+    assert!(triangles(&m).iter().all(|t| facing(t).y > 0.0));
+}
+
+#[test]
+fn geometry_2d_in_the_z0_plane() {
+    let r = geometry("<Rectangle2D DEF='G' size='4 2'/>");
+    let (lo, hi) = r.positions.iter().fold(
+        (Vec3::splat(f32::MAX), Vec3::splat(f32::MIN)),
+        |(lo, hi), p| (lo.min(*p), hi.max(*p)),
+    );
+    assert_eq!(
+        (lo, hi),
+        (Vec3::new(-2.0, -1.0, 0.0), Vec3::new(2.0, 1.0, 0.0))
+    );
+    assert!(r.double_sided, "solid is FALSE by default");
+    assert!(triangles(&r).iter().all(|t| near(facing(t), Vec3::Z)));
+
+    let c = geometry("<Circle2D DEF='G' radius='2'/>");
+    assert_eq!(c.primitive(), Primitive::Lines);
+    assert_eq!((c.positions.len(), c.indices.len()), (32, 64));
+    assert!(
+        c.positions
+            .iter()
+            .all(|p| (p.length() - 2.0).abs() < 1e-5 && p.z == 0.0)
+    );
+
+    // A quarter arc: 8 segments of the 32 a circle has, (1,0) to (0,1).
+    let a = geometry("<Arc2D DEF='G' startAngle='0' endAngle='1.5707964'/>");
+    assert_eq!((a.positions.len(), a.indices.len()), (9, 16));
+    assert!(near(a.positions[0], Vec3::X) && near(a.positions[8], Vec3::Y));
+
+    // A pie of the same quarter: the centre, then the 9 arc points, as a
+    // fan of 8 triangles; by its chord, 7.
+    let p = geometry("<ArcClose2D DEF='G' startAngle='0' endAngle='1.5707964'/>");
+    assert_eq!(p.indices.len(), 3 * 8);
+    assert!(p.positions.contains(&Vec3::ZERO));
+    let chord =
+        geometry("<ArcClose2D DEF='G' startAngle='0' endAngle='1.5707964' closureType='CHORD'/>");
+    assert_eq!(chord.indices.len(), 3 * 7);
+    assert!(!chord.positions.contains(&Vec3::ZERO));
+
+    // A ring: a quad between the circles at each of the 32 segments.
+    let d = geometry("<Disk2D DEF='G' innerRadius='0.5' outerRadius='1'/>");
+    assert_eq!(d.indices.len(), 32 * 2 * 3);
+    assert!(d.positions.iter().all(|p| {
+        let l = p.length();
+        (l - 0.5).abs() < 1e-5 || (l - 1.0).abs() < 1e-5
+    }));
+    assert!(triangles(&d).iter().all(|t| near(facing(t), Vec3::Z)));
+
+    let l = geometry("<Polyline2D DEF='G' lineSegments='0 0, 1 1, 2 0'/>");
+    assert_eq!(l.indices, [0, 1, 1, 2]);
+    let pts = geometry("<Polypoint2D DEF='G' point='0 0, 1 1'/>");
+    assert_eq!(pts.primitive(), Primitive::Points);
+    // Clockwise triangles still face +z.
+    let t = geometry("<TriangleSet2D DEF='G' vertices='0 0, 0 1, 1 0'/>");
+    assert!(t.normals.iter().all(|n| *n == Vec3::Z));
+}
+
+#[test]
+fn fan_and_strip_sets_as_triangles() {
+    let points = "<Coordinate point='0 0 0, 1 0 0, 1 1 0, 0 1 0, -1 1 0'/>";
+    let corners = |m: &Mesh| -> Vec<u32> { m.coord_index.clone() };
+    let fan = geometry(&format!(
+        "<TriangleFanSet DEF='G' fanCount='5'>{points}</TriangleFanSet>"
+    ));
+    assert_eq!(corners(&fan), [0, 1, 2, 0, 2, 3, 0, 3, 4]);
+    // The second triangle of a strip is turned round to keep its winding.
+    let strip = geometry(&format!(
+        "<TriangleStripSet DEF='G' stripCount='4'>{points}</TriangleStripSet>"
+    ));
+    assert_eq!(corners(&strip), [0, 1, 2, 2, 1, 3]);
+    let indexed = geometry(&format!(
+        "<IndexedTriangleFanSet DEF='G' index='0 1 2 -1 4 3 2 1'>{points}</IndexedTriangleFanSet>"
+    ));
+    assert_eq!(corners(&indexed), [0, 1, 2, 4, 3, 2, 4, 2, 1]);
+    let indexed = geometry(&format!(
+        "<IndexedTriangleStripSet DEF='G' index='4 3 2 1'>{points}</IndexedTriangleStripSet>"
+    ));
+    assert_eq!(corners(&indexed), [4, 3, 2, 2, 3, 1]);
+}
