@@ -851,6 +851,7 @@ const POINTER_TYPES: &[(&str, &str, u64, bool)] = &[
         5126,
         true,
     ),
+    ("/pbrMetallicRoughness/metallicFactor", "SCALAR", 5126, true),
     ("/emissiveFactor", "VEC3", 5126, true),
     ("/perspective/yfov", "SCALAR", 5126, false),
     ("/color", "VEC3", 5126, true),

@@ -1,6 +1,7 @@
 //! The integration tests, one binary (it links once): a module an area.
 
 mod anim;
+mod appearance;
 mod cli;
 mod corpus;
 mod encodings;

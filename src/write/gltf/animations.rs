@@ -76,6 +76,17 @@ pub(super) struct TexTarget {
     fixed: TexFields,
 }
 
+/// The field of a material node type that is glTF's base colour (with
+/// 1 − transparency as its alpha).
+fn base_color_field(ty: NodeType) -> Option<&'static str> {
+    match ty {
+        NodeType::Material | NodeType::TwoSidedMaterial => Some("diffuseColor"),
+        NodeType::PhysicalMaterial => Some("baseColor"),
+        NodeType::UnlitMaterial => Some("emissiveColor"),
+        _ => None,
+    }
+}
+
 /// How a pointer channel's values come from the X3D values.
 #[derive(Clone, Copy)]
 pub(super) enum Conv {
@@ -268,11 +279,11 @@ impl Writer<'_> {
         let index = &self.track_index[ci];
         let partner = |field: &str| index.first(track.target, field).map(|i| &clip.tracks[i]);
         let ty = self.scene.node_type(track.target);
-        let is_material = ty == Some(NodeType::Material);
-        let transparency =
-            partner("transparency").filter(|_| is_material && track.field == "diffuseColor");
-        if is_material && track.field == "transparency" && partner("diffuseColor").is_some() {
-            return None; // written with the diffuseColor, as one baseColorFactor
+        // A material's colour and transparency are one baseColorFactor.
+        let color = ty.and_then(base_color_field);
+        let transparency = partner("transparency").filter(|_| color == Some(&*track.field));
+        if track.field == "transparency" && color.and_then(partner).is_some() {
+            return None; // written with the colour, as one baseColorFactor
         }
         if ty == Some(NodeType::TextureTransform)
             && index
@@ -468,7 +479,8 @@ impl Writer<'_> {
     /// Where a track goes in glTF, or a warning when it has no place yet.
     pub(super) fn target(&mut self, track: &Track) -> Option<Target> {
         use NodeType::{
-            DirectionalLight, Material, PointLight, SpotLight, Switch, TextureTransform, Viewpoint,
+            DirectionalLight, Material, OrthoViewpoint, PhysicalMaterial, PointLight, SpotLight,
+            Switch, TextureTransform, TwoSidedMaterial, UnlitMaterial, Viewpoint,
         };
         use animation::Property::{Rotation, Scale, Translation};
         let scene = self.scene;
@@ -503,14 +515,13 @@ impl Writer<'_> {
                 };
                 node_target(path, nodes, offset)
             }
-            (Some(Viewpoint), "position") | (Some(PointLight | SpotLight), "location") => {
-                node_target(
-                    Translation,
-                    self.placed.get(&track.target).cloned().unwrap_or_default(),
-                    vec![0.0; 3],
-                )
-            }
-            (Some(Viewpoint), "orientation") => node_target(
+            (Some(Viewpoint | OrthoViewpoint), "position")
+            | (Some(PointLight | SpotLight), "location") => node_target(
+                Translation,
+                self.placed.get(&track.target).cloned().unwrap_or_default(),
+                vec![0.0; 3],
+            ),
+            (Some(Viewpoint | OrthoViewpoint), "orientation") => node_target(
                 Rotation,
                 self.placed.get(&track.target).cloned().unwrap_or_default(),
                 vec![0.0; 4],
@@ -525,7 +536,9 @@ impl Writer<'_> {
                 let path = format!("/extensions/KHR_lights_punctual/lights/{{}}/{field}");
                 self.pointer_list(&self.lights, track, &path, Conv::Same)
             }
-            (Some(Material), _) => self.material_target(track),
+            (Some(Material | TwoSidedMaterial | PhysicalMaterial | UnlitMaterial), _) => {
+                self.material_target(track)
+            }
             (Some(TextureTransform), _) => {
                 let field = TexField::of(field);
                 let (fixed, materials) = self.tex_transforms.get(&track.target)?.clone();
@@ -599,18 +612,34 @@ impl Writer<'_> {
     /// A Material field as a pointer into every glTF material made from it.
     pub(super) fn material_target(&mut self, track: &Track) -> Option<Target> {
         let list = self.x3d_materials.get(&track.target)?.clone();
-        let (property, conv) = match track.field.as_str() {
+        let ty = self.scene.node_type(track.target)?;
+        let field = track.field.as_str();
+        let (property, conv) = match (ty, field) {
             // With vertex colours or a texture the base colour is white.
-            "diffuseColor" if list.iter().all(|m| !m.white) => (
-                "pbrMetallicRoughness/baseColorFactor",
-                Conv::AppendAlpha(list[0].alpha),
-            ),
-            "transparency" => (
+            _ if Some(field) == base_color_field(ty) => {
+                if list.iter().any(|m| m.white) {
+                    return None;
+                }
+                (
+                    "pbrMetallicRoughness/baseColorFactor",
+                    Conv::AppendAlpha(list[0].alpha),
+                )
+            }
+            (_, "transparency") => (
                 "pbrMetallicRoughness/baseColorFactor",
                 Conv::AlphaOf(list[0].base),
             ),
-            "emissiveColor" => ("emissiveFactor", Conv::Same),
-            "shininess" => ("pbrMetallicRoughness/roughnessFactor", Conv::OneMinus),
+            (NodeType::UnlitMaterial, _) => return None,
+            (_, "emissiveColor") => ("emissiveFactor", Conv::Same),
+            (NodeType::PhysicalMaterial, "metallic") => {
+                ("pbrMetallicRoughness/metallicFactor", Conv::Same)
+            }
+            (NodeType::PhysicalMaterial, "roughness") => {
+                ("pbrMetallicRoughness/roughnessFactor", Conv::Same)
+            }
+            (NodeType::Material | NodeType::TwoSidedMaterial, "shininess") => {
+                ("pbrMetallicRoughness/roughnessFactor", Conv::OneMinus)
+            }
             _ => return None,
         };
         let pointers = list

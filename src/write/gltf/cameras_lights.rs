@@ -3,7 +3,8 @@
 use super::*;
 
 impl Writer<'_> {
-    /// A Viewpoint: a node with a perspective camera.
+    /// A Viewpoint (a perspective camera) or an OrthoViewpoint (an
+    /// orthographic one), on a node placed and turned as the viewpoint.
     pub(super) fn viewpoint(&mut self, id: NodeId, parent: &mut Vec<Index<json::Node>>) {
         let scene = self.scene;
         let f = |name: &str| scene.floats(id, name).to_vec();
@@ -18,22 +19,51 @@ impl Writer<'_> {
             .filter(|&n| n > 0.0)
             .unwrap_or(0.1);
         let far = f("farDistance").first().copied().filter(|&x| x > near);
-        let camera = self.root.push(json::Camera {
-            name: gltf_name(scene, id),
-            orthographic: None,
-            perspective: Some(json::camera::Perspective {
-                aspect_ratio: None,
-                yfov: fov,
-                zfar: far,
-                znear: near,
+        let camera = if scene.node_type(id) == Some(NodeType::OrthoViewpoint) {
+            // fieldOfView is (minX, minY, maxX, maxY) of the view; glTF
+            // wants half its width and height, and a finite far plane.
+            let v = f("fieldOfView");
+            let half = |lo: usize, hi: usize| match (v.get(lo), v.get(hi)) {
+                (Some(a), Some(b)) if b > a => (b - a) / 2.0,
+                _ => 1.0,
+            };
+            json::Camera {
+                name: gltf_name(scene, id),
+                orthographic: Some(json::camera::Orthographic {
+                    xmag: half(0, 2),
+                    ymag: half(1, 3),
+                    zfar: far.unwrap_or(near * 1e6),
+                    znear: near,
+                    extensions: None,
+                    extras: None,
+                }),
+                perspective: None,
+                type_: Checked::Valid(json::camera::Type::Orthographic),
                 extensions: None,
                 extras: None,
-            }),
-            type_: Checked::Valid(json::camera::Type::Perspective),
-            extensions: None,
-            extras: None,
-        });
-        self.cameras.entry(id).or_default().push(camera.value());
+            }
+        } else {
+            json::Camera {
+                name: gltf_name(scene, id),
+                orthographic: None,
+                perspective: Some(json::camera::Perspective {
+                    aspect_ratio: None,
+                    yfov: fov,
+                    zfar: far,
+                    znear: near,
+                    extensions: None,
+                    extras: None,
+                }),
+                type_: Checked::Valid(json::camera::Type::Perspective),
+                extensions: None,
+                extras: None,
+            }
+        };
+        let camera = self.root.push(camera);
+        // Only a perspective camera's field of view is animated (yfov).
+        if scene.node_type(id) != Some(NodeType::OrthoViewpoint) {
+            self.cameras.entry(id).or_default().push(camera.value());
+        }
         let mut n = node(gltf_name(scene, id));
         n.camera = Some(camera);
         let p = f("position");

@@ -1,6 +1,7 @@
 //! Materials and textures: X3D Material as metallic-roughness, ImageTexture
 //! with its image embedded, TextureTransform as KHR_texture_transform.
 
+use super::png::sfimage_png;
 use super::*;
 
 /// A glTF material made from an X3D Material.
@@ -132,6 +133,53 @@ pub(super) fn image_mime(bytes: &[u8]) -> Option<&'static str> {
     }
 }
 
+/// A texture's sampler: from its TextureProperties (boundary modes and
+/// filters) when it has one, else from repeatS and repeatT.
+fn sampler(scene: &Scene, tex: NodeId) -> json::texture::Sampler {
+    use json::texture::{MagFilter, MinFilter, WrappingMode};
+    let props = scene.child(tex, "textureProperties");
+    let text = |f: &str| {
+        props
+            .and_then(|p| scene.value(p, f))
+            .and_then(|v| v.strings().first().cloned())
+            .unwrap_or_default()
+    };
+    let wrap = |repeat: &str, boundary: &str| {
+        Checked::Valid(match props {
+            Some(_) => match text(boundary).as_str() {
+                "REPEAT" => WrappingMode::Repeat,
+                "MIRRORED_REPEAT" => WrappingMode::MirroredRepeat,
+                _ => WrappingMode::ClampToEdge,
+            },
+            None if scene.value(tex, repeat).is_none_or(|v| v.as_bool()) => WrappingMode::Repeat,
+            None => WrappingMode::ClampToEdge,
+        })
+    };
+    let mag_filter = match text("magnificationFilter").as_str() {
+        "NEAREST_PIXEL" => Some(MagFilter::Nearest),
+        "AVG_PIXEL" | "NICEST" => Some(MagFilter::Linear),
+        _ => None,
+    };
+    let min_filter = match text("minificationFilter").as_str() {
+        "NEAREST_PIXEL" => Some(MinFilter::Nearest),
+        "AVG_PIXEL" => Some(MinFilter::Linear),
+        "AVG_PIXEL_AVG_MIPMAP" | "NICEST" => Some(MinFilter::LinearMipmapLinear),
+        "AVG_PIXEL_NEAREST_MIPMAP" => Some(MinFilter::LinearMipmapNearest),
+        "NEAREST_PIXEL_AVG_MIPMAP" => Some(MinFilter::NearestMipmapLinear),
+        "NEAREST_PIXEL_NEAREST_MIPMAP" => Some(MinFilter::NearestMipmapNearest),
+        _ => None,
+    };
+    json::texture::Sampler {
+        mag_filter: mag_filter.map(Checked::Valid),
+        min_filter: min_filter.map(Checked::Valid),
+        name: None,
+        wrap_s: wrap("repeatS", "boundaryModeS"),
+        wrap_t: wrap("repeatT", "boundaryModeT"),
+        extensions: None,
+        extras: None,
+    }
+}
+
 impl Writer<'_> {
     /// The material of an Appearance: Material as metallic-roughness (see
     /// the README for the mapping); none at all is unlit white, as X3D
@@ -152,10 +200,39 @@ impl Writer<'_> {
             double_sided,
             ..Default::default()
         };
-        match x3d_material {
-            Some(mat) => {
+        let kind = x3d_material.map(|mat| (mat, scene.node_type(mat)));
+        match kind {
+            Some((mat, Some(NodeType::UnlitMaterial))) => {
+                self.unlit_material(&mut m, mat, appearance, vertex_colors);
+            }
+            Some((
+                mat,
+                Some(
+                    ty @ (NodeType::Material
+                    | NodeType::TwoSidedMaterial
+                    | NodeType::PhysicalMaterial),
+                ),
+            )) => {
+                let physical = ty == NodeType::PhysicalMaterial;
+                if ty == NodeType::TwoSidedMaterial {
+                    m.double_sided = true;
+                    if scene.flag(mat, "separateBackColor") {
+                        self.diags.warning(
+                            format!(
+                                "TwoSidedMaterial `{}`: glTF draws both sides alike: its back \
+                                 colours are not written",
+                                scene.display_name(mat)
+                            ),
+                            Some(scene.node(mat).span),
+                        );
+                    }
+                }
                 let f = |name: &str| scene.floats(mat, name).to_vec();
-                let diffuse = f("diffuseColor");
+                let diffuse = f(if physical {
+                    "baseColor"
+                } else {
+                    "diffuseColor"
+                });
                 let transparency = f("transparency")
                     .first()
                     .copied()
@@ -177,9 +254,15 @@ impl Writer<'_> {
                     base[2],
                     1.0 - transparency,
                 ]);
-                m.pbr_metallic_roughness.metallic_factor = json::material::StrengthFactor(0.0);
+                let (metallic, roughness) = if physical {
+                    let one = |name: &str| f(name).first().copied().unwrap_or(1.0).clamp(0.0, 1.0);
+                    (one("metallic"), one("roughness"))
+                } else {
+                    (0.0, 1.0 - shininess)
+                };
+                m.pbr_metallic_roughness.metallic_factor = json::material::StrengthFactor(metallic);
                 m.pbr_metallic_roughness.roughness_factor =
-                    json::material::StrengthFactor(1.0 - shininess);
+                    json::material::StrengthFactor(roughness);
                 let e = f("emissiveColor");
                 if e.len() == 3 && e != [0.0; 3] {
                     m.emissive_factor = json::material::EmissiveFactor(
@@ -200,7 +283,12 @@ impl Writer<'_> {
                     white,
                 };
                 self.x3d_materials.entry(mat).or_default().push(made);
-                if let Some(texture) = appearance.and_then(|a| self.texture(a)) {
+                let base_texture = match appearance {
+                    Some(a) if physical => self.physical_textures(&mut m, mat, a),
+                    Some(a) => self.texture(a),
+                    None => None,
+                };
+                if let Some(texture) = base_texture {
                     // An RGB texture replaces the diffuse colour (X3D lighting).
                     let f = &mut m.pbr_metallic_roughness.base_color_factor.0;
                     f[..3].copy_from_slice(&[1.0; 3]);
@@ -211,15 +299,17 @@ impl Writer<'_> {
                     }
                 }
             }
-            None => {
-                m.extensions = Some(json::extensions::material::Material {
-                    unlit: Some(json::extensions::material::Unlit {}),
-                    ..Default::default()
-                });
-                self.extensions.push("KHR_materials_unlit");
-                m.pbr_metallic_roughness.base_color_texture =
-                    appearance.and_then(|a| self.texture(a));
+            Some((mat, _)) => {
+                self.diags.warning(
+                    format!(
+                        "`{}` is not a material glTF can hold: drawn unlit white",
+                        scene.node(mat).type_name
+                    ),
+                    Some(scene.node(mat).span),
+                );
+                self.unlit(&mut m, appearance);
             }
+            None => self.unlit(&mut m, appearance),
         }
         // Unique names: clients bind animation tracks to materials by name.
         let name = m.name.take().unwrap_or_else(|| "material".to_string());
@@ -245,10 +335,118 @@ impl Writer<'_> {
         index
     }
 
+    /// No material: unlit white (KHR_materials_unlit), as X3D draws it,
+    /// with the appearance's texture.
+    fn unlit(&mut self, m: &mut json::Material, appearance: Option<NodeId>) {
+        m.extensions = Some(json::extensions::material::Material {
+            unlit: Some(json::extensions::material::Unlit {}),
+            ..Default::default()
+        });
+        self.extensions.push("KHR_materials_unlit");
+        m.pbr_metallic_roughness.base_color_texture = appearance.and_then(|a| self.texture(a));
+    }
+
+    /// UnlitMaterial: KHR_materials_unlit with the emissive colour as the
+    /// base colour and 1 − transparency as its alpha; its emissiveTexture
+    /// (else the appearance's texture) as the base colour texture.
+    fn unlit_material(
+        &mut self,
+        m: &mut json::Material,
+        mat: NodeId,
+        appearance: Option<NodeId>,
+        vertex_colors: bool,
+    ) {
+        let scene = self.scene;
+        self.unlit(m, None);
+        let e = scene.floats(mat, "emissiveColor");
+        let transparency = scene
+            .floats(mat, "transparency")
+            .first()
+            .copied()
+            .unwrap_or(0.0)
+            .clamp(0.0, 1.0);
+        let texture = appearance.and_then(|a| match scene.child(mat, "emissiveTexture") {
+            Some(t) => self.texture_info(t, a),
+            None => self.texture(a),
+        });
+        let white = vertex_colors || texture.is_some() || e.len() < 3;
+        let base = if white {
+            [1.0; 3]
+        } else {
+            [e[0], e[1], e[2]].map(|x| x.clamp(0.0, 1.0))
+        };
+        m.pbr_metallic_roughness.base_color_factor =
+            json::material::PbrBaseColorFactor([base[0], base[1], base[2], 1.0 - transparency]);
+        m.pbr_metallic_roughness.base_color_texture = texture;
+        if transparency > 0.0 || self.animated.contains(&(mat, "transparency".to_string())) {
+            m.alpha_mode = Checked::Valid(json::material::AlphaMode::Blend);
+        }
+        m.name = gltf_name(scene, mat);
+        let made = MadeMaterial {
+            index: self.root.materials.len(),
+            base,
+            alpha: 1.0 - transparency,
+            white,
+        };
+        self.x3d_materials.entry(mat).or_default().push(made);
+    }
+
+    /// A PhysicalMaterial's textures (glTF's own): metallicRoughness,
+    /// normal, emissive and occlusion set on `m`; the base colour texture
+    /// (its baseTexture, else the appearance's texture) returned.
+    fn physical_textures(
+        &mut self,
+        m: &mut json::Material,
+        mat: NodeId,
+        appearance: NodeId,
+    ) -> Option<json::texture::Info> {
+        let scene = self.scene;
+        let mut info = |field: &str| {
+            let t = scene.child(mat, field)?;
+            self.texture_info(t, appearance)
+        };
+        m.pbr_metallic_roughness.metallic_roughness_texture = info("metallicRoughnessTexture");
+        m.emissive_texture = info("emissiveTexture");
+        m.normal_texture = info("normalTexture").map(|i| json::material::NormalTexture {
+            index: i.index,
+            scale: scene
+                .floats(mat, "normalScale")
+                .first()
+                .copied()
+                .unwrap_or(1.0),
+            tex_coord: 0,
+            extensions: None,
+            extras: None,
+        });
+        m.occlusion_texture = info("occlusionTexture").map(|i| json::material::OcclusionTexture {
+            index: i.index,
+            strength: json::material::StrengthFactor(
+                scene
+                    .floats(mat, "occlusionStrength")
+                    .first()
+                    .copied()
+                    .unwrap_or(1.0),
+            ),
+            tex_coord: 0,
+            extensions: None,
+            extras: None,
+        });
+        match scene.child(mat, "baseTexture") {
+            Some(t) => self.texture_info(t, appearance),
+            None => self.texture(appearance),
+        }
+    }
+
     /// The texture of an Appearance's ImageTexture, its image embedded, with
     /// its TextureTransform (KHR_texture_transform).
     pub(super) fn texture(&mut self, appearance: NodeId) -> Option<json::texture::Info> {
         let tex = self.scene.child(appearance, "texture")?;
+        self.texture_info(tex, appearance)
+    }
+
+    /// A texture node as a glTF texture reference, moved by the
+    /// appearance's TextureTransform.
+    fn texture_info(&mut self, tex: NodeId, appearance: NodeId) -> Option<json::texture::Info> {
         let texture = match self.textures.get(&tex) {
             Some(&t) => t,
             None => {
@@ -274,26 +472,60 @@ impl Writer<'_> {
     pub(super) fn image_texture(&mut self, tex: NodeId) -> Option<Index<json::Texture>> {
         let scene = self.scene;
         let span = Some(scene.node(tex).span);
-        if scene.node_type(tex) != Some(NodeType::ImageTexture) {
-            let ty = &scene.node(tex).type_name;
-            self.diags
-                .warning(format!("`{ty}` textures are not written yet"), span);
-            return None;
-        }
-        let urls = scene
-            .value(tex, "url")
-            .map(|v| v.strings().to_vec())
-            .unwrap_or_default();
-        let found = urls
-            .iter()
-            .find_map(|u| (self.images)(tex, u).and_then(|b| Some((image_mime(&b)?, b))));
-        let Some((mime, bytes)) = found else {
-            let list = urls.join(", ");
-            self.diags.warning(
-                format!("ImageTexture: no PNG or JPEG image could be read from {list}"),
-                span,
-            );
-            return None;
+        let (mime, bytes) = match scene.node_type(tex) {
+            Some(NodeType::ImageTexture) => {
+                let urls = scene
+                    .value(tex, "url")
+                    .map(|v| v.strings().to_vec())
+                    .unwrap_or_default();
+                let found = urls
+                    .iter()
+                    .find_map(|u| (self.images)(tex, u).and_then(|b| Some((image_mime(&b)?, b))));
+                let Some(found) = found else {
+                    let list = urls.join(", ");
+                    self.diags.warning(
+                        format!("ImageTexture: no PNG or JPEG image could be read from {list}"),
+                        span,
+                    );
+                    return None;
+                };
+                found
+            }
+            Some(NodeType::PixelTexture) => match sfimage_png(scene.ints(tex, "image")) {
+                Some(png) => ("image/png", png),
+                None => {
+                    self.diags.warning(
+                        format!(
+                            "PixelTexture `{}`: its image is empty or malformed: not written",
+                            scene.display_name(tex)
+                        ),
+                        span,
+                    );
+                    return None;
+                }
+            },
+            Some(NodeType::MultiTexture) => {
+                let first = scene
+                    .value(tex, "texture")
+                    .and_then(|v| v.nodes().first().copied())
+                    .map(|t| scene.stand_in(t))
+                    .filter(|&t| scene.node_type(t) != Some(NodeType::MultiTexture));
+                self.diags.warning(
+                    format!(
+                        "MultiTexture `{}`: only its first texture is written (a glTF material \
+                         has one base colour texture)",
+                        scene.display_name(tex)
+                    ),
+                    span,
+                );
+                return first.and_then(|t| self.image_texture(t));
+            }
+            _ => {
+                let ty = &scene.node(tex).type_name;
+                self.diags
+                    .warning(format!("`{ty}` textures are not written yet"), span);
+                return None;
+            }
         };
         let offset = self.bin.len();
         self.bin.extend_from_slice(&bytes);
@@ -309,23 +541,7 @@ impl Writer<'_> {
             extensions: None,
             extras: None,
         });
-        let wrap = |f: &str| {
-            let repeat = scene.value(tex, f).is_none_or(|v| v.as_bool());
-            Checked::Valid(if repeat {
-                json::texture::WrappingMode::Repeat
-            } else {
-                json::texture::WrappingMode::ClampToEdge
-            })
-        };
-        let sampler = self.root.push(json::texture::Sampler {
-            mag_filter: None,
-            min_filter: None,
-            name: None,
-            wrap_s: wrap("repeatS"),
-            wrap_t: wrap("repeatT"),
-            extensions: None,
-            extras: None,
-        });
+        let sampler = self.root.push(sampler(scene, tex));
         Some(self.root.push(json::Texture {
             name: None,
             sampler: Some(sampler),

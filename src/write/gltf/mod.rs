@@ -22,6 +22,7 @@ mod cameras_lights;
 mod materials;
 mod meshes;
 mod nodes;
+mod png;
 
 use buffers::*;
 use materials::*;

@@ -118,7 +118,9 @@ impl<'a> Writer<'a> {
         let ty = scene.node_type(id);
         match ty {
             Some(NodeType::Shape) => return self.shape(id, parent),
-            Some(NodeType::Viewpoint) => return self.viewpoint(id, parent),
+            Some(NodeType::Viewpoint | NodeType::OrthoViewpoint) => {
+                return self.viewpoint(id, parent);
+            }
             Some(t @ (NodeType::DirectionalLight | NodeType::PointLight | NodeType::SpotLight)) => {
                 return self.light(id, t, parent);
             }
