@@ -5,6 +5,7 @@ use crate::anim::clip::Clip;
 use crate::anim::keyframes::{Interpolation, Keyframes, exact_len_bound, interpolation_of};
 use crate::limits::Limits;
 use crate::scene::{NodeClass, NodeId, Scene};
+use crate::write::gltf::{Channel, channel};
 use std::fmt::Write as _;
 
 /// The report, one section a kind of thing.
@@ -123,9 +124,11 @@ fn clips_section(out: &mut String, scene: &Scene, clips: &[Clip], max_values: us
                 (None, Some(why)) => format!("sampled ({why})"),
                 (None, None) => "sampled".to_string(),
             };
+            let gltf = channel(scene.node_type(t.target), &t.field)
+                .map_or("none (CSV only)", Channel::describe);
             let _ = writeln!(
                 out,
-                "    {}.{} <- {}{via}: {form}",
+                "    {}.{} <- {}{via}: {form}; glTF: {gltf}",
                 scene.display_name(t.target),
                 t.field,
                 scene.display_name(t.source)

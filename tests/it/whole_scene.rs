@@ -155,3 +155,30 @@ fn node_types_gltf_cannot_hold_are_named_once_each() {
         ]
     );
 }
+
+#[test]
+fn inspect_says_which_tracks_reach_the_gltf_and_the_bake_names_the_others() {
+    let scene = "fixtures/scenes/routing.x3d";
+    let report = util::run_ok_within(&["inspect", "-q", scene], 20);
+    let none: Vec<&str> = report
+        .lines()
+        .filter(|l| l.ends_with("; glTF: none (CSV only)"))
+        .map(|l| l.trim_start().split(' ').next().unwrap())
+        .collect();
+    assert_eq!(none, ["Mat.ambientIntensity"]);
+    assert!(
+        report.contains("Mover.translation <- Path: exact linear, 3 keyframes; glTF: node channel")
+    );
+    assert!(report.contains("; glTF: KHR_animation_pointer"));
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("r.glb");
+    let err = util::stderr(&util::run(&[scene, "-o", out.to_str().unwrap()]));
+    for track in none {
+        assert!(
+            err.contains(&format!(
+                "`{track}` (Material) has no glTF animation target yet"
+            )),
+            "{err}"
+        );
+    }
+}

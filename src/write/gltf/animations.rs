@@ -76,6 +76,78 @@ pub(super) struct TexTarget {
     fixed: TexFields,
 }
 
+/// Where the tracks of a node type's field go in glTF, from the type and
+/// field alone.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Channel {
+    /// A Transform's (or an H-Anim joint's, a CADPart's) translation,
+    /// rotation or scale: node channels.
+    Transform,
+    /// A viewpoint's position and orientation, a light's location: node
+    /// channels of the node that holds it.
+    Place,
+    /// Viewpoint.fieldOfView: the camera's yfov (KHR_animation_pointer).
+    FieldOfView,
+    /// A light's color or intensity (KHR_animation_pointer).
+    Light,
+    /// A material's colour, transparency, emissive colour, shininess,
+    /// metallic or roughness (KHR_animation_pointer).
+    Material,
+    /// A TextureTransform's field: KHR_texture_transform
+    /// (KHR_animation_pointer).
+    TextureTransform,
+    /// Switch.whichChoice: each choice's visibility (KHR_node_visibility).
+    Choice,
+    /// `visible` (KHR_node_visibility).
+    Visible,
+    /// Coordinate and TextureCoordinate points, Normal vectors: morph
+    /// targets of the meshes that use them, and their weights.
+    Morph,
+}
+
+impl Channel {
+    /// How the glTF holds it, for the report.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Channel::Transform | Channel::Place => "node channel",
+            Channel::FieldOfView
+            | Channel::Light
+            | Channel::Material
+            | Channel::TextureTransform => "KHR_animation_pointer",
+            Channel::Choice | Channel::Visible => "KHR_node_visibility",
+            Channel::Morph => "morph weights",
+        }
+    }
+}
+
+/// Where tracks of `field` of a node of type `ty` go in glTF; `None` where
+/// glTF has no place for them.
+pub fn channel(ty: Option<NodeType>, field: &str) -> Option<Channel> {
+    use NodeType::*;
+    if field == "visible" {
+        // Any node's, of any type (X3D 4's X3DBoundedObject).
+        return Some(Channel::Visible);
+    }
+    Some(match (ty?, field) {
+        (t, "translation" | "rotation" | "scale") if is_transform_like(t) => Channel::Transform,
+        (Viewpoint | OrthoViewpoint, "position" | "orientation")
+        | (PointLight | SpotLight, "location") => Channel::Place,
+        (Viewpoint, "fieldOfView") => Channel::FieldOfView,
+        (DirectionalLight | PointLight | SpotLight, "color" | "intensity") => Channel::Light,
+        (Material | TwoSidedMaterial, "diffuseColor" | "transparency" | "emissiveColor")
+        | (Material | TwoSidedMaterial, "shininess")
+        | (PhysicalMaterial, "baseColor" | "transparency" | "emissiveColor")
+        | (PhysicalMaterial, "metallic" | "roughness")
+        | (UnlitMaterial, "emissiveColor" | "transparency") => Channel::Material,
+        (TextureTransform, "center" | "rotation" | "scale" | "translation") => {
+            Channel::TextureTransform
+        }
+        (Switch, "whichChoice") => Channel::Choice,
+        (Coordinate | TextureCoordinate, "point") | (Normal, "vector") => Channel::Morph,
+        _ => return None,
+    })
+}
+
 /// The field of a material node type that is glTF's base colour (with
 /// 1 − transparency as its alpha).
 fn base_color_field(ty: NodeType) -> Option<&'static str> {
@@ -478,10 +550,6 @@ impl Writer<'_> {
 
     /// Where a track goes in glTF, or a warning when it has no place yet.
     pub(super) fn target(&mut self, track: &Track) -> Option<Target> {
-        use NodeType::{
-            DirectionalLight, Material, OrthoViewpoint, PhysicalMaterial, PointLight, SpotLight,
-            Switch, TextureTransform, TwoSidedMaterial, UnlitMaterial, Viewpoint,
-        };
         use animation::Property::{Rotation, Scale, Translation};
         let scene = self.scene;
         let ty = scene.node_type(track.target);
@@ -493,8 +561,8 @@ impl Writer<'_> {
                 offset,
             })
         };
-        let found = match (ty, field) {
-            (Some(t), "translation" | "rotation" | "scale") if is_transform_like(t) => {
+        let found = match channel(ty, field) {
+            Some(Channel::Transform) => {
                 let places = self
                     .transforms
                     .get(&track.target)
@@ -515,31 +583,27 @@ impl Writer<'_> {
                 };
                 node_target(path, nodes, offset)
             }
-            (Some(Viewpoint | OrthoViewpoint), "position")
-            | (Some(PointLight | SpotLight), "location") => node_target(
-                Translation,
+            Some(Channel::Place) => node_target(
+                if field == "orientation" {
+                    Rotation
+                } else {
+                    Translation
+                },
                 self.placed.get(&track.target).cloned().unwrap_or_default(),
-                vec![0.0; 3],
+                vec![0.0; if field == "orientation" { 4 } else { 3 }],
             ),
-            (Some(Viewpoint | OrthoViewpoint), "orientation") => node_target(
-                Rotation,
-                self.placed.get(&track.target).cloned().unwrap_or_default(),
-                vec![0.0; 4],
-            ),
-            (Some(Viewpoint), "fieldOfView") => self.pointer_list(
+            Some(Channel::FieldOfView) => self.pointer_list(
                 &self.cameras,
                 track,
                 "/cameras/{}/perspective/yfov",
                 Conv::Same,
             ),
-            (Some(DirectionalLight | PointLight | SpotLight), "color" | "intensity") => {
+            Some(Channel::Light) => {
                 let path = format!("/extensions/KHR_lights_punctual/lights/{{}}/{field}");
                 self.pointer_list(&self.lights, track, &path, Conv::Same)
             }
-            (Some(Material | TwoSidedMaterial | PhysicalMaterial | UnlitMaterial), _) => {
-                self.material_target(track)
-            }
-            (Some(TextureTransform), _) => {
+            Some(Channel::Material) => self.material_target(track),
+            Some(Channel::TextureTransform) => {
                 let field = TexField::of(field);
                 let (fixed, materials) = self.tex_transforms.get(&track.target)?.clone();
                 Some(Target::Texture {
@@ -548,7 +612,7 @@ impl Writer<'_> {
                     fixed,
                 })
             }
-            (Some(Switch), "whichChoice") => {
+            Some(Channel::Choice) => {
                 let places = self
                     .switches
                     .get(&track.target)
@@ -565,13 +629,14 @@ impl Writer<'_> {
                     .collect();
                 Some(Target::Visibility { shown })
             }
-            (_, "visible") => Some(Target::Visibility {
+            Some(Channel::Visible) => Some(Target::Visibility {
                 shown: vec![(
                     None,
                     self.placed.get(&track.target).cloned().unwrap_or_default(),
                 )],
             }),
-            _ => None,
+            // Morph targets are made with their mesh (none uses these).
+            Some(Channel::Morph) | None => None,
         };
         if found.is_none() {
             self.diags.warning(

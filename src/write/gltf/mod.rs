@@ -17,6 +17,8 @@ use json::validation::{Checked, USize64};
 use json::{Index, accessor, animation, buffer};
 
 mod animations;
+
+pub use animations::{Channel, channel};
 mod buffers;
 mod cameras_lights;
 mod materials;
