@@ -650,12 +650,26 @@ impl Writer<'_> {
             );
         }
         // A node not in the shown hierarchy has no glTF node to animate.
-        found.filter(|t| match t {
+        let placed = found.is_some();
+        let shown = found.filter(|t| match t {
             Target::Node { nodes, .. } | Target::Weights { nodes, .. } => !nodes.is_empty(),
             Target::Pointer { pointers, .. } => !pointers.is_empty(),
             Target::Visibility { shown } => shown.iter().any(|(_, n)| !n.is_empty()),
             Target::Texture { materials, .. } => !materials.is_empty(),
-        })
+        });
+        if placed && shown.is_none() {
+            self.diags.warning(
+                format!(
+                    "`{}.{}` ({}) is not in the drawn scene (a Switch choice or LOD level \
+                     not shown, or outside the scene's tree): not written",
+                    scene.display_name(track.target),
+                    track.field,
+                    scene.node(track.target).type_name
+                ),
+                Some(track.span),
+            );
+        }
+        shown
     }
 
     /// Pointer targets with `{}` replaced by each glTF index of the node.
