@@ -14,6 +14,7 @@ mod normals;
 mod polygons;
 mod primitives;
 mod sets;
+mod text;
 
 pub use normals::{MAX_FACES_AROUND, MadeNormals};
 use polygons::*;
@@ -212,6 +213,7 @@ pub fn mesh(scene: &Scene, rest: &Overrides, id: NodeId, diags: &mut Diagnostics
         Some(NodeType::Polyline2D) => flat::polyline2d(scene, id),
         Some(NodeType::Polypoint2D) => flat::polypoint2d(scene, id),
         Some(NodeType::TriangleSet2D) => flat::triangle_set2d(scene, id),
+        Some(NodeType::Text) => text::text(scene, id),
         _ => {
             diags.warning(
                 format!("`{}` geometry is not drawn yet", scene.node(id).type_name),

@@ -540,6 +540,11 @@ impl<'s, 'd> Reader<'s, 'd> {
         for a in attrs {
             match a.key {
                 "DEF" => self.b.define(id, &a.value, a.pos_span()),
+                // FontStyle's `style` field shares its name with the XML
+                // attribute (CSS) that other elements carry.
+                "style" if matches!(name, "FontStyle" | "ScreenFontStyle") => {
+                    self.b.set_field_text(id, "style", &a.value, a.pos)
+                }
                 "containerField" | "class" | "id" | "style" => {}
                 "name" if name == "ProtoInstance" => {}
                 k if k.starts_with("xmlns") || k.contains(':') => {}

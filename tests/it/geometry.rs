@@ -218,3 +218,136 @@ fn fan_and_strip_sets_as_triangles() {
     ));
     assert_eq!(corners(&indexed), [4, 3, 2, 2, 3, 1]);
 }
+
+/// A Text node's mesh, with a FontStyle of these attributes.
+fn text(strings: &str, text_attrs: &str, style_attrs: &str) -> Mesh {
+    geometry(&format!(
+        "<Text DEF='G' string='{strings}' {text_attrs}><FontStyle {style_attrs}/></Text>"
+    ))
+}
+
+fn bounds(points: impl Iterator<Item = Vec3>) -> (Vec3, Vec3) {
+    points.fold(
+        (Vec3::splat(f32::MAX), Vec3::splat(f32::MIN)),
+        |(lo, hi), p| (lo.min(p), hi.max(p)),
+    )
+}
+
+fn area(m: &Mesh) -> f32 {
+    triangles(m)
+        .iter()
+        .map(|t| (t[1] - t[0]).cross(t[2] - t[0]).length() / 2.0)
+        .sum()
+}
+
+#[test]
+fn text_is_drawn_from_the_shipped_fonts_as_fontstyle_says() {
+    let one = text("\"Hi\"", "", "size='1'");
+    assert!(!one.indices.is_empty());
+    assert!(one.positions.iter().all(|p| p.z == 0.0));
+    assert!(triangles(&one).iter().all(|t| facing(t).z > 0.99));
+    // size scales every point.
+    let two = text("\"Hi\"", "", "size='2'");
+    assert_eq!(one.positions.len(), two.positions.len());
+    assert!(
+        one.positions
+            .iter()
+            .zip(&two.positions)
+            .all(|(a, b)| near(*a * 2.0, *b))
+    );
+    // The second line is spacing × size lower (topToBottom), or higher.
+    let lines = text("\"A\" \"A\"", "", "spacing='2'");
+    let (first, second) = lines.positions.split_at(lines.positions.len() / 2);
+    assert!(
+        first
+            .iter()
+            .zip(second)
+            .all(|(a, b)| near(*a - Vec3::Y * 2.0, *b))
+    );
+    let up = text("\"A\" \"A\"", "", "spacing='2' topToBottom='false'");
+    let (first, second) = up.positions.split_at(up.positions.len() / 2);
+    assert!(
+        first
+            .iter()
+            .zip(second)
+            .all(|(a, b)| near(*a + Vec3::Y * 2.0, *b))
+    );
+    // Justification: MIDDLE centres a symmetric line; END ends it at x = 0;
+    // leftToRight FALSE runs it into −x.
+    let (lo, hi) = bounds(
+        text("\"HOH\"", "", "justify='\"MIDDLE\"'")
+            .positions
+            .into_iter(),
+    );
+    assert!((lo.x + hi.x).abs() < 0.05, "{lo} {hi}");
+    let (_, hi) = bounds(
+        text("\"HOH\"", "", "justify='\"END\"'")
+            .positions
+            .into_iter(),
+    );
+    assert!(hi.x <= 0.0 && hi.x > -0.2, "{hi}");
+    let (_, hi) = bounds(
+        text("\"HOH\"", "", "leftToRight='false'")
+            .positions
+            .into_iter(),
+    );
+    assert!(hi.x <= 1e-6, "{hi}");
+    // Minor BEGIN puts the first line's top at y = 0, FIRST its baseline.
+    let (_, hi) = bounds(
+        text("\"H\"", "", "justify='\"BEGIN\" \"BEGIN\"'")
+            .positions
+            .into_iter(),
+    );
+    assert!(hi.y <= 0.0 && hi.y > -0.3, "{hi}");
+    let (lo, _) = bounds(text("\"H\"", "", "").positions.into_iter());
+    assert!(lo.y.abs() < 0.02, "{lo}");
+}
+
+#[test]
+fn text_length_and_max_extent_fit_the_lines() {
+    // length: the line's advance is 5 units (its ink a little less), its
+    // glyphs spread.
+    let (_, hi) = bounds(text("\"WW\"", "length='5'", "").positions.into_iter());
+    assert!(hi.x > 4.0 && hi.x <= 5.0, "{hi}");
+    let (_, hi) = bounds(
+        text("\"a long line of text\"", "length='2'", "")
+            .positions
+            .into_iter(),
+    );
+    assert!(hi.x > 1.8 && hi.x <= 2.0, "{hi}");
+    // maxExtent: the longest line brought to it, the others by as much.
+    let free = text("\"a long line of text\" \"short\"", "", "");
+    let capped = text("\"a long line of text\" \"short\"", "maxExtent='3'", "");
+    let (_, hi) = bounds(capped.positions.iter().copied());
+    assert!(hi.x <= 3.0 && hi.x > 2.7, "{hi}");
+    let (_, free_hi) = bounds(free.positions.iter().copied());
+    let ratio = 3.0 / free_hi.x;
+    let short = |m: &Mesh| {
+        bounds(m.positions.iter().copied().filter(|p| p.y < -0.5))
+            .1
+            .x
+    };
+    assert!((short(&capped) / short(&free) - ratio).abs() < 0.05);
+}
+
+#[test]
+fn text_families_and_styles_differ_and_counters_stay_open() {
+    let serif = text("\"Ag\"", "", "family='\"SERIF\"'");
+    let sans = text("\"Ag\"", "", "family='\"SANS\"'");
+    let mono = text("\"Ag\"", "", "family='\"TYPEWRITER\"'");
+    assert!(serif.positions != sans.positions && sans.positions != mono.positions);
+    let plain = text("\"Ag\"", "", "family='\"SANS\"'");
+    let bold = text("\"Ag\"", "", "family='\"SANS\"' style='BOLD'");
+    assert!(area(&bold) > area(&plain) * 1.1);
+    // An `o` is a ring: its middle is not filled.
+    let o = text("\"o\"", "", "");
+    let (lo, hi) = bounds(o.positions.iter().copied());
+    let middle = (lo + hi) / 2.0;
+    let inside = |t: &[Vec3; 3]| {
+        let s = |a: Vec3, b: Vec3| (b - a).cross(middle - a).z;
+        let (d0, d1, d2) = (s(t[0], t[1]), s(t[1], t[2]), s(t[2], t[0]));
+        (d0 > 0.0 && d1 > 0.0 && d2 > 0.0) || (d0 < 0.0 && d1 < 0.0 && d2 < 0.0)
+    };
+    assert!(!triangles(&o).iter().any(inside));
+    assert!(area(&o) > 0.05);
+}
