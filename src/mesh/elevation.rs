@@ -8,12 +8,12 @@ use super::*;
 /// +y when ccw; colours and normals per point or per quad; texture
 /// coordinates from the texCoord node, else s = i/(xDimension−1) and
 /// t = j/(zDimension−1).
-pub(super) fn elevation_grid(scene: &Scene, id: NodeId) -> Mesh {
+pub(super) fn elevation_grid(scene: &Scene, rest: &Overrides, id: NodeId) -> Mesh {
     let dim = |f: &str| scene.ints(id, f).first().map_or(0, |&d| d.max(0) as usize);
     let (nx, nz) = (dim("xDimension"), dim("zDimension"));
     let spacing = |f: &str| scene.floats(id, f).first().copied().unwrap_or(1.0);
     let (dx, dz) = (spacing("xSpacing"), spacing("zSpacing"));
-    let heights = scene.floats(id, "height");
+    let heights = rest.floats(scene, id, "height");
     if nx < 2 || nz < 2 || heights.len() < nx.saturating_mul(nz) {
         return Mesh::new(Primitive::Triangles);
     }
@@ -24,9 +24,9 @@ pub(super) fn elevation_grid(scene: &Scene, id: NodeId) -> Mesh {
         .collect();
     let cols = colors(scene, id);
     let color_per_vertex = scene.flag(id, "colorPerVertex");
-    let given_normals = normals(scene, &Overrides::default(), id);
+    let given_normals = normals(scene, rest, id);
     let normal_per_vertex = scene.flag(id, "normalPerVertex");
-    let tex = uvs(scene, &Overrides::default(), id);
+    let tex = uvs(scene, rest, id);
     let mut faces = Vec::with_capacity((nx - 1) * (nz - 1));
     for j in 0..nz - 1 {
         for i in 0..nx - 1 {

@@ -93,19 +93,18 @@ fn nth<T: Copy>(list: &[T], i: usize, default: T) -> T {
     list.get(i).or(list.last()).copied().unwrap_or(default)
 }
 
-pub(super) fn extrusion(scene: &Scene, id: NodeId) -> Mesh {
+pub(super) fn extrusion(scene: &Scene, rest: &Overrides, id: NodeId) -> Mesh {
     let v2 = |f: &str| -> Vec<Vec2> {
-        scene
-            .floats(id, f)
+        rest.floats(scene, id, f)
             .chunks_exact(2)
             .map(Vec2::from_slice)
             .collect()
     };
-    let spine: Vec<Vec3> = vec3s(scene.floats(id, "spine"));
+    let spine: Vec<Vec3> = vec3s(rest.floats(scene, id, "spine"));
     let cross = v2("crossSection");
     let scale = v2("scale");
-    let orientation: Vec<glam::Quat> = scene
-        .floats(id, "orientation")
+    let orientation: Vec<glam::Quat> = rest
+        .floats(scene, id, "orientation")
         .chunks_exact(4)
         .map(|r| {
             let axis = Vec3::new(r[0], r[1], r[2]).normalize_or_zero();

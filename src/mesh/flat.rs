@@ -7,8 +7,11 @@ use super::*;
 /// Segments of a whole circle (as Sphere, Cylinder and Cone have around).
 const SEGMENTS: usize = SLICES;
 
-fn number(scene: &Scene, id: NodeId, field: &str) -> f32 {
-    scene.floats(id, field).first().copied().unwrap_or(0.0)
+fn number(scene: &Scene, rest: &Overrides, id: NodeId, field: &str) -> f32 {
+    rest.floats(scene, id, field)
+        .first()
+        .copied()
+        .unwrap_or(0.0)
 }
 
 /// Points on a circle of radius `r` from `start` counter-clockwise to
@@ -61,8 +64,8 @@ fn vec2s(v: &[f32]) -> Vec<Vec2> {
     v.chunks_exact(2).map(Vec2::from_slice).collect()
 }
 
-pub(super) fn rectangle(scene: &Scene, id: NodeId) -> Mesh {
-    let s = scene.floats(id, "size");
+pub(super) fn rectangle(scene: &Scene, rest: &Overrides, id: NodeId) -> Mesh {
+    let s = rest.floats(scene, id, "size");
     let h = Vec2::new(
         s.first().copied().unwrap_or(2.0),
         s.get(1).copied().unwrap_or(2.0),
@@ -77,19 +80,19 @@ pub(super) fn rectangle(scene: &Scene, id: NodeId) -> Mesh {
     m
 }
 
-pub(super) fn circle(scene: &Scene, id: NodeId) -> Mesh {
-    polyline(&arc(number(scene, id, "radius"), 0.0, 0.0).0, true)
+pub(super) fn circle(scene: &Scene, rest: &Overrides, id: NodeId) -> Mesh {
+    polyline(&arc(number(scene, rest, id, "radius"), 0.0, 0.0).0, true)
 }
 
-pub(super) fn arc2d(scene: &Scene, id: NodeId) -> Mesh {
-    let n = |f: &str| number(scene, id, f);
+pub(super) fn arc2d(scene: &Scene, rest: &Overrides, id: NodeId) -> Mesh {
+    let n = |f: &str| number(scene, rest, id, f);
     let (points, whole) = arc(n("radius"), n("startAngle"), n("endAngle"));
     polyline(&points, whole)
 }
 
 /// ArcClose2D: the arc closed through the centre (PIE) or by its chord.
-pub(super) fn arc_close(scene: &Scene, id: NodeId) -> Mesh {
-    let n = |f: &str| number(scene, id, f);
+pub(super) fn arc_close(scene: &Scene, rest: &Overrides, id: NodeId) -> Mesh {
+    let n = |f: &str| number(scene, rest, id, f);
     let r = n("radius");
     let (mut points, whole) = arc(r, n("startAngle"), n("endAngle"));
     let chord = scene
@@ -104,10 +107,10 @@ pub(super) fn arc_close(scene: &Scene, id: NodeId) -> Mesh {
 }
 
 /// Disk2D: a disc, a ring between two radii, or a circle when they are equal.
-pub(super) fn disk(scene: &Scene, id: NodeId) -> Mesh {
+pub(super) fn disk(scene: &Scene, rest: &Overrides, id: NodeId) -> Mesh {
     let (inner, outer) = (
-        number(scene, id, "innerRadius"),
-        number(scene, id, "outerRadius"),
+        number(scene, rest, id, "innerRadius"),
+        number(scene, rest, id, "outerRadius"),
     );
     let (ring, _) = arc(1.0, 0.0, 0.0);
     if inner == outer {
@@ -146,13 +149,13 @@ pub(super) fn disk(scene: &Scene, id: NodeId) -> Mesh {
     faces_mesh(&p3, &faces, drawing)
 }
 
-pub(super) fn polyline2d(scene: &Scene, id: NodeId) -> Mesh {
-    polyline(&vec2s(scene.floats(id, "lineSegments")), false)
+pub(super) fn polyline2d(scene: &Scene, rest: &Overrides, id: NodeId) -> Mesh {
+    polyline(&vec2s(rest.floats(scene, id, "lineSegments")), false)
 }
 
-pub(super) fn polypoint2d(scene: &Scene, id: NodeId) -> Mesh {
+pub(super) fn polypoint2d(scene: &Scene, rest: &Overrides, id: NodeId) -> Mesh {
     let mut m = Mesh::new(Primitive::Points);
-    for (i, p) in vec2s(scene.floats(id, "point")).iter().enumerate() {
+    for (i, p) in vec2s(rest.floats(scene, id, "point")).iter().enumerate() {
         m.positions.push(p.extend(0.0));
         m.coord_index.push(i as u32);
         m.indices.push(i as u32);
@@ -162,8 +165,8 @@ pub(super) fn polypoint2d(scene: &Scene, id: NodeId) -> Mesh {
 
 /// TriangleSet2D: each three vertices a triangle, facing +z; texture
 /// coordinates over the vertices' bounds.
-pub(super) fn triangle_set2d(scene: &Scene, id: NodeId) -> Mesh {
-    let v = vec2s(scene.floats(id, "vertices"));
+pub(super) fn triangle_set2d(scene: &Scene, rest: &Overrides, id: NodeId) -> Mesh {
+    let v = vec2s(rest.floats(scene, id, "vertices"));
     let (lo, hi) = v
         .iter()
         .fold((Vec2::INFINITY, Vec2::NEG_INFINITY), |(lo, hi), p| {

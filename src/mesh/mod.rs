@@ -74,10 +74,37 @@ pub struct Mesh {
     fanned: usize,
 }
 
-/// Values that replace what the file gives for a Coordinate's or a
-/// TextureCoordinate's `point` or a Normal's `vector`, by node: an animated
-/// state to draw the geometry in.
-pub type Overrides = crate::hash::HashMap<NodeId, Vec<f32>>;
+/// Values that replace what the file gives for fields of nodes: an animated
+/// state to draw the geometry in (a Coordinate's points, an Extrusion's
+/// spine, an ElevationGrid's heights).
+#[derive(Clone, Debug, Default)]
+pub struct Overrides(crate::hash::HashMap<NodeId, Vec<(String, Vec<f32>)>>);
+
+impl Overrides {
+    /// Replaces a field's values.
+    pub fn set(&mut self, id: NodeId, field: &str, values: Vec<f32>) {
+        let fields = self.0.entry(id).or_default();
+        match fields.iter_mut().find(|(f, _)| f == field) {
+            Some((_, v)) => *v = values,
+            None => fields.push((field.to_string(), values)),
+        }
+    }
+
+    /// The values that replace a field's, if any.
+    pub fn get(&self, id: NodeId, field: &str) -> Option<&[f32]> {
+        let fields = self.0.get(&id)?;
+        fields
+            .iter()
+            .find(|(f, _)| f == field)
+            .map(|(_, v)| v.as_slice())
+    }
+
+    /// A field's single-precision numbers: replaced, or as the scene has them.
+    pub fn floats<'a>(&'a self, scene: &'a Scene, id: NodeId, field: &str) -> &'a [f32] {
+        self.get(id, field)
+            .unwrap_or_else(|| scene.floats(id, field))
+    }
+}
 
 impl Mesh {
     fn new(primitive: Primitive) -> Mesh {
@@ -107,8 +134,10 @@ fn points(scene: &Scene, rest: &Overrides, id: NodeId, field: &str) -> Vec<Vec3>
     let Some(c) = scene.child(id, field) else {
         return Vec::new();
     };
+    if let Some(v) = rest.get(c, "point") {
+        return vec3s(v);
+    }
     match scene.value(c, "point") {
-        _ if rest.contains_key(&c) => vec3s(&rest[&c]),
         Some(v) if !v.doubles().is_empty() => v
             .doubles()
             .chunks_exact(3)
@@ -138,16 +167,35 @@ fn uvs(scene: &Scene, rest: &Overrides, id: NodeId) -> Vec<Vec2> {
     let Some(t) = scene.child(id, "texCoord") else {
         return Vec::new();
     };
-    let points = rest.get(&t).map_or(scene.floats(t, "point"), Vec::as_slice);
+    let points = rest.floats(scene, t, "point");
     points.chunks_exact(2).map(Vec2::from_slice).collect()
 }
 
 fn normals(scene: &Scene, rest: &Overrides, id: NodeId) -> Vec<Vec3> {
-    match scene.child(id, "normal") {
-        Some(n) if rest.contains_key(&n) => vec3s(&rest[&n]),
-        Some(n) => vec3s(scene.floats(n, "vector")),
-        None => Vec::new(),
-    }
+    scene
+        .child(id, "normal")
+        .map_or_else(Vec::new, |n| vec3s(rest.floats(scene, n, "vector")))
+}
+
+/// Fields of a geometry node whose values x3dbake draws the node from
+/// (the node's own shape, not a Coordinate's points): animated, the node is
+/// drawn again at each sample and the differences become morph targets.
+pub fn reshapes(ty: NodeType, field: &str) -> bool {
+    use NodeType::*;
+    matches!(
+        (ty, field),
+        (
+            Extrusion,
+            "spine" | "crossSection" | "scale" | "orientation"
+        ) | (ElevationGrid, "height")
+            | (Rectangle2D, "size")
+            | (Circle2D, "radius")
+            | (Arc2D | ArcClose2D, "radius" | "startAngle" | "endAngle")
+            | (Disk2D, "innerRadius" | "outerRadius")
+            | (Polyline2D, "lineSegments")
+            | (Polypoint2D, "point")
+            | (TriangleSet2D, "vertices")
+    )
 }
 
 /// The mesh of a geometry node, or `None` for types x3dbake does not draw
@@ -203,16 +251,16 @@ pub fn mesh(scene: &Scene, rest: &Overrides, id: NodeId, diags: &mut Diagnostics
         Some(NodeType::Sphere) => sphere(scene.floats(id, "radius")[0]),
         Some(NodeType::Cylinder) => cylinder(scene, id),
         Some(NodeType::Cone) => cone(scene, id),
-        Some(NodeType::ElevationGrid) => elevation::elevation_grid(scene, id),
-        Some(NodeType::Extrusion) => extrusion::extrusion(scene, id),
-        Some(NodeType::Rectangle2D) => flat::rectangle(scene, id),
-        Some(NodeType::Circle2D) => flat::circle(scene, id),
-        Some(NodeType::Arc2D) => flat::arc2d(scene, id),
-        Some(NodeType::ArcClose2D) => flat::arc_close(scene, id),
-        Some(NodeType::Disk2D) => flat::disk(scene, id),
-        Some(NodeType::Polyline2D) => flat::polyline2d(scene, id),
-        Some(NodeType::Polypoint2D) => flat::polypoint2d(scene, id),
-        Some(NodeType::TriangleSet2D) => flat::triangle_set2d(scene, id),
+        Some(NodeType::ElevationGrid) => elevation::elevation_grid(scene, rest, id),
+        Some(NodeType::Extrusion) => extrusion::extrusion(scene, rest, id),
+        Some(NodeType::Rectangle2D) => flat::rectangle(scene, rest, id),
+        Some(NodeType::Circle2D) => flat::circle(scene, rest, id),
+        Some(NodeType::Arc2D) => flat::arc2d(scene, rest, id),
+        Some(NodeType::ArcClose2D) => flat::arc_close(scene, rest, id),
+        Some(NodeType::Disk2D) => flat::disk(scene, rest, id),
+        Some(NodeType::Polyline2D) => flat::polyline2d(scene, rest, id),
+        Some(NodeType::Polypoint2D) => flat::polypoint2d(scene, rest, id),
+        Some(NodeType::TriangleSet2D) => flat::triangle_set2d(scene, rest, id),
         Some(NodeType::Text) => text::text(scene, id),
         _ => {
             diags.warning(

@@ -182,3 +182,62 @@ fn inspect_says_which_tracks_reach_the_gltf_and_the_bake_names_the_others() {
         );
     }
 }
+
+/// The accessor `index`'s max.
+fn accessor_max(json: &Value, index: &Value) -> Vec<f64> {
+    let a = &json["accessors"][index.as_u64().unwrap() as usize];
+    a["max"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_f64().unwrap())
+        .collect()
+}
+
+#[test]
+fn animated_generated_geometry_is_drawn_again_as_morph_targets() {
+    // Rectangle2D's size from 2 × 2 to 4 × 2, and an Extrusion's spine from
+    // 1 to 3 long, over one second: sampled at 30 Hz, each sample a morph
+    // target, its displacement the shape's growth.
+    let (json, err) = bake(
+        r#"<X3D><Scene>
+<Shape><Rectangle2D DEF="R"/></Shape>
+<Shape><Extrusion DEF="E" spine="0 0 0, 0 1 0"/></Shape>
+<TimeSensor DEF="T" cycleInterval="1"/>
+<PositionInterpolator2D DEF="S" key="0 1" keyValue="2 2, 4 2"/>
+<CoordinateInterpolator DEF="P" key="0 1" keyValue="0 0 0, 0 1 0, 0 0 0, 0 3 0"/>
+<ROUTE fromNode="T" fromField="fraction_changed" toNode="S" toField="set_fraction"/>
+<ROUTE fromNode="T" fromField="fraction_changed" toNode="P" toField="set_fraction"/>
+<ROUTE fromNode="S" fromField="value_changed" toNode="R" toField="size"/>
+<ROUTE fromNode="P" fromField="value_changed" toNode="E" toField="spine"/>
+</Scene></X3D>"#,
+    );
+    assert!(!err.contains("no glTF animation target"), "{err}");
+    let meshes = json["meshes"].as_array().unwrap();
+    assert_eq!(meshes.len(), 2);
+    for (mesh, growth) in meshes.iter().zip([[1.0, 0.0, 0.0], [0.0, 2.0, 0.0]]) {
+        let targets = mesh["primitives"][0]["targets"].as_array().unwrap();
+        assert_eq!(targets.len(), 31, "{}", mesh["name"]);
+        let last = accessor_max(&json, &targets[30]["POSITION"]);
+        assert_eq!(last, growth, "{}", mesh["name"]);
+        let half = accessor_max(&json, &targets[15]["POSITION"]);
+        assert!(
+            (half[0] - growth[0] / 2.0).abs() < 1e-6 && (half[1] - growth[1] / 2.0).abs() < 1e-6
+        );
+    }
+    let weights: Vec<_> = channels(&json)
+        .into_iter()
+        .filter(|(_, p)| p == "weights")
+        .collect();
+    assert_eq!(weights.len(), 2);
+    // inspect says so too.
+    let (_dir, path) = util::scene_file(
+        "g.x3d",
+        "<X3D><Scene><Shape><Rectangle2D DEF='R'/></Shape><TimeSensor DEF='T'/><PositionInterpolator2D DEF='S' key='0 1' keyValue='2 2, 4 2'/><ROUTE fromNode='T' fromField='fraction_changed' toNode='S' toField='set_fraction'/><ROUTE fromNode='S' fromField='value_changed' toNode='R' toField='size'/></Scene></X3D>",
+    );
+    let report = util::run_ok_within(&["inspect", "-q", &path], 20);
+    assert!(
+        report.contains("R.size <- S: exact linear, 2 keyframes; glTF: morph weights"),
+        "{report}"
+    );
+}

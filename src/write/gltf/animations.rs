@@ -100,8 +100,9 @@ pub enum Channel {
     Choice,
     /// `visible` (KHR_node_visibility).
     Visible,
-    /// Coordinate and TextureCoordinate points, Normal vectors: morph
-    /// targets of the meshes that use them, and their weights.
+    /// Coordinate and TextureCoordinate points, Normal vectors, the fields
+    /// a generated geometry is drawn from: morph targets of the meshes that
+    /// use them, and their weights.
     Morph,
 }
 
@@ -144,6 +145,7 @@ pub fn channel(ty: Option<NodeType>, field: &str) -> Option<Channel> {
         }
         (Switch, "whichChoice") => Channel::Choice,
         (Coordinate | TextureCoordinate, "point") | (Normal, "vector") => Channel::Morph,
+        (t, f) if crate::mesh::reshapes(t, f) => Channel::Morph,
         _ => return None,
     })
 }

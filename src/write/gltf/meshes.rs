@@ -3,6 +3,13 @@
 
 use super::*;
 
+/// A geometry node drawn at each sample of a clip: the sample times and
+/// each sample's point and normal displacements.
+pub(super) struct Reshaped {
+    times: Keyframes<'static>,
+    deltas: Vec<(Vec<f32>, Option<Vec<f32>>)>,
+}
+
 /// A track of Coordinate points as morph targets of a mesh: its keyframes
 /// become targets `first..first + keyframes.len()` of `total`.
 pub(super) struct Morph {
@@ -71,11 +78,12 @@ pub(super) fn rest_values(scene: &Scene, clips: &[Clip]) -> crate::mesh::Overrid
                 ) | (Some(NodeType::Normal), "vector")
             );
             if array
-                && !rest.contains_key(&track.target)
+                && rest.get(track.target, &track.field).is_none()
                 && scene.floats(track.target, &track.field).is_empty()
             {
                 clip.eval(track, 0.0, &mut v);
-                rest.insert(track.target, v.iter().map(|&x| x as f32).collect());
+                let values = v.iter().map(|&x| x as f32).collect();
+                rest.set(track.target, &track.field, values);
             }
         }
     }
@@ -157,7 +165,7 @@ impl<'a> Writer<'a> {
         let indices = self.indices(&m.indices);
         let material = self.material(appearance, m.double_sided, !m.colors.is_empty());
         let mesh_index = self.root.meshes.len();
-        let (targets, weights) = self.morph_targets(&m, mesh_index);
+        let (targets, weights) = self.morph_targets(&m, geometry, mesh_index);
         let mode = match m.primitive() {
             crate::mesh::Primitive::Triangles => json::mesh::Mode::Triangles,
             crate::mesh::Primitive::Lines => json::mesh::Mode::Lines,
@@ -178,6 +186,87 @@ impl<'a> Writer<'a> {
             }],
             weights,
         }))
+    }
+
+    /// The geometry node drawn again at each sample of clip `ci`, where the
+    /// clip animates the fields it is drawn from (an Extrusion's spine, an
+    /// ElevationGrid's heights, a Rectangle2D's size: see
+    /// [`crate::mesh::reshapes`]): the first such track, the sample times,
+    /// and each sample's displacements of the mesh's points and normals.
+    /// `None` where the clip animates none, where a sample would change the
+    /// mesh's vertices or triangles (warned), or past the animation limit.
+    fn reshaped(
+        &mut self,
+        m: &crate::mesh::Mesh,
+        geometry: NodeId,
+        ci: usize,
+    ) -> Option<(usize, Reshaped)> {
+        let scene = self.scene;
+        let clip = &self.clips[ci];
+        let ty = scene.node_type(geometry)?;
+        let tracks: Vec<usize> = self.track_index[ci]
+            .producing(geometry)
+            .iter()
+            .copied()
+            .filter(|&i| crate::mesh::reshapes(ty, &clip.tracks[i].field))
+            .collect();
+        let &lead = tracks.first()?;
+        let per_target = m.positions.len() * if m.normals.is_empty() { 3 } else { 6 };
+        // All sampled at the same times, in one set of targets.
+        let keys: Vec<Keyframes<'static>> = tracks
+            .iter()
+            .map(|&i| self.sampled(clip, &clip.tracks[i], Interpolation::Linear))
+            .collect::<Option<_>>()?;
+        let len = keys[0].len();
+        if !self.spend(
+            len.saturating_mul(per_target.saturating_add(len)),
+            clip,
+            &clip.tracks[lead],
+        ) {
+            return None;
+        }
+        for &i in &tracks[1..] {
+            self.folded.insert((ci, i));
+        }
+        let mut state = self.rest.clone();
+        let mut quiet = Diagnostics::default();
+        let mut deltas = Vec::with_capacity(len);
+        let delta = |now: &[glam::Vec3], rest: &[glam::Vec3]| -> Vec<f32> {
+            now.iter()
+                .zip(rest)
+                .flat_map(|(a, b)| (*a - *b).to_array())
+                .collect()
+        };
+        for k in 0..len {
+            for (key, &i) in keys.iter().zip(&tracks) {
+                let values = key.value(k).iter().map(|&x| x as f32).collect();
+                state.set(geometry, &clip.tracks[i].field, values);
+            }
+            let drawn = crate::mesh::mesh(scene, &state, geometry, &mut quiet);
+            let same = drawn.as_ref().is_some_and(|d| {
+                d.positions.len() == m.positions.len()
+                    && d.normals.len() == m.normals.len()
+                    && d.indices == m.indices
+            });
+            let Some(drawn) = drawn.filter(|_| same) else {
+                self.diags.warning(
+                    format!(
+                        "`{}.{}` in clip `{}` changes the vertices or triangles of `{}`: \
+                         morph targets cannot follow, not written",
+                        scene.display_name(geometry),
+                        clip.tracks[lead].field,
+                        clip.name,
+                        scene.display_name(geometry)
+                    ),
+                    Some(clip.tracks[lead].span),
+                );
+                return None;
+            };
+            let normals = (!m.normals.is_empty()).then(|| delta(&drawn.normals, &m.normals));
+            deltas.push((delta(&drawn.positions, &m.positions), normals));
+        }
+        let times = keys.into_iter().next()?;
+        Some((lead, Reshaped { times, deltas }))
     }
 
     /// The keyframes of the tracks of clip `ci` that animate the mesh's
@@ -273,14 +362,16 @@ impl<'a> Writer<'a> {
     pub(super) fn morph_targets(
         &mut self,
         m: &crate::mesh::Mesh,
+        geometry: NodeId,
         mesh: usize,
     ) -> (Option<Vec<json::mesh::MorphTarget>>, Option<Vec<f32>>) {
         let clips = self.clips;
         let mut targets = Vec::new();
         let mut made = Vec::new();
-        // Only the clips that animate one of the mesh's arrays (a scan of
-        // every clip for every mesh took their product).
-        let mut animating: Vec<usize> = [m.coord, m.normal, m.tex_coord]
+        // Only the clips that animate one of the mesh's arrays or the
+        // geometry node itself (a scan of every clip for every mesh took
+        // their product).
+        let mut animating: Vec<usize> = [m.coord, m.normal, m.tex_coord, Some(geometry)]
             .into_iter()
             .flatten()
             .flat_map(|node| self.clips_of.get(&node).into_iter().flatten().copied())
@@ -289,6 +380,24 @@ impl<'a> Writer<'a> {
         animating.dedup();
         for ci in animating {
             let clip = &clips[ci];
+            if let Some((lead, reshaped)) = self.reshaped(m, geometry, ci) {
+                let first = targets.len();
+                let keyframes = reshaped.times.times_only();
+                for (positions, normals) in reshaped.deltas {
+                    let vertex = Some(buffer::Target::ArrayBuffer);
+                    let positions =
+                        Some(self.accessor_for(&positions, accessor::Type::Vec3, true, vertex));
+                    let normals =
+                        normals.map(|n| self.accessor_for(&n, accessor::Type::Vec3, true, vertex));
+                    targets.push(json::mesh::MorphTarget {
+                        positions,
+                        normals,
+                        tangents: None,
+                    });
+                }
+                made.push(((ci, lead), first, keyframes));
+                continue;
+            }
             let Some((lead, [kp, kn, kt])) = self.morph_keys(m, ci) else {
                 continue;
             };
