@@ -5,7 +5,7 @@ use crate::anim::clip::Clip;
 use crate::anim::keyframes::{Interpolation, Keyframes, exact_len_bound, interpolation_of};
 use crate::limits::Limits;
 use crate::scene::{NodeClass, NodeId, Scene};
-use crate::write::gltf::{Channel, channel};
+use crate::write::gltf::channel;
 use std::fmt::Write as _;
 
 /// The report, one section a kind of thing.
@@ -103,6 +103,7 @@ fn clips_section(out: &mut String, scene: &Scene, clips: &[Clip], max_values: us
                 .map(|&m| format!(" via {}", scene.display_name(m)))
                 .collect();
             let form = match (t.exact(), t.sampled_because(scene)) {
+                _ if !t.interpolator().produces() => "no keys: sends nothing".to_string(),
                 (Some(e), _) => {
                     let kind = match interpolation_of(&e) {
                         Interpolation::Linear => "linear",
@@ -124,8 +125,11 @@ fn clips_section(out: &mut String, scene: &Scene, clips: &[Clip], max_values: us
                 (None, Some(why)) => format!("sampled ({why})"),
                 (None, None) => "sampled".to_string(),
             };
-            let gltf = channel(scene.node_type(t.target), &t.field)
-                .map_or("none (CSV only)", Channel::describe);
+            let gltf = match channel(scene.node_type(t.target), &t.field) {
+                _ if !t.interpolator().produces() => "none (the target keeps its value)",
+                Some(c) => c.describe(),
+                None => "none (CSV only)",
+            };
             let _ = writeln!(
                 out,
                 "    {}.{} <- {}{via}: {form}; glTF: {gltf}",

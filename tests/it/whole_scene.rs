@@ -241,3 +241,36 @@ fn animated_generated_geometry_is_drawn_again_as_morph_targets() {
         "{report}"
     );
 }
+
+#[test]
+fn tracks_that_reach_nothing_say_why() {
+    // An interpolator without keys sends nothing: the target keeps its value.
+    let (_dir, path) = util::scene_file(
+        "k.x3d",
+        "<X3D><Scene><Transform DEF='T'/><TimeSensor DEF='C'/>\
+         <OrientationInterpolator DEF='O'/>\
+         <ROUTE fromNode='C' fromField='fraction_changed' toNode='O' toField='set_fraction'/>\
+         <ROUTE fromNode='O' fromField='value_changed' toNode='T' toField='rotation'/>\
+         </Scene></X3D>",
+    );
+    let report = util::run_ok_within(&["inspect", "-q", &path], 20);
+    assert!(
+        report.contains(
+            "T.rotation <- O: no keys: sends nothing; glTF: none (the target keeps its value)"
+        ),
+        "{report}"
+    );
+    // A TextureTransform of a shape that is not drawn has nowhere to go.
+    let (_, err) = bake(
+        "<X3D><Scene><Shape><Appearance><Material/><TextureTransform DEF='TT'/></Appearance>\
+         <Torus/></Shape><TimeSensor DEF='C'/>\
+         <PositionInterpolator2D DEF='P' key='0 1' keyValue='0 0, 1 1'/>\
+         <ROUTE fromNode='C' fromField='fraction_changed' toNode='P' toField='set_fraction'/>\
+         <ROUTE fromNode='P' fromField='value_changed' toNode='TT' toField='translation'/>\
+         </Scene></X3D>",
+    );
+    assert!(
+        err.contains("`TT.translation` (TextureTransform) is not in the drawn scene"),
+        "{err}"
+    );
+}

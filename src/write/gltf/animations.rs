@@ -606,13 +606,19 @@ impl Writer<'_> {
             }
             Some(Channel::Material) => self.material_target(track),
             Some(Channel::TextureTransform) => {
-                let field = TexField::of(field);
-                let (fixed, materials) = self.tex_transforms.get(&track.target)?.clone();
-                Some(Target::Texture {
-                    materials,
-                    field,
-                    fixed,
-                })
+                match self.tex_transforms.get(&track.target).cloned() {
+                    Some((fixed, materials)) => Some(Target::Texture {
+                        materials,
+                        field: TexField::of(field),
+                        fixed,
+                    }),
+                    // No material uses it (its shapes are not drawn): a
+                    // target with no place, reported below.
+                    None => Some(Target::Pointer {
+                        pointers: Vec::new(),
+                        conv: Conv::Same,
+                    }),
+                }
             }
             Some(Channel::Choice) => {
                 let places = self
