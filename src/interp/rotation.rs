@@ -84,10 +84,34 @@ pub fn squad_inner(q0: DQuat, q1: DQuat, q2: DQuat) -> DQuat {
     (q1 * exp(sum * -0.25)).normalize()
 }
 
+/// Spherical linear interpolation along the great arc from `a` to `b` as
+/// given (no sign flip: the longer arc when their dot product is negative),
+/// so that it moves continuously as `a` and `b` do. Antipodal ends (the
+/// same rotation) give `a`.
+pub fn slerp_plain(a: DQuat, b: DQuat, t: f64) -> DQuat {
+    let cos = a.dot(b).clamp(-1.0, 1.0);
+    let omega = cos.acos();
+    let sin = omega.sin();
+    if sin < 1e-12 {
+        return a;
+    }
+    let (s0, s1) = (((1.0 - t) * omega).sin() / sin, (t * omega).sin() / sin);
+    DQuat::from_xyzw(
+        a.x * s0 + b.x * s1,
+        a.y * s0 + b.y * s1,
+        a.z * s0 + b.z * s1,
+        a.w * s0 + b.w * s1,
+    )
+}
+
 /// squad(q_i, q_{i+1}, s_i, s_{i+1}; t) = slerp(slerp(q_i, q_{i+1}, t),
-/// slerp(s_i, s_{i+1}, t), 2t(1 − t)).
+/// slerp(s_i, s_{i+1}, t), 2t(1 − t)): the inner slerps on the shorter arc
+/// (as X_ITE), the outer one Shoemake's plain slerp, so that the curve is
+/// continuous inside a segment (docs/interpretations.md; X_ITE flips the
+/// outer one too and jumps by up to π where the inner ones drift more than
+/// 90° apart in quaternion space).
 pub fn squad(q0: DQuat, q1: DQuat, s0: DQuat, s1: DQuat, t: f64) -> DQuat {
-    slerp(slerp(q0, q1, t), slerp(s0, s1, t), 2.0 * t * (1.0 - t))
+    slerp_plain(slerp(q0, q1, t), slerp(s0, s1, t), 2.0 * t * (1.0 - t))
 }
 
 /// Two rotations are the same (q and −q are equal).
