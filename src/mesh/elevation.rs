@@ -50,14 +50,6 @@ pub(super) fn elevation_grid(scene: &Scene, rest: &Overrides, id: NodeId) -> Mes
             faces.push(face);
         }
     }
-    let drawing = Drawing {
-        ccw: scene.value(id, "ccw").is_none_or(|v| v.as_bool()),
-        convex: true,
-        crease: scene
-            .floats(id, "creaseAngle")
-            .first()
-            .copied()
-            .unwrap_or(0.0),
-    };
-    faces_mesh(&points, &faces, drawing)
+    // No convex field: each quad is drawn as two triangles.
+    faces_mesh(&points, &faces, Drawing::of(scene, id))
 }

@@ -190,14 +190,5 @@ pub(super) fn extrusion(scene: &Scene, rest: &Overrides, id: NodeId) -> Mesh {
             faces.push(cap(ns - 1, false));
         }
     }
-    let drawing = Drawing {
-        ccw: scene.flag(id, "ccw"),
-        convex: scene.flag(id, "convex"),
-        crease: scene
-            .floats(id, "creaseAngle")
-            .first()
-            .copied()
-            .unwrap_or(0.0),
-    };
-    faces_mesh(&points, &faces, drawing)
+    faces_mesh(&points, &faces, Drawing::of(scene, id))
 }

@@ -53,9 +53,8 @@ fn filled(points: &[Vec2], half: f32, convex: bool) -> Mesh {
         .map(|(i, p)| Corner::new(i, (*p / half + Vec2::ONE) / 2.0))
         .collect();
     let drawing = Drawing {
-        ccw: true,
         convex,
-        crease: 0.0,
+        ..Drawing::FLAT
     };
     faces_mesh(&p3, &[face], drawing)
 }
@@ -141,12 +140,7 @@ pub(super) fn disk(scene: &Scene, rest: &Overrides, id: NodeId) -> Mesh {
                 .collect()
         })
         .collect();
-    let drawing = Drawing {
-        ccw: true,
-        convex: true,
-        crease: 0.0,
-    };
-    faces_mesh(&p3, &faces, drawing)
+    faces_mesh(&p3, &faces, Drawing::FLAT)
 }
 
 pub(super) fn polyline2d(scene: &Scene, rest: &Overrides, id: NodeId) -> Mesh {
@@ -181,12 +175,7 @@ pub(super) fn triangle_set2d(scene: &Scene, rest: &Overrides, id: NodeId) -> Mes
                 .collect()
         })
         .collect();
-    let drawing = Drawing {
-        ccw: true,
-        convex: true,
-        crease: 0.0,
-    };
-    let mut m = faces_mesh(&p3, &faces, drawing);
+    let mut m = faces_mesh(&p3, &faces, Drawing::FLAT);
     // Each triangle faces +z whichever way round it is written.
     m.normals.iter_mut().for_each(|n| *n = Vec3::Z);
     m

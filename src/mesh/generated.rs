@@ -17,6 +17,30 @@ pub(super) struct Corner {
     pub(super) normal: Option<Vec3>,
 }
 
+impl Drawing {
+    /// Counter-clockwise, convex, flat: the 2D shapes.
+    pub(super) const FLAT: Drawing = Drawing {
+        ccw: true,
+        convex: true,
+        crease: 0.0,
+    };
+
+    /// A geometry node's ccw, convex (when it has the field) and
+    /// creaseAngle.
+    pub(super) fn of(scene: &Scene, id: NodeId) -> Drawing {
+        let flag = |f: &str| scene.value(id, f).is_none_or(|v| v.as_bool());
+        Drawing {
+            ccw: flag("ccw"),
+            convex: flag("convex"),
+            crease: scene
+                .floats(id, "creaseAngle")
+                .first()
+                .copied()
+                .unwrap_or(0.0),
+        }
+    }
+}
+
 impl Corner {
     pub(super) fn new(point: usize, uv: Vec2) -> Corner {
         Corner {
@@ -56,14 +80,7 @@ pub(super) fn faces_mesh(points: &[Vec3], faces: &[Vec<Corner>], drawing: Drawin
         }
         let poly: Vec<Vec3> = corners.iter().map(|c| points[c.point]).collect();
         let plane = newell(&poly);
-        let tris = if drawing.convex {
-            fan(poly.len())
-        } else {
-            clipper.clip(&poly, plane).unwrap_or_else(|| {
-                m.fanned += 1;
-                fan(poly.len())
-            })
-        };
+        let tris = triangulate(&mut clipper, &poly, plane, drawing.convex, &mut m.fanned);
         let base = m.positions.len() as u32;
         for c in &corners {
             m.positions.push(points[c.point]);

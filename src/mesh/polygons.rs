@@ -57,14 +57,7 @@ pub(super) fn indexed_face_set(scene: &Scene, rest: &Overrides, id: NodeId) -> M
         let poly: Vec<Vec3> = valid.iter().map(|&(c, _)| coords[c]).collect();
         let plane = newell(&poly);
         let normal = plane * if ccw { 1.0 } else { -1.0 };
-        let tris = if convex {
-            fan(poly.len())
-        } else {
-            clipper.clip(&poly, plane).unwrap_or_else(|| {
-                m.fanned += 1;
-                fan(poly.len())
-            })
-        };
+        let tris = triangulate(&mut clipper, &poly, plane, convex, &mut m.fanned);
         let base = m.positions.len() as u32;
         for &(c, at) in &valid {
             m.positions.push(coords[c]);
@@ -130,6 +123,24 @@ pub(super) fn newell(p: &[Vec3]) -> Vec3 {
         );
     }
     n
+}
+
+/// A face's triangles, as corner indices: a fan when `convex`, else ear
+/// clipping (a fan, counted in `fanned`, past the ear-clipping budget).
+pub(super) fn triangulate(
+    clipper: &mut EarClipper,
+    poly: &[Vec3],
+    plane: Vec3,
+    convex: bool,
+    fanned: &mut usize,
+) -> Vec<[usize; 3]> {
+    if convex {
+        return fan(poly.len());
+    }
+    clipper.clip(poly, plane).unwrap_or_else(|| {
+        *fanned += 1;
+        fan(poly.len())
+    })
 }
 
 pub(super) fn fan(n: usize) -> Vec<[usize; 3]> {

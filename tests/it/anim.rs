@@ -8,24 +8,13 @@ use x3dbake::anim::keyframes::Interpolation;
 use x3dbake::diag::Diagnostics;
 use x3dbake::interp::rotation;
 use x3dbake::scene::Scene;
-use x3dbake::source::Sources;
 
 fn load(name: &str, opts: ClipOptions) -> (Scene, Vec<Clip>, Diagnostics) {
     let path = util::root().join("fixtures/scenes").join(name);
-    let mut sources = Sources::new();
-    let mut diags = Diagnostics::default();
-    let file =
-        x3dbake::load::add_file(&mut sources, name, std::fs::read(path).unwrap(), &mut diags);
-    let scene = x3dbake::load::load(
-        &mut sources,
-        file,
-        None,
-        &x3dbake::Limits::default(),
-        &mut diags,
-    );
-    assert!(!diags.has_errors(), "{:?}", diags.list());
-    let clips = clips(&scene, opts, &mut diags);
-    (scene, clips, diags)
+    let mut bake = util::load_text(name, &std::fs::read(path).unwrap());
+    assert!(!bake.diags.has_errors(), "{:?}", bake.diags.list());
+    let clips = clips(&bake.scene, opts, &mut bake.diags);
+    (bake.scene, clips, bake.diags)
 }
 
 fn clip<'a>(clips: &'a [Clip], name: &str) -> &'a Clip {

@@ -5,28 +5,13 @@
 use crate::util;
 
 use util::Rng;
-use x3dbake::diag::Diagnostics;
-use x3dbake::source::Sources;
 
 fn read(bytes: Vec<u8>) {
-    let mut sources = Sources::new();
-    let mut diags = Diagnostics::default();
-    let file = x3dbake::load::add_file(&mut sources, "m.x3d", bytes, &mut diags);
-    if !diags.has_errors() {
-        let scene = x3dbake::load::load(
-            &mut sources,
-            file,
-            None,
-            &x3dbake::Limits::default(),
-            &mut diags,
-        );
-        let clips = x3dbake::anim::clip::clips(&scene, Default::default(), &mut diags);
-        let checked = x3dbake::anim::check::check(&scene, &mut diags);
-        let limits = x3dbake::Limits::default();
-        let _ = x3dbake::write::inspect::report(&scene, &clips, &checked.forms, &limits);
-    }
-    for d in diags.list() {
-        let _ = d.render(&sources);
+    let mut bake = util::load_text("m.x3d", &bytes);
+    bake.animate(Default::default());
+    let _ = bake.report();
+    for d in bake.diags.list() {
+        let _ = d.render(&bake.sources);
     }
 }
 

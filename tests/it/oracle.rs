@@ -12,10 +12,8 @@ use std::fmt::Write as _;
 use std::path::PathBuf;
 use util::Rng;
 use x3dbake::anim::{InterpOptions, NodeFn, node_function};
-use x3dbake::diag::Diagnostics;
 use x3dbake::interp::rotation;
 use x3dbake::scene::Scene;
-use x3dbake::source::Sources;
 
 fn oracle() -> Option<PathBuf> {
     util::tool_dir("X3DBAKE_XITE", "X_ITE conformance test")
@@ -35,23 +33,9 @@ fn run_xite(dir: &std::path::Path, scene: &str, fractions: &[f64]) -> serde_json
 }
 
 fn load(text: &str) -> Scene {
-    let mut sources = Sources::new();
-    let mut diags = Diagnostics::default();
-    let file = x3dbake::load::add_file(
-        &mut sources,
-        "oracle.x3d",
-        text.as_bytes().to_vec(),
-        &mut diags,
-    );
-    let scene = x3dbake::load::load(
-        &mut sources,
-        file,
-        None,
-        &x3dbake::Limits::default(),
-        &mut diags,
-    );
-    assert!(!diags.has_errors(), "{:?}", diags.list());
-    scene
+    let bake = util::load_text("oracle.x3d", text.as_bytes());
+    assert!(!bake.diags.has_errors(), "{:?}", bake.diags.list());
+    bake.scene
 }
 
 /// x3dbake's value of a DEF'd node at f, in X_ITE's output form

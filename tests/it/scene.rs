@@ -3,20 +3,10 @@
 
 use x3dbake::diag::Diagnostics;
 use x3dbake::scene::{FieldType, NodeId, Scene};
-use x3dbake::source::Sources;
 
 fn load(text: &str) -> (Scene, Diagnostics) {
-    let mut sources = Sources::new();
-    let mut diags = Diagnostics::default();
-    let file = x3dbake::load::add_file(&mut sources, "t.x3d", text.as_bytes().to_vec(), &mut diags);
-    let scene = x3dbake::load::load(
-        &mut sources,
-        file,
-        None,
-        &x3dbake::Limits::default(),
-        &mut diags,
-    );
-    (scene, diags)
+    let bake = crate::util::load_text("t.x3d", text.as_bytes());
+    (bake.scene, bake.diags)
 }
 
 fn load_fixture(name: &str) -> Scene {

@@ -173,25 +173,20 @@ impl Rng {
     }
 }
 
+/// Reads X3D text (named `name`, its encoding told by the name and text)
+/// into a scene, with what was said of it; no linked file is read.
+pub fn load_text(name: &str, text: &[u8]) -> x3dbake::Bake {
+    x3dbake::Bake::load(name, text.to_vec(), None, None, x3dbake::Limits::default())
+}
+
 /// Reads an X3D file and finds its clips.
 pub fn load_clips(
     path: &Path,
     opts: x3dbake::anim::clip::ClipOptions,
 ) -> (x3dbake::scene::Scene, Vec<x3dbake::anim::clip::Clip>) {
-    let mut sources = x3dbake::source::Sources::new();
-    let mut diags = x3dbake::diag::Diagnostics::default();
-    let name = path.to_string_lossy().into_owned();
-    let bytes = std::fs::read(path).unwrap();
-    let file = x3dbake::load::add_file(&mut sources, &name, bytes, &mut diags);
-    let scene = x3dbake::load::load(
-        &mut sources,
-        file,
-        None,
-        &x3dbake::Limits::default(),
-        &mut diags,
-    );
-    let found = x3dbake::anim::clip::clips(&scene, opts, &mut diags);
-    (scene, found)
+    let mut bake = load_text(&path.to_string_lossy(), &std::fs::read(path).unwrap());
+    let found = x3dbake::anim::clip::clips(&bake.scene, opts, &mut bake.diags);
+    (bake.scene, found)
 }
 
 /// Runs `node` with the arguments (in `dir` when given, with `env` set) and
