@@ -61,7 +61,7 @@ pub enum Tangents {
     C1,
 }
 
-#[derive(Clone, Copy, ValueEnum)]
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum CliMode {
     /// Exact keys where glTF can hold the curve (LINEAR, STEP, CUBICSPLINE),
     /// samples where it cannot.
@@ -103,23 +103,24 @@ pub struct BakeArgs {
     pub inputs: Vec<String>,
     /// Where to write: a .gltf, .glb or .csv file, `-` for standard output,
     /// or a folder (several inputs are baked into a folder, each as
-    /// NAME.glb or NAME.<--format>).
+    /// NAME.glb or NAME.<--format>) [default: NAME.glb in the current
+    /// folder, for each input].
     #[arg(short, long)]
     pub output: Option<PathBuf>,
     /// The output format (default: from the output's extension; CSV on
     /// standard output; GLB into a folder).
     #[arg(long, value_enum)]
     pub format: Option<Format>,
-    /// Exact keys where possible, or sample everything (glTF).
-    #[arg(long, value_enum, default_value_t = CliMode::Exact)]
-    pub mode: CliMode,
+    /// Exact keys where possible, or sample everything (glTF) [default: exact].
+    #[arg(long, value_enum)]
+    pub mode: Option<CliMode>,
     /// Samples per second: for sampled glTF tracks and for CSV rows.
     #[arg(long, default_value_t = 30.0)]
     pub rate: f64,
     /// Interpolation of sampled keys in --mode sample (cubic: tangents from
-    /// the curve's own derivative).
-    #[arg(long, value_enum, default_value_t = CliInterpolation::Linear)]
-    pub interpolation: CliInterpolation,
+    /// the curve's own derivative) [default: linear].
+    #[arg(long, value_enum)]
+    pub interpolation: Option<CliInterpolation>,
     /// Write the fewest glTF keys that keep every track within this distance
     /// of the true curve (scene units; radians for rotations; measured on a
     /// 1 kHz grid); constant tracks collapse to one key, and tracks that never
@@ -146,11 +147,11 @@ pub struct BakeArgs {
     #[arg(long)]
     pub timeline: bool,
     /// With --timeline: the first time, in seconds [default: 0].
-    #[arg(long, requires = "timeline")]
+    #[arg(long, requires = "timeline", allow_negative_numbers = true)]
     pub start: Option<f64>,
     /// With --timeline: the last time, in seconds [default: the end of the
     /// last clock's first run].
-    #[arg(long, requires = "timeline")]
+    #[arg(long, requires = "timeline", allow_negative_numbers = true)]
     pub end: Option<f64>,
     #[command(flatten)]
     pub clip: ClipArgs,
@@ -205,11 +206,16 @@ impl BakeArgs {
         if self.inputs.iter().filter(|i| *i == "-").count() > 1 {
             return Err("standard input (-) can be read only once".into());
         }
-        let Some(out) = self.output else {
-            return Err(
-                "no output: give -o OUTPUT.gltf, .glb, .csv, a folder, or - for standard output"
-                    .into(),
-            );
+        // Without -o: NAME.glb in the current folder, for each input.
+        let out = match self.output {
+            Some(out) => out,
+            None if self.inputs.iter().any(|i| i == "-") => {
+                return Err(
+                    "standard input needs -o (a file, a folder, or - for standard output)".into(),
+                );
+            }
+            None if self.inputs.len() > 1 => PathBuf::from("./"),
+            None => output_in(Path::new(""), &self.inputs[0], Format::Glb),
         };
         if !(self.rate > 0.0 && self.rate <= MAX_RATE) {
             return Err(format!(
@@ -236,9 +242,18 @@ impl BakeArgs {
             || out
                 .to_string_lossy()
                 .ends_with(['/', std::path::MAIN_SEPARATOR]);
+        let several = self.inputs.len() > 1;
         let target = if out == Path::new("-") {
             Target::Stdout
-        } else if is_dir || self.inputs.len() > 1 {
+        } else if is_dir {
+            Target::Dir(out)
+        } else if several && out.extension().is_some() {
+            return Err(format!(
+                "{} inputs cannot all be written to {}: give a folder (-o DIR/)",
+                self.inputs.len(),
+                out.display()
+            ));
+        } else if several {
             Target::Dir(out)
         } else {
             Target::File(out)
@@ -269,6 +284,33 @@ impl BakeArgs {
         if format != Format::Csv && (self.wide || self.timeline) {
             return Err("--wide and --timeline are for CSV output".into());
         }
+        if several && matches!(target, Target::Stdout) && format != Format::Csv {
+            return Err(
+                "several glTF documents cannot share standard output: give a folder (-o DIR/)"
+                    .into(),
+            );
+        }
+        // Flags that cannot change this output are refused, not ignored.
+        let glb_or_csv = |flag: &str| format!("{flag} is for .gltf output (not .glb or CSV)");
+        if self.embed && format != Format::Gltf {
+            return Err(glb_or_csv("--embed"));
+        }
+        if format == Format::Csv {
+            let given = [
+                ("--mode", self.mode.is_some()),
+                ("--interpolation", self.interpolation.is_some()),
+                ("--tolerance", self.tolerance.is_some()),
+            ];
+            if let Some((flag, _)) = given.iter().find(|(_, g)| *g) {
+                return Err(format!(
+                    "{flag} is for glTF output: CSV rows are the values at --rate"
+                ));
+            }
+        }
+        let mode = self.mode.unwrap_or(CliMode::Exact);
+        if self.interpolation.is_some() && mode != CliMode::Sample {
+            return Err("--interpolation is for --mode sample".into());
+        }
         if let Target::Dir(dir) = &target {
             let mut names: Vec<PathBuf> = self
                 .inputs
@@ -289,12 +331,12 @@ impl BakeArgs {
             format,
             clip_opts: clip_options(&self.clip),
             gltf_opts: gltf::Options {
-                mode: match self.mode {
+                mode: match mode {
                     CliMode::Exact => Mode::Exact,
                     CliMode::Sample => Mode::Sample,
                 },
                 rate: self.rate,
-                interpolation: match self.interpolation {
+                interpolation: match self.interpolation.unwrap_or(CliInterpolation::Linear) {
                     CliInterpolation::Linear => SampleInterpolation::Linear,
                     CliInterpolation::Step => SampleInterpolation::Step,
                     CliInterpolation::Cubic => SampleInterpolation::Cubic,

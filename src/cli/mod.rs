@@ -10,7 +10,7 @@ mod output;
 use anyhow::Context as _;
 use args::{Cli, Command};
 use clap::Parser;
-use std::io::Write;
+use std::io::{IsTerminal, Write};
 use std::path::Path;
 use std::process::ExitCode;
 use x3dbake::anim::clip::ClipOptions;
@@ -44,6 +44,17 @@ pub fn main() -> ExitCode {
             common.verbose,
         ),
         None => match cli.bake.validate() {
+            Ok(job)
+                if matches!(job.target, args::Target::Stdout)
+                    && job.format == args::Format::Glb
+                    && std::io::stdout().is_terminal() =>
+            {
+                eprintln!(
+                    "x3dbake: a .glb is binary: send standard output to a file or a pipe, or \
+                     give -o FILE.glb"
+                );
+                Outcome::UsageOrIo
+            }
             Ok(job) => batch::run(&job),
             Err(msg) => {
                 eprintln!("x3dbake: {msg}");

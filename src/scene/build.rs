@@ -88,6 +88,14 @@ impl<'d> Builder<'d> {
         }
     }
 
+    /// Whether any node read so far is of an X3D node type.
+    pub fn holds_x3d_nodes(&self) -> bool {
+        self.scene
+            .nodes
+            .iter()
+            .any(|n| matches!(n.class, NodeClass::Known(_)))
+    }
+
     /// The scene so far.
     pub fn scene(&self) -> &Scene {
         &self.scene

@@ -175,12 +175,19 @@ pub fn read(source: &SourceFile, file: FileId, limits: &Limits, diags: &mut Diag
         protos: Vec::new(),
         depth: 0,
     };
+    let _ = p.statements(None);
     if !(text.starts_with("#VRML") || text.starts_with("#X3D")) {
         let span = p.span(0, 0);
-        p.b.diags()
-            .warning("the file has no #VRML or #X3D header line", Some(span));
+        if p.b.holds_x3d_nodes() {
+            p.b.diags()
+                .warning("the file has no #VRML or #X3D header line", Some(span));
+        } else {
+            p.b.diags().error(
+                "not an X3D scene: no #VRML or #X3D header line and no X3D node",
+                Some(span),
+            );
+        }
     }
-    let _ = p.statements(None);
     p.b.finish()
 }
 

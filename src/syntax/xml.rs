@@ -55,6 +55,8 @@ struct Reader<'s, 'd> {
     protos: Vec<usize>,
     /// The envelope element X3D was seen.
     saw_x3d: bool,
+    /// The document's root element was a node, read as the scene.
+    root_node: bool,
 }
 
 /// Reads an X3D XML file into a scene. Problems go to `diags`; the scene is
@@ -68,6 +70,7 @@ pub fn read(source: &SourceFile, file: FileId, limits: &Limits, diags: &mut Diag
         frames: Vec::new(),
         protos: Vec::new(),
         saw_x3d: false,
+        root_node: false,
     };
     r.run();
     r.b.finish()
@@ -152,9 +155,18 @@ impl<'s, 'd> Reader<'s, 'd> {
             self.b.diags().push(d);
         } else if !self.saw_x3d {
             let span = self.span(0..0);
-            self.b
-                .diags()
-                .warning("the file has no <X3D> element", Some(span));
+            if self.b.holds_x3d_nodes() {
+                if !self.root_node {
+                    self.b
+                        .diags()
+                        .warning("the file has no <X3D> element", Some(span));
+                }
+            } else {
+                self.b.diags().error(
+                    "not an X3D scene: no <X3D> element and no X3D node",
+                    Some(span),
+                );
+            }
         }
     }
 
@@ -581,7 +593,7 @@ impl<'s, 'd> Reader<'s, 'd> {
                     "the document root is a node, not <X3D>: read as the scene",
                     Some(span),
                 );
-                self.saw_x3d = true;
+                self.root_node = true;
                 self.b.add_root(id);
             }
             Some(_) => {

@@ -745,3 +745,86 @@ fn a_node_inside_itself_is_reported_once_with_its_name_cut() {
         )]
     );
 }
+
+#[test]
+fn the_command_line_does_what_a_pipeline_expects() {
+    let box_x3d = util::root().join(BOX);
+    let box_x3d = box_x3d.to_str().unwrap();
+    let geometry = util::root().join("fixtures/scenes/geometry.x3d");
+    let geometry = geometry.to_str().unwrap();
+    let usage = |args: &[&str], says: &str| {
+        let o = util::run(args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", util::stderr(&o));
+        assert!(
+            util::stderr(&o).contains(says),
+            "{args:?}: {}",
+            util::stderr(&o)
+        );
+    };
+    // Several inputs go into a folder, not a file; not as glTF to stdout.
+    usage(
+        &[box_x3d, geometry, "-o", "two.glb"],
+        "2 inputs cannot all be written to two.glb: give a folder",
+    );
+    usage(
+        &[box_x3d, geometry, "-o", "-", "--format", "glb"],
+        "several glTF documents cannot share standard output",
+    );
+    // Flags that cannot change the output are refused.
+    usage(
+        &[box_x3d, "-o", "x.glb", "--embed"],
+        "--embed is for .gltf output",
+    );
+    usage(
+        &[box_x3d, "-o", "x.csv", "--embed"],
+        "--embed is for .gltf output",
+    );
+    usage(
+        &[box_x3d, "-o", "x.glb", "--interpolation", "cubic"],
+        "--interpolation is for --mode sample",
+    );
+    usage(
+        &[box_x3d, "-o", "x.csv", "--tolerance", "0.1"],
+        "--tolerance is for glTF output",
+    );
+    usage(
+        &[box_x3d, "-o", "x.csv", "--mode", "exact"],
+        "--mode is for glTF output",
+    );
+    // Negative times read as numbers.
+    let o = util::run(&[BOX, "-o", "-", "--timeline", "--start", "-1", "--end", "0"]);
+    assert_eq!(o.status.code(), Some(0), "{}", util::stderr(&o));
+    assert!(
+        util::stdout(&o)
+            .lines()
+            .nth(1)
+            .unwrap()
+            .starts_with("timeline,-1,")
+    );
+    // Without -o: NAME.glb in the current folder, for each input.
+    let dir = tempfile::tempdir().unwrap();
+    let o = util::run_in(dir.path(), &[box_x3d, "-q"]);
+    assert_eq!(o.status.code(), Some(0), "{}", util::stderr(&o));
+    assert!(dir.path().join("bouncing_box.glb").is_file());
+    let o = util::run_in(dir.path(), &[box_x3d, geometry, "-q"]);
+    assert_eq!(o.status.code(), Some(0), "{}", util::stderr(&o));
+    assert!(dir.path().join("geometry.glb").is_file());
+}
+
+#[test]
+fn what_is_not_a_scene_is_invalid_input() {
+    let dir = tempfile::tempdir().unwrap();
+    for (name, text) in [
+        ("page.html", "<html><body>hi</body></html>"),
+        ("empty.x3d", ""),
+        ("words.x3dv", "hello world"),
+    ] {
+        let path = dir.path().join(name);
+        std::fs::write(&path, text).unwrap();
+        let out = dir.path().join("out.glb");
+        let o = util::run(&[path.to_str().unwrap(), "-o", out.to_str().unwrap()]);
+        assert_eq!(o.status.code(), Some(1), "{name}: {}", util::stderr(&o));
+        assert!(util::stderr(&o).contains("not an X3D scene"), "{name}");
+        assert!(!out.exists(), "{name}");
+    }
+}

@@ -511,7 +511,7 @@ fn a_failed_bake_leaves_the_previous_output_untouched() {
 #[test]
 fn usage_errors_exit_2() {
     for args in [
-        vec!["fixtures/scenes/bouncing_box.x3d"],
+        vec!["-"],
         vec!["fixtures/scenes/bouncing_box.x3d", "-o", "x.txt"],
         vec![
             "fixtures/scenes/bouncing_box.x3d",

@@ -19,6 +19,13 @@ fn command(args: &[&str]) -> Command {
     c
 }
 
+/// Runs x3dbake with arguments in another folder.
+pub fn run_in(dir: &Path, args: &[&str]) -> Output {
+    let mut c = command(args);
+    c.current_dir(dir);
+    c.output().expect("the x3dbake binary runs")
+}
+
 /// The same, failing the test when the run takes over `secs` seconds (the
 /// run is killed then, so that a hang fails instead of stalling the tests).
 pub fn run_within(args: &[&str], secs: u64) -> Output {
