@@ -106,10 +106,7 @@ pub fn assert_validator_clean(files: &[PathBuf]) -> bool {
 /// Runs the Khronos validator on files: one JSON report each. `None`, with
 /// a note, when X3DBAKE_VALIDATOR names no install.
 fn validate(files: &[PathBuf]) -> Option<Vec<serde_json::Value>> {
-    let Some(dir) = std::env::var_os("X3DBAKE_VALIDATOR") else {
-        eprintln!("note: X3DBAKE_VALIDATOR not set; glTF validation skipped");
-        return None;
-    };
+    let dir = tool_dir("X3DBAKE_VALIDATOR", "glTF validation")?;
     let out = Command::new("node")
         .arg(root().join("tools/validate.mjs"))
         .args(files)
@@ -226,9 +223,24 @@ pub fn node<S: AsRef<std::ffi::OsStr>>(
 pub fn tool_dir(var: &str, what: &str) -> Option<PathBuf> {
     let dir = std::env::var_os(var).map(PathBuf::from);
     if dir.is_none() {
-        eprintln!("note: {var} not set; {what} skipped");
+        skipped(var, what);
     }
     dir
+}
+
+/// A test whose tool is missing: under CI (`CI` set) that is a failure;
+/// elsewhere a line on the terminal says what was skipped (written to the
+/// stderr handle itself, which the test harness does not capture, unlike
+/// `eprintln!`).
+pub fn skipped(var: &str, what: &str) {
+    if std::env::var_os("CI").is_some_and(|v| !v.is_empty() && v != "false") {
+        panic!("{var} is not set: under CI, {what} must run (.ci/run installs its tool)");
+    }
+    use std::io::Write as _;
+    let _ = writeln!(
+        std::io::stderr(),
+        "skipped: {what} ({var} not set; .ci/run installs its tool)"
+    );
 }
 
 /// The document's JSON (GLB or .gltf).
