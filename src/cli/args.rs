@@ -170,6 +170,8 @@ pub enum Target {
 /// A validated bake.
 pub struct Job {
     pub inputs: Vec<String>,
+    /// Into a folder: each input's output file, in the order of the inputs.
+    pub outputs: Vec<PathBuf>,
     pub target: Target,
     pub format: Format,
     pub clip_opts: ClipOptions,
@@ -311,22 +313,24 @@ impl BakeArgs {
         if self.interpolation.is_some() && mode != CliMode::Sample {
             return Err("--interpolation is for --mode sample".into());
         }
-        if let Target::Dir(dir) = &target {
-            let mut names: Vec<PathBuf> = self
-                .inputs
-                .iter()
-                .map(|i| output_in(dir, i, format))
-                .collect();
-            names.sort();
-            if let Some(w) = names.windows(2).find(|w| w[0] == w[1]) {
-                return Err(format!(
-                    "two inputs would both be written to {}",
-                    w[0].display()
-                ));
+        let outputs = match &target {
+            Target::Dir(dir) => {
+                let outputs = outputs_in(dir, &self.inputs, format);
+                let mut names = outputs.clone();
+                names.sort();
+                if let Some(w) = names.windows(2).find(|w| w[0] == w[1]) {
+                    return Err(format!(
+                        "two inputs would both be written to {}",
+                        w[0].display()
+                    ));
+                }
+                outputs
             }
-        }
+            _ => Vec::new(),
+        };
         Ok(Job {
             inputs: self.inputs,
+            outputs,
             target,
             format,
             clip_opts: clip_options(&self.clip),
@@ -354,6 +358,45 @@ impl BakeArgs {
             verbose: self.common.verbose,
         })
     }
+}
+
+/// The output files of inputs baked into a folder: NAME.<format> each,
+/// in the folder itself when the inputs share one folder, else under the
+/// inputs' own folders relative to the folder they all lie in (so that a
+/// tree of scenes is baked into the same tree).
+fn outputs_in(dir: &Path, inputs: &[String], format: Format) -> Vec<PathBuf> {
+    let folder = |i: &String| -> PathBuf {
+        let parent = Path::new(i).parent().unwrap_or(Path::new(""));
+        std::path::absolute(parent).unwrap_or_else(|_| parent.to_path_buf())
+    };
+    let folders: Vec<PathBuf> = inputs
+        .iter()
+        .map(|i| if i == "-" { PathBuf::new() } else { folder(i) })
+        .collect();
+    // The longest folder every input lies in.
+    let mut common: Option<PathBuf> = None;
+    for f in folders.iter().filter(|f| !f.as_os_str().is_empty()) {
+        common = Some(match common {
+            None => f.clone(),
+            Some(c) => c
+                .components()
+                .zip(f.components())
+                .take_while(|(a, b)| a == b)
+                .map(|(a, _)| a)
+                .collect(),
+        });
+    }
+    inputs
+        .iter()
+        .zip(&folders)
+        .map(|(input, f)| {
+            let below = common
+                .as_ref()
+                .and_then(|c| f.strip_prefix(c).ok())
+                .unwrap_or(Path::new(""));
+            output_in(&dir.join(below), input, format)
+        })
+        .collect()
 }
 
 /// The output file of an input baked into a folder.

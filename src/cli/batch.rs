@@ -37,7 +37,7 @@ pub fn run(job: &Job) -> Outcome {
             let Some(path) = job.inputs.get(i) else {
                 break;
             };
-            let (outcome, messages) = bake_one(job, path);
+            let (outcome, messages) = bake_one(job, i, path);
             // A poisoned lock only means another worker panicked;
             // the outcome it guards is still a plain value.
             let mut w = worst.lock().unwrap_or_else(|e| e.into_inner());
@@ -71,7 +71,7 @@ pub fn run(job: &Job) -> Outcome {
 }
 
 /// Bakes one input; returns its outcome and the messages to print.
-fn bake_one(job: &Job, path: &str) -> (Outcome, String) {
+fn bake_one(job: &Job, index: usize, path: &str) -> (Outcome, String) {
     let fail = |e: anyhow::Error| (Outcome::UsageOrIo, format!("x3dbake: {e:#}\n"));
     // Errors in the input, found reading it or building the glTF document.
     let invalid = |bake: &Bake| {
@@ -85,7 +85,7 @@ fn bake_one(job: &Job, path: &str) -> (Outcome, String) {
     };
     let dest = match &job.target {
         Target::File(p) => Some(p.clone()),
-        Target::Dir(d) => Some(super::args::output_in(d, path, job.format)),
+        Target::Dir(_) => job.outputs.get(index).cloned(),
         Target::Stdout => None,
     };
     if let Some(dest) = &dest
@@ -154,6 +154,17 @@ fn bake_one(job: &Job, path: &str) -> (Outcome, String) {
                 .into_iter()
                 .filter_map(|(p, b)| Some((p?, b)))
                 .collect();
+            // A tree baked into a folder: the input's folder under it.
+            if matches!(job.target, Target::Dir(_))
+                && let Some(parent) = dest.as_deref().and_then(Path::parent)
+                && let Err(e) = std::fs::create_dir_all(parent)
+            {
+                let msg = format!(
+                    "{messages}x3dbake: cannot create {}: {e}\n",
+                    parent.display()
+                );
+                return (Outcome::UsageOrIo, msg);
+            }
             match output::write_all_atomic(&files) {
                 Ok(()) => Outcome::Ok,
                 Err(e) => return (Outcome::UsageOrIo, format!("{messages}x3dbake: {e:#}\n")),

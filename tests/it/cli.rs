@@ -828,3 +828,25 @@ fn what_is_not_a_scene_is_invalid_input() {
         assert!(!out.exists(), "{name}");
     }
 }
+
+#[test]
+fn a_tree_of_scenes_is_baked_into_the_same_tree() {
+    // Two inputs of one name in two folders: each under its own folder,
+    // relative to the folder they share; one folder's inputs stay flat.
+    let dir = tempfile::tempdir().unwrap();
+    for sub in ["a", "b/c"] {
+        std::fs::create_dir_all(dir.path().join(sub)).unwrap();
+        std::fs::copy(util::root().join(BOX), dir.path().join(sub).join("box.x3d")).unwrap();
+    }
+    let input = |p: &str| dir.path().join(p).to_string_lossy().into_owned();
+    let out = dir.path().join("out");
+    let o = util::run(&[
+        &input("a/box.x3d"),
+        &input("b/c/box.x3d"),
+        "-o",
+        &format!("{}/", out.display()),
+        "-q",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", util::stderr(&o));
+    assert!(out.join("a/box.glb").is_file() && out.join("b/c/box.glb").is_file());
+}
