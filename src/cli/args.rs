@@ -42,6 +42,11 @@ pub struct Common {
     /// Show each warning with its source line, not only its first line.
     #[arg(long, short)]
     pub verbose: bool,
+    /// Treat warnings as errors: an input with any (content that does not
+    /// reach the output, readings of doubtful input) fails with exit 1 and
+    /// nothing is written for it.
+    #[arg(long)]
+    pub deny_warnings: bool,
 }
 
 #[derive(Args)]
@@ -184,6 +189,8 @@ pub struct Job {
     pub jobs: Option<usize>,
     pub quiet: bool,
     pub verbose: bool,
+    /// Warnings fail the input (exit 1, nothing written).
+    pub deny_warnings: bool,
 }
 
 pub fn clip_options(c: &ClipArgs) -> ClipOptions {
@@ -355,6 +362,7 @@ impl BakeArgs {
             timeline: self.timeline.then_some((self.start, self.end)),
             clips: self.clips,
             quiet: self.common.quiet,
+            deny_warnings: self.common.deny_warnings,
             verbose: self.common.verbose,
         })
     }

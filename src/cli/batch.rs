@@ -143,6 +143,15 @@ fn bake_one(job: &Job, index: usize, path: &str) -> (Outcome, String) {
         }
     };
     let messages = messages::rendered(&bake, job.quiet, job.verbose);
+    let warnings = bake.diags.counts().1;
+    if job.deny_warnings && warnings > 0 {
+        let s = if warnings == 1 { "" } else { "s" };
+        let msg = format!(
+            "{messages}x3dbake: {path}: {warnings} warning{s} with --deny-warnings: nothing \
+             written\n"
+        );
+        return (Outcome::InvalidInput, msg);
+    }
     let outcome = match dest {
         None => files
             .iter()

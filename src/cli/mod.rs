@@ -37,12 +37,9 @@ pub fn main() -> ExitCode {
         std::process::exit(130);
     });
     let outcome = match cli.command {
-        Some(Command::Inspect { file, clip, common }) => inspect(
-            &file,
-            args::clip_options(&clip),
-            common.quiet,
-            common.verbose,
-        ),
+        Some(Command::Inspect { file, clip, common }) => {
+            inspect(&file, args::clip_options(&clip), &common)
+        }
         None => match cli.bake.validate() {
             Ok(job)
                 if matches!(job.target, args::Target::Stdout)
@@ -91,7 +88,10 @@ fn analyse(path: &str, opts: ClipOptions) -> anyhow::Result<Bake> {
     Ok(bake)
 }
 
-fn inspect(path: &str, opts: ClipOptions, quiet: bool, verbose: bool) -> Outcome {
+/// `x3dbake inspect`: the report on standard output, the diagnostics on
+/// standard error; with --deny-warnings a warning fails it (the report is
+/// still printed, for a script to read).
+fn inspect(path: &str, opts: ClipOptions, common: &args::Common) -> Outcome {
     let bake = match analyse(path, opts) {
         Ok(x) => x,
         Err(e) => {
@@ -99,13 +99,22 @@ fn inspect(path: &str, opts: ClipOptions, quiet: bool, verbose: bool) -> Outcome
             return Outcome::UsageOrIo;
         }
     };
-    eprint!("{}", messages::rendered(&bake, quiet, verbose));
+    eprint!(
+        "{}",
+        messages::rendered(&bake, common.quiet, common.verbose)
+    );
     if bake.diags.has_errors() {
         return Outcome::InvalidInput;
     }
     let mut text = bake.report();
-    text.push_str(&format!("warnings: {}\n", bake.diags.counts().1));
-    write_stdout(&[text.as_bytes().into()])
+    let warnings = bake.diags.counts().1;
+    text.push_str(&format!("warnings: {warnings}\n"));
+    let written = write_stdout(&[text.as_bytes().into()]);
+    if common.deny_warnings && warnings > 0 {
+        eprintln!("x3dbake: {path}: {warnings} warnings with --deny-warnings");
+        return written.max(Outcome::InvalidInput);
+    }
+    written
 }
 
 /// Writes to standard output; a closed pipe (`| head`) is not an error.

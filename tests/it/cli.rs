@@ -851,3 +851,31 @@ fn a_tree_of_scenes_is_baked_into_the_same_tree() {
     assert_eq!(o.status.code(), Some(0), "{}", util::stderr(&o));
     assert!(out.join("a/box.glb").is_file() && out.join("b/c/box.glb").is_file());
 }
+
+#[test]
+fn deny_warnings_fails_an_input_with_any() {
+    // routing.x3d warns (a TouchSensor route not baked, …); bouncing_box.x3d
+    // does not.
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("r.glb");
+    let o = util::run(&[
+        "fixtures/scenes/routing.x3d",
+        "-o",
+        out.to_str().unwrap(),
+        "--deny-warnings",
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}", util::stderr(&o));
+    assert!(util::stderr(&o).contains("with --deny-warnings: nothing written"));
+    assert!(!out.exists());
+    let o = util::run(&[BOX, "-o", out.to_str().unwrap(), "--deny-warnings"]);
+    assert_eq!(o.status.code(), Some(0), "{}", util::stderr(&o));
+    assert!(out.exists());
+    let o = util::run(&[
+        "inspect",
+        "fixtures/scenes/routing.x3d",
+        "--deny-warnings",
+        "-q",
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(util::stdout(&o).contains("clips: 2"));
+}
