@@ -114,13 +114,7 @@ fn parse_table(text: &str) -> Result<HashMap<String, NodeDef>, String> {
             continue;
         }
         let ty = FieldType::from_name(ty).ok_or_else(|| err("bad type"))?;
-        let access = match access {
-            "initializeOnly" => Access::InitializeOnly,
-            "inputOnly" => Access::InputOnly,
-            "outputOnly" => Access::OutputOnly,
-            "inputOutput" => Access::InputOutput,
-            _ => return Err(err("bad access")),
-        };
+        let access = Access::from_name(access).ok_or_else(|| err("bad access"))?;
         let default = match python_as_xml(ty, default) {
             None => Value::initial(ty),
             Some(text) => parse_value(ty, &text, Encoding::Xml).map_err(|e| err(&e.message))?,

@@ -2,6 +2,7 @@
 //! scaleOrientation as exact node chains), Switch choices and visibility.
 
 use super::*;
+use crate::anim::check::{is_clock, is_interpolator};
 
 /// The glTF nodes made for one place of an X3D Transform in the tree.
 #[derive(Clone, Copy)]
@@ -232,17 +233,7 @@ impl<'a> Writer<'a> {
     pub(super) fn warn_unwritten(&mut self) {
         for (&ty, &(count, first)) in &self.unwritten {
             let name = ty.name();
-            let baked = name.ends_with("Interpolator")
-                || name.ends_with("Interpolator2D")
-                || matches!(
-                    ty,
-                    NodeType::EaseInEaseOut
-                        | NodeType::BooleanSequencer
-                        | NodeType::IntegerSequencer
-                        | NodeType::TimeSensor
-                        | NodeType::Timer
-                        | NodeType::Link
-                );
+            let baked = is_interpolator(name) || is_clock(name) || ty == NodeType::Link;
             if baked {
                 continue;
             }
