@@ -133,6 +133,16 @@ pub(super) fn image_mime(bytes: &[u8]) -> Option<&'static str> {
     }
 }
 
+/// A field's first number clamped to [0, 1] (`default` without one).
+fn fraction(scene: &Scene, id: NodeId, field: &str, default: f32) -> f32 {
+    scene
+        .floats(id, field)
+        .first()
+        .copied()
+        .unwrap_or(default)
+        .clamp(0.0, 1.0)
+}
+
 /// A texture's sampler: from its TextureProperties (boundary modes and
 /// filters) when it has one, else from repeatS and repeatT.
 fn sampler(scene: &Scene, tex: NodeId) -> json::texture::Sampler {
@@ -227,62 +237,38 @@ impl Writer<'_> {
                         );
                     }
                 }
-                let f = |name: &str| scene.floats(mat, name).to_vec();
-                let diffuse = f(if physical {
-                    "baseColor"
-                } else {
-                    "diffuseColor"
-                });
-                let transparency = f("transparency")
-                    .first()
-                    .copied()
-                    .unwrap_or(0.0)
-                    .clamp(0.0, 1.0);
-                let shininess = f("shininess")
-                    .first()
-                    .copied()
-                    .unwrap_or(0.2)
-                    .clamp(0.0, 1.0);
+                let diffuse = scene.floats(
+                    mat,
+                    if physical {
+                        "baseColor"
+                    } else {
+                        "diffuseColor"
+                    },
+                );
+                let transparency = fraction(scene, mat, "transparency", 0.0);
                 let base = if vertex_colors || diffuse.len() < 3 {
                     [1.0; 3]
                 } else {
                     [diffuse[0], diffuse[1], diffuse[2]].map(|x| x.clamp(0.0, 1.0))
                 };
-                m.pbr_metallic_roughness.base_color_factor = json::material::PbrBaseColorFactor([
-                    base[0],
-                    base[1],
-                    base[2],
-                    1.0 - transparency,
-                ]);
+                self.base_color(&mut m, mat, base, transparency, vertex_colors);
                 let (metallic, roughness) = if physical {
-                    let one = |name: &str| f(name).first().copied().unwrap_or(1.0).clamp(0.0, 1.0);
-                    (one("metallic"), one("roughness"))
+                    (
+                        fraction(scene, mat, "metallic", 1.0),
+                        fraction(scene, mat, "roughness", 1.0),
+                    )
                 } else {
-                    (0.0, 1.0 - shininess)
+                    (0.0, 1.0 - fraction(scene, mat, "shininess", 0.2))
                 };
                 m.pbr_metallic_roughness.metallic_factor = json::material::StrengthFactor(metallic);
                 m.pbr_metallic_roughness.roughness_factor =
                     json::material::StrengthFactor(roughness);
-                let e = f("emissiveColor");
+                let e = scene.floats(mat, "emissiveColor");
                 if e.len() == 3 && e != [0.0; 3] {
                     m.emissive_factor = json::material::EmissiveFactor(
                         [e[0], e[1], e[2]].map(|x| x.clamp(0.0, 1.0)),
                     );
                 }
-                if transparency > 0.0 || self.animated.contains(&(mat, "transparency".to_string()))
-                {
-                    m.alpha_mode = Checked::Valid(json::material::AlphaMode::Blend);
-                }
-                m.name = gltf_name(scene, mat);
-                let index = self.root.materials.len();
-                let white = vertex_colors;
-                let made = MadeMaterial {
-                    index,
-                    base,
-                    alpha: 1.0 - transparency,
-                    white,
-                };
-                self.x3d_materials.entry(mat).or_default().push(made);
                 let base_texture = match appearance {
                     Some(a) if physical => self.physical_textures(&mut m, mat, a),
                     Some(a) => self.texture(a),
@@ -359,12 +345,7 @@ impl Writer<'_> {
         let scene = self.scene;
         self.unlit(m, None);
         let e = scene.floats(mat, "emissiveColor");
-        let transparency = scene
-            .floats(mat, "transparency")
-            .first()
-            .copied()
-            .unwrap_or(0.0)
-            .clamp(0.0, 1.0);
+        let transparency = fraction(scene, mat, "transparency", 0.0);
         let texture = appearance.and_then(|a| match scene.child(mat, "emissiveTexture") {
             Some(t) => self.texture_info(t, a),
             None => self.texture(a),
@@ -375,13 +356,29 @@ impl Writer<'_> {
         } else {
             [e[0], e[1], e[2]].map(|x| x.clamp(0.0, 1.0))
         };
+        self.base_color(m, mat, base, transparency, white);
+        m.pbr_metallic_roughness.base_color_texture = texture;
+    }
+
+    /// Gives `m`, made from the X3D material `mat`, its base colour: `base`
+    /// with alpha 1 − transparency, blended when transparent or when its
+    /// transparency is animated; names it after `mat`, and records it for
+    /// the pointer channels of `mat`'s colour and transparency (`white`:
+    /// vertex colours or a texture give the colour instead).
+    fn base_color(
+        &mut self,
+        m: &mut json::Material,
+        mat: NodeId,
+        base: [f32; 3],
+        transparency: f32,
+        white: bool,
+    ) {
         m.pbr_metallic_roughness.base_color_factor =
             json::material::PbrBaseColorFactor([base[0], base[1], base[2], 1.0 - transparency]);
-        m.pbr_metallic_roughness.base_color_texture = texture;
         if transparency > 0.0 || self.animated.contains(&(mat, "transparency".to_string())) {
             m.alpha_mode = Checked::Valid(json::material::AlphaMode::Blend);
         }
-        m.name = gltf_name(scene, mat);
+        m.name = gltf_name(self.scene, mat);
         let made = MadeMaterial {
             index: self.root.materials.len(),
             base,
