@@ -329,23 +329,34 @@ impl<'a> Writer<'a> {
         [kp, kn, kt]: &[Option<Keyframes>; 3],
         i: usize,
     ) -> json::mesh::MorphTarget {
-        let vertex = Some(buffer::Target::ArrayBuffer);
-        let positions = kp.as_ref().map(|k| {
-            let delta = deltas(&m.positions, &m.coord_index, k.value(i), false);
-            self.accessor_for(&delta, accessor::Type::Vec3, true, vertex)
-        });
+        let positions = kp
+            .as_ref()
+            .map(|k| deltas(&m.positions, &m.coord_index, k.value(i), false));
         let normals = match (kn, kp) {
             (Some(k), _) => Some(deltas(&m.normals, &m.normal_index, k.value(i), true)),
             (None, Some(k)) => Self::remade_normals(m, k.value(i)),
             _ => None,
         };
-        let normals =
-            normals.map(|delta| self.accessor_for(&delta, accessor::Type::Vec3, true, vertex));
+        let made = self.displacements(positions.as_deref(), normals.as_deref());
         if let Some(k) = kt {
             let delta = uv_deltas(&m.uvs, &m.tex_index, k.value(i));
+            let vertex = Some(buffer::Target::ArrayBuffer);
             let a = self.accessor_for(&delta, accessor::Type::Vec2, false, vertex);
             self.morph_uvs.push((mesh, target, a.value()));
         }
+        made
+    }
+
+    /// A morph target of point and normal displacements (three numbers a
+    /// vertex each), their accessors made in that order.
+    fn displacements(
+        &mut self,
+        positions: Option<&[f32]>,
+        normals: Option<&[f32]>,
+    ) -> json::mesh::MorphTarget {
+        let vertex = Some(buffer::Target::ArrayBuffer);
+        let positions = positions.map(|d| self.accessor_for(d, accessor::Type::Vec3, true, vertex));
+        let normals = normals.map(|d| self.accessor_for(d, accessor::Type::Vec3, true, vertex));
         json::mesh::MorphTarget {
             positions,
             normals,
@@ -384,16 +395,7 @@ impl<'a> Writer<'a> {
                 let first = targets.len();
                 let keyframes = reshaped.times.times_only();
                 for (positions, normals) in reshaped.deltas {
-                    let vertex = Some(buffer::Target::ArrayBuffer);
-                    let positions =
-                        Some(self.accessor_for(&positions, accessor::Type::Vec3, true, vertex));
-                    let normals =
-                        normals.map(|n| self.accessor_for(&n, accessor::Type::Vec3, true, vertex));
-                    targets.push(json::mesh::MorphTarget {
-                        positions,
-                        normals,
-                        tangents: None,
-                    });
+                    targets.push(self.displacements(Some(&positions), normals.as_deref()));
                 }
                 made.push(((ci, lead), first, keyframes));
                 continue;
