@@ -148,13 +148,11 @@ pub(super) fn polyline2d(scene: &Scene, rest: &Overrides, id: NodeId) -> Mesh {
 }
 
 pub(super) fn polypoint2d(scene: &Scene, rest: &Overrides, id: NodeId) -> Mesh {
-    let mut m = Mesh::new(Primitive::Points);
-    for (i, p) in vec2s(rest.floats(scene, id, "point")).iter().enumerate() {
-        m.positions.push(p.extend(0.0));
-        m.coord_index.push(i as u32);
-        m.indices.push(i as u32);
-    }
-    m
+    let p3: Vec<Vec3> = vec2s(rest.floats(scene, id, "point"))
+        .iter()
+        .map(|p| p.extend(0.0))
+        .collect();
+    point_mesh(&p3, &[])
 }
 
 /// TriangleSet2D: each three vertices a triangle, facing +z; texture

@@ -113,19 +113,13 @@ pub(super) fn faces_mesh(points: &[Vec3], faces: &[Vec<Corner>], drawing: Drawin
 
 /// Lines through points in the z = 0 plane (a loop when `closed`).
 pub(super) fn polyline(points: &[Vec2], closed: bool) -> Mesh {
+    let p3: Vec<Vec3> = points.iter().map(|p| p.extend(0.0)).collect();
+    let all: Vec<usize> = (0..p3.len()).collect();
     let mut m = Mesh::new(Primitive::Lines);
-    for (i, p) in points.iter().enumerate() {
-        m.positions.push(p.extend(0.0));
-        m.coord_index.push(i as u32);
-    }
-    let n = points.len() as u32;
-    if n >= 2 {
-        for k in 0..n - 1 {
-            m.indices.extend([k, k + 1]);
-        }
-        if closed && n > 2 {
-            m.indices.extend([n - 1, 0]);
-        }
+    push_strip(&mut m, &all, &p3, &[]);
+    let n = p3.len() as u32;
+    if closed && n > 2 {
+        m.indices.extend([n - 1, 0]);
     }
     m
 }

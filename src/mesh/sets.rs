@@ -121,8 +121,11 @@ pub(super) fn push_strip(m: &mut Mesh, strip: &[usize], coords: &[Vec3], cols: &
 }
 
 pub(super) fn point_set(scene: &Scene, rest: &Overrides, id: NodeId) -> Mesh {
-    let coords = points(scene, rest, id, "coord");
-    let cols = colors(scene, id);
+    point_mesh(&points(scene, rest, id, "coord"), &colors(scene, id))
+}
+
+/// Points, each a vertex, with their colours when there are any.
+pub(super) fn point_mesh(coords: &[Vec3], cols: &[[f32; 4]]) -> Mesh {
     let mut m = Mesh::new(Primitive::Points);
     for (i, p) in coords.iter().enumerate() {
         m.positions.push(*p);

@@ -111,8 +111,11 @@ fn style(scene: &Scene, text: NodeId) -> Style {
 struct Placed {
     at: f32,
     step: f32,
-    tris: Vec<[Vec2; 3]>,
+    tris: Triangles,
 }
+
+/// A glyph's triangles in font units, shared by every place it stands.
+type Triangles = std::rc::Rc<Vec<[Vec2; 3]>>;
 
 /// Collects a glyph's outline as a lyon path, in font units.
 struct Outline(lyon_tessellation::path::path::Builder, bool);
@@ -205,13 +208,21 @@ pub(super) fn text(scene: &Scene, id: NodeId) -> Mesh {
     );
     // Each line's glyphs with their offsets and steps along the line, in
     // scene units before `length` and `maxExtent`, and the line's length.
+    // Each character is tessellated once, however often it stands.
+    let mut shapes: crate::hash::HashMap<char, (Triangles, f32)> = Default::default();
     let lines: Vec<(Vec<Placed>, f32)> = strings
         .iter()
         .map(|s| {
             let mut at = 0.0;
             let mut glyphs = Vec::new();
             for c in s.chars() {
-                let (tris, advance) = glyph(&face, c, em / 500.0);
+                let (tris, advance) = shapes
+                    .entry(c)
+                    .or_insert_with(|| {
+                        let (tris, advance) = glyph(&face, c, em / 500.0);
+                        (std::rc::Rc::new(tris), advance)
+                    })
+                    .clone();
                 let step = if st.horizontal {
                     advance * scale
                 } else {
@@ -318,7 +329,7 @@ pub(super) fn text(scene: &Scene, id: NodeId) -> Mesh {
                 g.at * narrow
             };
             let along = start + sign * at;
-            for t in &g.tris {
+            for t in g.tris.iter() {
                 let base = m.positions.len() as u32;
                 for p in t {
                     // Glyph units: x along the line (squeezed), y up.
