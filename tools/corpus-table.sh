@@ -14,9 +14,8 @@ out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 echo "| scene | Shapes | meshes | mesh nodes | tracks | tracks to glTF | channels | not drawn | no glTF target | no glTF counterpart | exit |"
 echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
-find "$corpus" -type f \( -name '*.x3d' -o -name '*.x3dv' -o -name '*.wrl' -o -name '*.x3dj' \
-  -o -name '*.json' -o -name '*.gz' -o -name '*.x3dz' -o -name '*.x3dvz' -o -name '*.wrz' \) | sort |
-  while read -r f; do
+tools/scenes.sh "$corpus" |
+  while IFS= read -r f; do
     shapes=$(target/release/examples/shapes "$f" 2>/dev/null | cut -f2)
     report=$("$bin" inspect -q "$f" 2>/dev/null || true)
     tracks=$(grep -c ' <- ' <<<"$report" || true)

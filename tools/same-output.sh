@@ -25,14 +25,9 @@ fi
 cargo build --release --quiet
 new_bin=target/release/x3dbake
 
-inputs=()
-while IFS= read -r -d '' f; do inputs+=("$f"); done < <(
-  find fixtures -type f \( -name '*.x3d' -o -name '*.x3dv' -o -name '*.wrl' -o -name '*.x3dj' -o -name '*.json' -o -name '*.gz' \) -print0 | sort -z
-)
+mapfile -t inputs < <(tools/scenes.sh fixtures)
 if [ -d ../shared/corpus ]; then
-  while IFS= read -r -d '' f; do inputs+=("$f"); done < <(
-    find ../shared/corpus -type f \( -name '*.x3d' -o -name '*.x3dv' -o -name '*.wrl' -o -name '*.x3dj' -o -name '*.json' -o -name '*.x3dz' -o -name '*.x3dvz' -o -name '*.wrz' -o -name '*.gz' \) -print0 | sort -z
-  )
+  mapfile -t -O "${#inputs[@]}" inputs < <(tools/scenes.sh ../shared/corpus)
 else
   echo "note: ../shared/corpus not found: fixtures only"
 fi

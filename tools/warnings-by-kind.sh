@@ -10,9 +10,8 @@ corpus=../shared/corpus
 [ -d "$corpus" ] || { echo "note: $corpus not found: nothing to count"; exit 0; }
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
-find "$corpus" -type f \( -name '*.x3d' -o -name '*.x3dv' -o -name '*.wrl' -o -name '*.x3dj' \
-  -o -name '*.json' -o -name '*.gz' -o -name '*.x3dz' -o -name '*.x3dvz' -o -name '*.wrz' \) -print0 |
-  sort -z | while IFS= read -r -d '' f; do
+tools/scenes.sh "$corpus" |
+  while IFS= read -r f; do
     "$bin" "$f" -o "$out/out.glb" 2>&1 >/dev/null || true
   done |
   grep -o 'warning: .*' |
