@@ -274,3 +274,34 @@ fn tracks_that_reach_nothing_say_why() {
         "{err}"
     );
 }
+
+#[test]
+fn switch_choices_and_lod_levels_not_written_are_named_once() {
+    let (json, err) = bake(
+        "<X3D><Scene>\
+         <Switch DEF='S' whichChoice='0'><Shape><Box/></Shape><Shape><Sphere/></Shape><Shape><Cone/></Shape></Switch>\
+         <Transform><Switch USE='S'/></Transform>\
+         <LOD DEF='L'><Shape><Box/></Shape><Shape><Sphere/></Shape></LOD>\
+         </Scene></X3D>",
+    );
+    let lines: Vec<&str> = err
+        .lines()
+        .filter_map(|l| l.split_once(": warning: ").map(|(_, w)| w))
+        .collect();
+    assert_eq!(
+        lines,
+        [
+            "`S` (Switch) shows its whichChoice alone (not animated): 2 other choices not written",
+            "`L` (LOD) is written at its first level: 1 other levels not written",
+        ]
+    );
+    // The Switch's choice (one mesh) at both its places, and the LOD's
+    // first level.
+    assert_eq!(json["meshes"].as_array().unwrap().len(), 2);
+    let drawn = json["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|n| n["mesh"].is_u64());
+    assert_eq!(drawn.count(), 3);
+}

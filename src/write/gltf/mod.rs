@@ -194,6 +194,9 @@ struct Writer<'a> {
     track_index: Vec<TrackIndex<'a>>,
     /// Nodes found inside themselves (through USE), warned about once.
     self_containing: crate::hash::HashSet<NodeId>,
+    /// Switch and LOD nodes already warned about for the children they do
+    /// not show.
+    not_shown: crate::hash::HashSet<NodeId>,
     /// Node types met in the tree that glTF cannot hold: how many nodes,
     /// and the first (where the warning points).
     unwritten: std::collections::BTreeMap<NodeType, (usize, NodeId)>,
@@ -283,6 +286,7 @@ pub fn build(
         track_index: clips.iter().map(TrackIndex::new).collect(),
         clips_of: HashMap::default(),
         self_containing: Default::default(),
+        not_shown: Default::default(),
         unwritten: Default::default(),
     };
     for (ci, index) in w.track_index.iter().enumerate() {

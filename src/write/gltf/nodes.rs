@@ -169,7 +169,13 @@ impl<'a> Writer<'a> {
         {
             self.switch_choices(id, &fields, &mut children, ancestors);
         } else {
-            for &child in &self.chosen_children(id, &fields) {
+            let all = self.all_children(id, &fields);
+            let total = all.len();
+            let chosen = self.chosen_children(id, all);
+            if chosen.len() < total {
+                self.warn_not_shown(id, total - chosen.len());
+            }
+            for &child in &chosen {
                 self.visit(child, &mut children, ancestors);
             }
         }
@@ -291,11 +297,32 @@ impl<'a> Writer<'a> {
             .collect()
     }
 
-    /// The children shown: all of them, the chosen one of a Switch, the
-    /// first level of a LOD.
-    pub(super) fn chosen_children(&self, id: NodeId, fields: &[&str]) -> Vec<NodeId> {
+    /// One warning for each Switch and LOD whose children are not all
+    /// written: a Switch whose whichChoice is not animated shows its choice
+    /// alone, a LOD its first level.
+    fn warn_not_shown(&mut self, id: NodeId, hidden: usize) {
+        if !self.not_shown.insert(id) {
+            return;
+        }
         let scene = self.scene;
-        let all = self.all_children(id, fields);
+        let name = scene.display_name(id);
+        let message = if scene.node_type(id) == Some(NodeType::LOD) {
+            format!(
+                "`{name}` (LOD) is written at its first level: {hidden} other levels not written"
+            )
+        } else {
+            format!(
+                "`{name}` (Switch) shows its whichChoice alone (not animated): {hidden} other \
+                 choices not written"
+            )
+        };
+        self.diags.warning(message, Some(scene.node(id).span));
+    }
+
+    /// The children shown of those a node holds (`all`): all of them, the
+    /// chosen one of a Switch, the first level of a LOD.
+    pub(super) fn chosen_children(&self, id: NodeId, all: Vec<NodeId>) -> Vec<NodeId> {
+        let scene = self.scene;
         match scene.node_type(id) {
             Some(NodeType::Switch) => {
                 let which = scene
