@@ -3,6 +3,7 @@
 
 use super::check::Built;
 use super::clock::{Clock, FractionMap};
+use super::fit::{self, Bound, Shape, TooMany};
 use super::keyframes::{Interpolation, Keyframes};
 use super::{InterpOptions, NodeFn, node_function};
 use crate::diag::{Diagnostic, Diagnostics};
@@ -52,6 +53,35 @@ impl Track {
             }
         });
         self.func.eval(f, out);
+    }
+
+    /// The clock fractions where the track's curve is not smooth (its
+    /// value or a derivative may jump), sorted: the interpolator's keys,
+    /// taken back through the modifiers (the fractions the modifiers turn
+    /// into a key), and the modifiers' own corners. At most `max` of them.
+    pub fn corners(&self, max: usize) -> Vec<f64> {
+        let mut corners = self.func.keys().to_vec();
+        for m in self.mods.iter().rev() {
+            let own = match m {
+                Modifier::Ease(e) => e.corners(),
+                Modifier::Scalar(it) => it.keys().to_vec(),
+            };
+            let modify = |f: f64| match m {
+                Modifier::Ease(e) => e.modify(f),
+                Modifier::Scalar(it) => {
+                    let mut v = Vec::with_capacity(1);
+                    it.eval(f, &mut v);
+                    v.first().copied().unwrap_or(f)
+                }
+            };
+            sort_corners(&mut corners);
+            let mut before = preimages(&own, &corners, modify, max);
+            before.extend(own);
+            corners = before;
+        }
+        sort_corners(&mut corners);
+        corners.truncate(max);
+        corners
     }
 
     /// The exact curve in fraction space, when the chain has one: no
@@ -126,6 +156,61 @@ impl Track {
     }
 }
 
+fn sort_corners(c: &mut Vec<f64>) {
+    c.retain(|f| f.is_finite());
+    c.sort_by(f64::total_cmp);
+    c.dedup();
+}
+
+/// The fractions `x` where `modify(x)` is one of `corners` (sorted), found
+/// between the modifier's own keys `own` (where it is continuous) on a scan
+/// of 16 cells a segment, each crossing narrowed by bisection. At most
+/// `max` of them.
+fn preimages(own: &[f64], corners: &[f64], modify: impl Fn(f64) -> f64, max: usize) -> Vec<f64> {
+    const CELLS: usize = 16;
+    let mut ends = own.to_vec();
+    sort_corners(&mut ends);
+    let (Some(&lo), Some(&hi)) = (ends.first(), ends.last()) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    // Beyond the modifier's keys a modifier is the identity (EaseInEaseOut)
+    // or constant (an interpolator): a corner there is its own preimage.
+    out.extend(corners.iter().filter(|&&c| c < lo || c > hi));
+    for w in ends.windows(2) {
+        let (a, b) = (w[0], w[1]);
+        // Just inside the segment: at its keys a modifier may jump.
+        let inside = |x: f64| x.clamp(a + (b - a) * 1e-12, b - (b - a) * 1e-12);
+        let mut x0 = a;
+        let mut g0 = modify(inside(a));
+        for i in 1..=CELLS {
+            let x1 = a + (b - a) * i as f64 / CELLS as f64;
+            let g1 = modify(inside(x1));
+            let (glo, ghi) = (g0.min(g1), g0.max(g1));
+            let first = corners.partition_point(|&c| c < glo);
+            for &c in corners[first..].iter().take_while(|&&c| c <= ghi) {
+                if out.len() >= max {
+                    return out;
+                }
+                // Narrow [x0, x1] to where modify crosses c.
+                let (mut l, mut r) = (x0, x1);
+                let rising = g1 >= g0;
+                for _ in 0..60 {
+                    let m = 0.5 * (l + r);
+                    if (modify(inside(m)) < c) == rising {
+                        l = m;
+                    } else {
+                        r = m;
+                    }
+                }
+                out.push(0.5 * (l + r));
+            }
+            (x0, g0) = (x1, g1);
+        }
+    }
+    out
+}
+
 /// The animation one clock drives.
 #[derive(Clone, Debug)]
 pub struct Clip {
@@ -192,6 +277,31 @@ impl Clip {
     /// (linear, slerp for rotations, steps for sequencers).
     pub fn sampled_keyframes(&self, track: &Track, rate: f64) -> Keyframes<'static> {
         self.sampled_as(track, rate, track.sample_interpolation())
+    }
+
+    /// The fewest keyframes of one of `shapes` within `tol` of the track's
+    /// true curve at every time (see `fit`); `TooMany` past `max_keys`.
+    pub fn fitted(
+        &self,
+        track: &Track,
+        tol: f64,
+        shapes: &[Shape],
+        max_keys: usize,
+    ) -> Result<Keyframes<'static>, TooMany> {
+        let bound = Bound {
+            tol,
+            rotation: track.is_rotation(),
+            per: track.per_element(),
+        };
+        fit::fewest(
+            &self.map,
+            &track.corners(max_keys),
+            track.func.width(),
+            shapes,
+            bound,
+            max_keys,
+            &mut |f, out| track.eval_fraction(f, out),
+        )
     }
 
     /// A track sampled at `rate` per second with a chosen interpolation.

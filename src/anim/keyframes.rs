@@ -86,7 +86,11 @@ struct Point {
 }
 
 impl<'a> Keyframes<'a> {
-    fn new(interpolation: Interpolation, width: usize, quaternions: bool) -> Keyframes<'a> {
+    pub(super) fn new(
+        interpolation: Interpolation,
+        width: usize,
+        quaternions: bool,
+    ) -> Keyframes<'a> {
         Keyframes {
             interpolation,
             width,
@@ -122,7 +126,7 @@ impl<'a> Keyframes<'a> {
         &self.values[i * self.width..(i + 1) * self.width]
     }
 
-    fn push(&mut self, t: f64, value: &[f64], d_in: &[f64], d_out: &[f64], rate: f64) {
+    pub(super) fn push(&mut self, t: f64, value: &[f64], d_in: &[f64], d_out: &[f64], rate: f64) {
         self.times.push(t);
         // Keep consecutive quaternions in one hemisphere (x · −1 is exact).
         let flip = self.quaternions
@@ -255,7 +259,7 @@ impl<'a> Keyframes<'a> {
 }
 
 /// Flips a quaternion to the hemisphere of `reference`.
-fn align(reference: &[f64], v: &mut [f64]) {
+pub(super) fn align(reference: &[f64], v: &mut [f64]) {
     if reference
         .iter()
         .zip(v.iter())

@@ -4,6 +4,7 @@
 pub mod check;
 pub mod clip;
 pub mod clock;
+pub mod fit;
 pub mod keyframes;
 pub mod reduce;
 

@@ -1,22 +1,9 @@
-//! Fewer keys under a guaranteed error bound: a track is evaluated on a
-//! grid much finer than any key spacing (or, for linear keys, at the keys,
-//! which bounds the error exactly), and keyframes are chosen so that the
-//! baked curve (linear, or slerp for rotations) stays within the tolerance
-//! of the true curve at every grid point.
+//! Fewer keys for exact linear keyframes under a tolerance (their keys
+//! bound the error exactly), constant tracks, and the distance every bound
+//! is measured in. Curves that are not linear are fitted in `fit`.
 
-use super::clip::{Clip, Track};
 use super::keyframes::{Interpolation, Keyframes};
-use crate::interp::Kind;
 use glam::DQuat;
-
-/// Grid points per second of clip time (at least `MIN_GRID` per piece).
-const GRID_RATE: f64 = 1000.0;
-const MIN_GRID: usize = 2000;
-/// At most this many grid points per piece.
-const MAX_GRID: usize = 200_000;
-/// At most this many numbers in a grid (128 MB): tracks of wide values
-/// (morphs of many points) get a coarser grid, not an exhausted memory.
-const MAX_GRID_NUMBERS: usize = 1 << 24;
 
 /// How far apart two values are: Euclidean distance per element (the
 /// largest over the elements of an MF value); for rotations, the angle
@@ -50,62 +37,12 @@ pub fn distance(a: &[f64], b: &[f64], rotation: bool, per_element: usize) -> f64
         .fold(0.0, f64::max)
 }
 
-/// The curve of a track on its clip's fine grid, piece by piece.
-struct Grid {
-    /// Per piece: times and values (`width` numbers each).
-    pieces: Vec<(Vec<f64>, Vec<f64>)>,
-    width: usize,
-}
-
-fn grid(clip: &Clip, track: &Track) -> Grid {
-    let width = track.interpolator().width();
-    let keys = track.interpolator().keys();
-    // Linear keys straight from the clock: the true curve is linear between
-    // its keys, so a linear fit's largest distance from it on any stretch is
-    // at one of them (the distance between two linear functions is convex):
-    // the keys are a grid that bounds the error exactly.
-    let linear = track.modifiers.is_empty() && track.interpolator().kind() == Kind::Linear;
-    let per_piece = MAX_GRID_NUMBERS / width.max(1) / clip.map.pieces.len().max(1);
-    let mut pieces = Vec::new();
-    let mut v = Vec::new();
-    for piece in &clip.map.pieces {
-        let len = piece.t1 - piece.t0;
-        let n = if linear {
-            1
-        } else {
-            ((len * GRID_RATE).ceil() as usize)
-                .clamp(MIN_GRID, MAX_GRID)
-                .min(per_piece)
-                .max(1)
-        };
-        let mut times: Vec<f64> = (0..=n)
-            .map(|i| piece.t0 + len * i as f64 / n as f64)
-            .collect();
-        // The interpolator's own keys are corners of the curve: on the grid.
-        times.extend(
-            keys.iter()
-                .filter(|&&k| k > piece.f0 && k < piece.f1)
-                .map(|&k| piece.time(k)),
-        );
-        times.sort_by(f64::total_cmp);
-        times.dedup();
-        let mut values = Vec::with_capacity(times.len() * width);
-        for &t in &times {
-            track.eval_fraction(piece.fraction(t), &mut v);
-            values.extend_from_slice(&v);
-        }
-        pieces.push((times, values));
-    }
-    Grid { pieces, width }
-}
-
-/// One piece of a grid, with what a segment must fit.
+/// Linear keyframes, with what a segment must fit.
 struct Fit<'a> {
     times: &'a [f64],
     values: &'a [f64],
     width: usize,
     tol: f64,
-    rotation: bool,
     per: usize,
 }
 
@@ -119,16 +56,10 @@ impl Fit<'_> {
         let mut approx = vec![0.0; w];
         for k in i + 1..j {
             let s = (self.times[k] - self.times[i]) / (self.times[j] - self.times[i]);
-            if self.rotation {
-                let q =
-                    crate::interp::rotation::slerp(DQuat::from_slice(a), DQuat::from_slice(b), s);
-                approx.copy_from_slice(&q.to_array());
-            } else {
-                for c in 0..w {
-                    approx[c] = a[c] + s * (b[c] - a[c]);
-                }
+            for c in 0..w {
+                approx[c] = a[c] + s * (b[c] - a[c]);
             }
-            if distance(&approx, v(k), self.rotation, self.per) > self.tol {
+            if distance(&approx, v(k), false, self.per) > self.tol {
                 return false;
             }
         }
@@ -178,46 +109,6 @@ fn kept(fit: &Fit) -> Vec<usize> {
     kept
 }
 
-/// Linear (or slerp) keyframes within `tol` of the track's true curve at
-/// every grid point, greedily as long as each segment can be. `per` is the
-/// numbers per element of the value (3 for MFVec3f).
-pub fn reduce(clip: &Clip, track: &Track, tol: f64, per: usize) -> Keyframes<'static> {
-    let rotation = track.is_rotation();
-    let g = grid(clip, track);
-    let w = g.width;
-    let interpolation = if rotation {
-        Interpolation::Slerp
-    } else {
-        Interpolation::Linear
-    };
-    let mut out = Keyframes {
-        interpolation,
-        width: w,
-        quaternions: rotation,
-        times: Vec::new(),
-        values: Vec::new().into(),
-        in_tangents: Vec::new(),
-        out_tangents: Vec::new(),
-    };
-    for (times, values) in &g.pieces {
-        let fit = Fit {
-            times,
-            values,
-            width: w,
-            tol,
-            rotation,
-            per,
-        };
-        for k in kept(&fit) {
-            out.times.push(times[k]);
-            out.values
-                .to_mut()
-                .extend_from_slice(&values[k * w..(k + 1) * w]);
-        }
-    }
-    out
-}
-
 /// Exact linear keyframes (not slerp) at strictly increasing times,
 /// thinned to those a linear fit within `tol` needs. They are their own
 /// grid: the curve is linear between them, so a fit's largest distance
@@ -236,7 +127,6 @@ pub fn thin<'a>(k: Keyframes<'a>, tol: f64, per: usize) -> Result<Keyframes<'a>,
         values: &k.values,
         width: w,
         tol,
-        rotation: false,
         per,
     };
     let kept = kept(&fit);

@@ -47,6 +47,26 @@ impl Ease {
             }
         }
     }
+
+    /// Where the modified fraction is not smooth: the keys, and inside an
+    /// eased segment the ends of its constant-speed part (where g changes
+    /// from or to a parabola: its second derivative jumps there).
+    pub fn corners(&self) -> Vec<f64> {
+        let mut out = self.keys.clone();
+        for i in 0..self.keys.len().saturating_sub(1) {
+            let (a, b) = (self.keys[i], self.keys[i + 1]);
+            let (mut e_out, mut e_in) = (self.ease[i][1], self.ease[i + 1][0]);
+            let s = e_out + e_in;
+            if s <= 0.0 || b <= a {
+                continue;
+            }
+            if s > 1.0 {
+                (e_out, e_in) = (e_out / s, e_in / s);
+            }
+            out.extend([a + (b - a) * e_out, b - (b - a) * e_in]);
+        }
+        out
+    }
 }
 
 /// The eased local fraction g(u) of the X3D text, with S = 0 meaning no

@@ -248,6 +248,15 @@ impl Interpolator {
         &self.keys
     }
 
+    /// The largest Euclidean norm of an element (`per` numbers) of its key
+    /// values.
+    pub fn largest(&self, per: usize) -> f64 {
+        self.values
+            .chunks(per.max(1))
+            .map(|e| e.iter().map(|x| x * x).sum::<f64>().sqrt())
+            .fold(0.0, f64::max)
+    }
+
     /// False when the interpolator has no keys: it sends no events, and its
     /// target keeps its own value.
     pub fn produces(&self) -> bool {

@@ -381,21 +381,39 @@ impl Writer<'_> {
         };
         let k = match (transparency, morph) {
             (_, Some(m)) => m.keyframes,
-            // Colour and transparency in one clip: one RGBA curve, sampled.
+            // Colour and transparency in one clip: one RGBA curve, fitted
+            // (or sampled, when asked for).
             (Some(tr), None) => {
                 let mut a = Vec::new();
-                let interpolation = sampled_interpolation(opts, track);
-                let cubic = interpolation == Interpolation::Cubic;
-                if !self.sampled_with(clip, track, 4, cubic) {
-                    return None;
-                }
-                Keyframes::sample(&clip.map, opts.rate, 4, interpolation, false, |f, out| {
+                let mut rgba = |f: f64, out: &mut Vec<f64>| {
                     track.eval_fraction(f, out);
                     tr.eval_fraction(f, &mut a);
                     out.push(1.0 - a.first().copied().unwrap_or(0.0));
-                })
+                };
+                let interpolation = sampled_interpolation(opts, track);
+                if opts.mode == Mode::Sample {
+                    let cubic = interpolation == Interpolation::Cubic;
+                    if !self.sampled_with(clip, track, 4, cubic) {
+                        return None;
+                    }
+                    Keyframes::sample(&clip.map, opts.rate, 4, interpolation, false, rgba)
+                } else {
+                    let room = self.room(4, true);
+                    let mut corners = track.corners(room);
+                    corners.extend(tr.corners(room));
+                    corners.sort_by(f64::total_cmp);
+                    let bound = fit::Bound {
+                        tol: opts.tolerance.unwrap_or(fit::DEFAULT_RELATIVE),
+                        rotation: false,
+                        per: 4,
+                    };
+                    let shapes = [Shape::Cubic, Shape::Linear];
+                    let fitted =
+                        fit::fewest(&clip.map, &corners, 4, &shapes, bound, room, &mut rgba);
+                    self.spent(clip, track, fitted)?
+                }
             }
-            (None, None) => self.keyframes(clip, track, opts)?,
+            (None, None) => self.keyframes(clip, track, opts, true)?,
         };
         let target = match (transparency, target) {
             (Some(_), Target::Pointer { pointers, .. }) => Target::Pointer {
@@ -846,12 +864,16 @@ impl Writer<'_> {
 
     /// The keyframes written for a track; `None` for a track dropped under a
     /// tolerance because it never leaves the target's own value, or past
-    /// the animation values limit (reported).
+    /// the animation values limit (reported). Exact where a keyframe format
+    /// holds the curve; otherwise, unless sampling is asked for, the fewest
+    /// keys within the tolerance (or the default bound) of the true curve:
+    /// CUBICSPLINE where `cubic` allows it and needs fewer keys.
     pub(super) fn keyframes<'t>(
         &mut self,
         clip: &Clip,
         track: &'t Track,
         opts: &Options,
+        cubic: bool,
     ) -> Option<Keyframes<'t>> {
         let exact = match (opts.mode == Mode::Exact).then(|| track.exact()).flatten() {
             Some(e) => {
@@ -864,27 +886,43 @@ impl Writer<'_> {
             }
             None => None,
         };
-        let interpolation = exact
-            .as_ref()
-            .map_or_else(|| sampled_interpolation(opts, track), |k| k.interpolation);
-        let Some(tol) = opts.tolerance else {
-            return match exact {
-                Some(k) => Some(k),
-                None => self.sampled(clip, track, interpolation),
-            };
-        };
         let (rotation, per) = (track.is_rotation(), track.per_element());
-        let mut k = match exact {
+        let linear: &[Shape] = &[Shape::Linear];
+        let mut k = match (exact, opts.tolerance) {
             // Exact cubic and step curves are kept: their error is zero.
-            Some(k) if matches!(k.interpolation, Interpolation::Cubic | Interpolation::Step) => k,
-            Some(k) => match reduce::thin(k, tol, per) {
-                Ok(k) => k,
-                Err(_) => reduce::reduce(clip, track, tol, per),
-            },
-            _ if matches!(interpolation, Interpolation::Linear | Interpolation::Slerp) => {
-                reduce::reduce(clip, track, tol, per)
+            (Some(k), None) => k,
+            (Some(k), Some(_))
+                if matches!(k.interpolation, Interpolation::Cubic | Interpolation::Step) =>
+            {
+                k
             }
-            _ => self.sampled(clip, track, interpolation)?,
+            (Some(k), Some(tol)) => match reduce::thin(k, tol, per) {
+                Ok(k) => k,
+                Err(_) => self.fitted(clip, track, tol, linear)?,
+            },
+            (None, tol) => {
+                let interpolation = sampled_interpolation(opts, track);
+                let straight =
+                    matches!(interpolation, Interpolation::Linear | Interpolation::Slerp);
+                match (opts.mode, tol) {
+                    (Mode::Exact, _) if straight => {
+                        let tol = tol.unwrap_or_else(|| fit::default_tolerance(track));
+                        let shapes: &[Shape] = if cubic {
+                            &[Shape::Cubic, Shape::Linear]
+                        } else {
+                            linear
+                        };
+                        self.fitted(clip, track, tol, shapes)?
+                    }
+                    (Mode::Sample, Some(tol)) if straight => {
+                        self.fitted(clip, track, tol, linear)?
+                    }
+                    _ => self.sampled(clip, track, interpolation)?,
+                }
+            }
+        };
+        let Some(tol) = opts.tolerance else {
+            return Some(k);
         };
         reduce::collapse_constant(&mut k, tol, rotation, per);
         let mut own = Vec::new();
@@ -893,5 +931,51 @@ impl Writer<'_> {
             return None;
         }
         Some(k)
+    }
+
+    /// A track's fewest keys of one of `shapes` within `tol` of its curve,
+    /// when they fit in the animation values limit (taken from it if so).
+    fn fitted(
+        &mut self,
+        clip: &Clip,
+        track: &Track,
+        tol: f64,
+        shapes: &[Shape],
+    ) -> Option<Keyframes<'static>> {
+        let width = track.interpolator().width();
+        let cubic = shapes.contains(&Shape::Cubic);
+        let room = self.room(width, cubic);
+        self.spent(clip, track, clip.fitted(track, tol, shapes, room))
+    }
+
+    /// How many keys of `width` numbers are left in the animation values
+    /// limit.
+    pub(super) fn room(&self, width: usize, cubic: bool) -> usize {
+        self.opts
+            .limits
+            .animation_values
+            .saturating_sub(self.values)
+            / keyframe_numbers(width, cubic)
+    }
+
+    /// Fitted keyframes taken from the animation values limit.
+    pub(super) fn spent(
+        &mut self,
+        clip: &Clip,
+        track: &Track,
+        fitted: Result<Keyframes<'static>, TooMany>,
+    ) -> Option<Keyframes<'static>> {
+        let n = match &fitted {
+            Ok(k) => k.len().saturating_mul(keyframe_numbers(
+                k.width,
+                k.interpolation == Interpolation::Cubic,
+            )),
+            Err(TooMany) => usize::MAX,
+        };
+        if self.spend(n, clip, track) {
+            fitted.ok()
+        } else {
+            None
+        }
     }
 }

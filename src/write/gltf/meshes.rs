@@ -307,7 +307,7 @@ impl<'a> Writer<'a> {
                 }
                 return self.sampled(clip, track, Interpolation::Linear);
             }
-            match self.keyframes(clip, track, &opts) {
+            match self.keyframes(clip, track, &opts, false) {
                 // One-hot weights follow keys linearly or in steps only.
                 Some(k) if k.interpolation == Interpolation::Cubic => {
                     self.sampled(clip, track, Interpolation::Linear)

@@ -1,0 +1,535 @@
+//! Fewest keys within a bound of a curve, found from the curve's structure.
+//!
+//! A curve (a track's value over its clock's fraction) is smooth between
+//! its corners (the fractions where its value or a derivative may jump,
+//! `Track::corners`). Between corners a cubic Hermite segment whose ends
+//! carry the curve's own value and derivative is off by about
+//! h⁴·|f⁗|/384, so few keys hold a small bound; a straight (or slerp)
+//! segment is off by h²·|f″|/8. Keys are chosen greedily, each segment as
+//! long as its error allows: a trial segment is checked against the true
+//! curve at seven points inside it (and at every corner it spans), and the
+//! next trial length is predicted from the error's order (h⁴ or h²).
+//! A segment is accepted at 3/4 of the bound: the error curve of a short
+//! segment is close to s²(1−s)² (cubic) or s(1−s) (linear) in its local
+//! parameter s, whose largest value the check points find within a few
+//! per cent, so the rest covers the times between check points. The test
+//! `tests/it/bound.rs` plays the results in three.js at 1 kHz.
+
+use super::clip::Track;
+use super::clock::{FractionMap, Piece};
+use super::keyframes::{Interpolation, Keyframes, align};
+use super::reduce::distance;
+use crate::interp::{rotation, spline};
+use glam::DQuat;
+
+/// The default bound on a value track, relative to the largest value the
+/// track takes (at least 1): see [`default_tolerance`].
+pub const DEFAULT_RELATIVE: f64 = 1e-4;
+/// The default bound on a rotation track, in radians.
+pub const DEFAULT_ANGLE: f64 = 1e-4;
+
+/// The bound a bake holds without `--tolerance`: 1e-4 rad on rotations,
+/// 1e-4 × max(1, the largest element of the key values) on values.
+pub fn default_tolerance(track: &Track) -> f64 {
+    if track.is_rotation() {
+        DEFAULT_ANGLE
+    } else {
+        DEFAULT_RELATIVE * track.interpolator().largest(track.per_element()).max(1.0)
+    }
+}
+
+/// Interior check points a segment is measured at, plus one.
+const CHECKS: usize = 16;
+/// A segment whose error at its check points is over this share of the
+/// bound is measured again between them, where its error is largest.
+const REFINE: f64 = 0.5;
+/// A segment using this share of what it may is long enough.
+const TIGHT: f64 = 0.98;
+/// Trials for one segment's length.
+const TRIALS: usize = 12;
+/// A difference between the values arriving at and leaving a corner over
+/// this share of the bound is a jump (two keys at one time).
+const JUMP: f64 = 1e-2;
+/// Relative step of the one-sided differences that give derivatives.
+const STEP: f64 = 1e-6;
+
+/// What a fit must hold.
+#[derive(Clone, Copy, Debug)]
+pub struct Bound {
+    /// The largest distance from the true curve at any time.
+    pub tol: f64,
+    /// Values are unit quaternions (distance: the angle in radians).
+    pub rotation: bool,
+    /// Numbers per element of a value (distance: the largest Euclidean
+    /// distance of an element).
+    pub per: usize,
+}
+
+/// The shape of fitted segments.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Shape {
+    /// Hermite segments with the curve's own derivatives (CUBICSPLINE).
+    Cubic,
+    /// Straight lines, or slerp for rotations.
+    Linear,
+}
+
+/// The fit would need more keys than it was allowed.
+#[derive(Debug)]
+pub struct TooMany;
+
+/// A point of the fitted curve: a key's fraction, value and derivatives
+/// (per unit fraction; empty for linear fits).
+#[derive(Clone)]
+struct Node {
+    f: f64,
+    v: Vec<f64>,
+    d_in: Vec<f64>,
+    d_out: Vec<f64>,
+}
+
+/// The true curve and how to measure against it.
+struct Curve<'f> {
+    value_at: &'f mut dyn FnMut(f64, &mut Vec<f64>),
+    bound: Bound,
+    shape: Shape,
+    buf: Vec<f64>,
+    /// The piece being fitted (for key times as glTF stores them).
+    piece: Piece,
+}
+
+impl Curve<'_> {
+    fn at(&mut self, f: f64) -> Vec<f64> {
+        (self.value_at)(f, &mut self.buf);
+        self.buf.clone()
+    }
+
+    /// The value arriving at `f` from the stretch that starts at `lo`.
+    fn left(&mut self, f: f64, lo: f64) -> Vec<f64> {
+        let x = f - (f - lo) * 1e-9;
+        self.at(if x < f { x } else { 0.5 * (lo + f) })
+    }
+
+    /// The one-sided derivative at `f` (value `v` there) into the stretch
+    /// of length `len`: leaving when `dir` is 1, arriving when −1.
+    fn slope(&mut self, f: f64, v: &[f64], dir: f64, len: f64) -> Vec<f64> {
+        if self.shape == Shape::Linear {
+            return Vec::new();
+        }
+        let h = STEP * len;
+        let mut a = self.at(f + dir * h);
+        let mut b = self.at(f + dir * 2.0 * h);
+        if self.bound.rotation {
+            align(v, &mut a);
+            align(v, &mut b);
+        }
+        (0..v.len())
+            .map(|c| dir * (-3.0 * v[c] + 4.0 * a[c] - b[c]) / (2.0 * h))
+            .collect()
+    }
+
+    /// A node inside the stretch [lo, hi] (central difference).
+    fn inner(&mut self, f: f64, lo: f64, hi: f64) -> Node {
+        let v = self.at(f);
+        if self.shape == Shape::Linear {
+            return Node {
+                f,
+                v,
+                d_in: Vec::new(),
+                d_out: Vec::new(),
+            };
+        }
+        let h = STEP * (hi - lo);
+        let d = if f - h <= lo {
+            self.slope(f, &v, 1.0, hi - lo)
+        } else if f + h >= hi {
+            self.slope(f, &v, -1.0, hi - lo)
+        } else {
+            let mut a = self.at(f - h);
+            let mut b = self.at(f + h);
+            if self.bound.rotation {
+                align(&v, &mut a);
+                align(&v, &mut b);
+            }
+            (0..v.len()).map(|c| (b[c] - a[c]) / (2.0 * h)).collect()
+        };
+        Node {
+            f,
+            v,
+            d_in: d.clone(),
+            d_out: d,
+        }
+    }
+
+    /// The stretch's first node: the value leaving `lo`.
+    fn start(&mut self, lo: f64, hi: f64) -> Node {
+        let v = self.at(lo);
+        let d_out = self.slope(lo, &v, 1.0, hi - lo);
+        Node {
+            f: lo,
+            d_in: vec![0.0; d_out.len()],
+            v,
+            d_out,
+        }
+    }
+
+    /// The stretch's last node: the value arriving at `hi`.
+    fn end(&mut self, lo: f64, hi: f64) -> Node {
+        let v = self.left(hi, lo);
+        let d_in = self.slope(hi, &v, -1.0, hi - lo);
+        Node {
+            f: hi,
+            d_out: vec![0.0; d_in.len()],
+            v,
+            d_in,
+        }
+    }
+
+    /// The largest distance of the segment from `a` to `b` from the true
+    /// curve, at its check points and at `corners` inside it.
+    fn error(&mut self, a: &Node, b: &Node, corners: &[f64]) -> f64 {
+        let len = b.f - a.f;
+        let inside = corners.partition_point(|&c| c <= a.f);
+        let spanned = corners[inside..].iter().take_while(|&&c| c < b.f);
+        let mut checks: Vec<f64> = (0..=CHECKS)
+            .map(|i| i as f64 / CHECKS as f64)
+            .chain(spanned.map(|&c| (c - a.f) / len))
+            .collect();
+        checks.sort_by(f64::total_cmp);
+        let mut worst = (0.0, 0);
+        for (i, &s) in checks.iter().enumerate().take(checks.len() - 1).skip(1) {
+            let e = self.distance_at(a, b, s, len);
+            if e > self.bound.tol {
+                return e; // already too far: no need to know by how much
+            }
+            if e > worst.0 {
+                worst = (e, i);
+            }
+        }
+        if worst.0 < REFINE * self.bound.tol {
+            return worst.0;
+        }
+        // Close to the bound: the largest error between the neighbours of
+        // the worst check point, by golden-section search.
+        const G: f64 = 0.381_966_011_250_105_1;
+        let (mut l, mut r) = (checks[worst.1 - 1], checks[worst.1 + 1]);
+        let mut best = worst.0;
+        let (mut x1, mut x2) = (l + G * (r - l), r - G * (r - l));
+        let (mut e1, mut e2) = (
+            self.distance_at(a, b, x1, len),
+            self.distance_at(a, b, x2, len),
+        );
+        for _ in 0..8 {
+            best = best.max(e1).max(e2);
+            if e1 >= e2 {
+                (r, x2, e2) = (x2, x1, e1);
+                x1 = l + G * (r - l);
+                e1 = self.distance_at(a, b, x1, len);
+            } else {
+                (l, x1, e1) = (x1, x2, e2);
+                x2 = r - G * (r - l);
+                e2 = self.distance_at(a, b, x2, len);
+            }
+        }
+        best.max(e1).max(e2)
+    }
+
+    /// How far the segment from `a` to `b` is from the curve at local
+    /// parameter `s`.
+    fn distance_at(&mut self, a: &Node, b: &Node, s: f64, len: f64) -> f64 {
+        let truth = self.at(a.f + s * len);
+        let mut approx = vec![0.0; a.v.len()];
+        self.blend(a, b, s, len, &mut approx);
+        distance(&approx, &truth, self.bound.rotation, self.bound.per)
+    }
+
+    /// The fitted segment's value at local parameter `s`.
+    fn blend(&self, a: &Node, b: &Node, s: f64, len: f64, out: &mut [f64]) {
+        match (self.shape, self.bound.rotation) {
+            (Shape::Linear, true) => {
+                let q = rotation::slerp(DQuat::from_slice(&a.v), DQuat::from_slice(&b.v), s);
+                out.copy_from_slice(&q.to_array());
+            }
+            (Shape::Linear, false) => {
+                for (c, o) in out.iter_mut().enumerate() {
+                    *o = a.v[c] + s * (b.v[c] - a.v[c]);
+                }
+            }
+            (Shape::Cubic, rotation) => {
+                let h = spline::hermite_basis(s);
+                for (c, o) in out.iter_mut().enumerate() {
+                    *o = h[0] * a.v[c]
+                        + h[1] * b.v[c]
+                        + len * (h[2] * a.d_out[c] + h[3] * b.d_in[c]);
+                }
+                if rotation {
+                    // A glTF player normalizes a cubic quaternion.
+                    let q = DQuat::from_slice(out).normalize();
+                    out.copy_from_slice(&q.to_array());
+                }
+            }
+        }
+    }
+
+    /// The keys after `a` up to and including `last` (the stretch's end,
+    /// [lo, hi]), each segment as long as the bound allows; at most `room`.
+    fn segments(
+        &mut self,
+        mut a: Node,
+        last: Node,
+        corners: &[f64],
+        room: &mut usize,
+        out: &mut Vec<Node>,
+    ) -> Result<(), TooMany> {
+        let (lo, hi) = (a.f, last.f);
+        let order = match self.shape {
+            Shape::Cubic => 4.0,
+            Shape::Linear => 2.0,
+        };
+        let accept = self.bound.tol;
+        let tiny = (hi - lo) * 1e-9;
+        let mut h = hi - lo;
+        while a.f < hi {
+            // The longest length that fitted and the shortest that did not.
+            let mut best: Option<(Node, f64)> = None;
+            let mut bad = f64::INFINITY;
+            // Until a length fits, then at most TRIALS in all.
+            for trial in 1.. {
+                if trial > TRIALS && best.is_some() {
+                    break;
+                }
+                let reached = best.as_ref().map_or(a.f, |(n, _)| n.f);
+                let mut fb = if a.f + h >= hi - tiny { hi } else { a.f + h };
+                // A straight segment ends at a corner where it can (where a
+                // straight curve turns): the last one past what fitted.
+                let mut at_corner = false;
+                if self.shape == Shape::Linear && fb < hi {
+                    let i = corners.partition_point(|&c| c <= fb + tiny);
+                    if let Some(&c) = corners[..i].last().filter(|&&c| c > reached + tiny) {
+                        fb = c;
+                        at_corner = true;
+                    }
+                }
+                if fb < hi && !at_corner {
+                    // At a time a glTF file holds exactly (f32): the
+                    // player's key is where the fit put it.
+                    let held = self.piece.fraction(self.piece.time(fb) as f32 as f64);
+                    // (Only where that is progress: past what fitted,
+                    // short of what did not.)
+                    if held > reached + 2.0 * tiny && held - a.f < bad && held < hi {
+                        fb = held;
+                    }
+                }
+                let len = fb - a.f;
+                let mut b = if fb == hi {
+                    last.clone()
+                } else {
+                    self.inner(fb, lo, hi)
+                };
+                if self.bound.rotation {
+                    align_node(&a.v, &mut b);
+                }
+                let e = self.error(&a, &b, corners);
+                if e <= accept {
+                    best = Some((b, len));
+                    if fb == hi || e >= TIGHT * accept {
+                        break;
+                    }
+                } else {
+                    bad = len;
+                    if best.is_none() && len <= tiny {
+                        // A jump the corners missed: a short segment.
+                        best = Some((b, len));
+                        break;
+                    }
+                }
+                // The length that would use the bound, from the error's
+                // order, inside what is known.
+                let good = best.as_ref().map_or(0.0, |(_, l)| *l);
+                let predicted = match e {
+                    e if e.is_nan() => 0.0,
+                    e => len * (TIGHT * accept / e.max(f64::MIN_POSITIVE)).powf(1.0 / order),
+                };
+                h = if bad.is_finite() {
+                    let gap = bad - good;
+                    if gap <= 0.02 * bad {
+                        break;
+                    }
+                    predicted.clamp(good + 0.1 * gap, bad - 0.1 * gap)
+                } else {
+                    predicted.clamp(1.2 * len, 4.0 * len)
+                };
+            }
+            let Some((b, len)) = best else {
+                unreachable!("the search ends with a length that fits")
+            };
+            if *room == 0 {
+                return Err(TooMany);
+            }
+            *room -= 1;
+            out.push(b.clone());
+            a = b;
+            h = len;
+        }
+        Ok(())
+    }
+}
+
+fn align_node(reference: &[f64], n: &mut Node) {
+    let dot: f64 = reference.iter().zip(&n.v).map(|(a, b)| a * b).sum();
+    if dot < 0.0 {
+        for x in n.v.iter_mut().chain(&mut n.d_in).chain(&mut n.d_out) {
+            *x = -*x;
+        }
+    }
+}
+
+/// Keys of `shape` within `bound` of the curve `value_at` (a value of
+/// `width` numbers for a clock fraction) driven through `map`, never more
+/// than `max_keys`. `corners` (sorted) are where the curve may not be
+/// smooth; cubic keys stand at each, and a jump gets two keys at one time.
+/// Linear keys may pass over a corner where the bound allows.
+pub fn fit(
+    map: &FractionMap,
+    corners: &[f64],
+    width: usize,
+    shape: Shape,
+    bound: Bound,
+    max_keys: usize,
+    value_at: &mut dyn FnMut(f64, &mut Vec<f64>),
+) -> Result<Keyframes<'static>, TooMany> {
+    let interpolation = match (shape, bound.rotation) {
+        (Shape::Cubic, _) => Interpolation::Cubic,
+        (Shape::Linear, true) => Interpolation::Slerp,
+        (Shape::Linear, false) => Interpolation::Linear,
+    };
+    let mut k = Keyframes::new(interpolation, width, bound.rotation);
+    let mut curve = Curve {
+        value_at,
+        bound,
+        shape,
+        buf: Vec::with_capacity(width),
+        piece: map.pieces.first().copied().unwrap_or(Piece {
+            t0: 0.0,
+            t1: 1.0,
+            f0: 0.0,
+            f1: 1.0,
+        }),
+    };
+    let mut room = max_keys;
+    let last = map.pieces.len().saturating_sub(1);
+    for (pi, piece) in map.pieces.iter().enumerate() {
+        curve.piece = *piece;
+        let nodes = fit_piece(&mut curve, piece, corners, &mut room)?;
+        for n in &nodes {
+            k.push(piece.time(n.f), &n.v, &n.d_in, &n.d_out, piece.rate());
+        }
+        // The clip's end holds the value at fraction f1 itself (the last of
+        // keys repeated there), when it differs from the one arriving.
+        if pi == last {
+            let end = curve.at(piece.f1);
+            if nodes
+                .last()
+                .is_some_and(|n| distance(&n.v, &end, bound.rotation, bound.per) > bound.tol * JUMP)
+            {
+                let zero = vec![0.0; if shape == Shape::Cubic { width } else { 0 }];
+                k.push(piece.t1, &end, &zero, &zero, piece.rate());
+            }
+        }
+    }
+    Ok(k)
+}
+
+/// The nodes of one piece: its stretches between corners fitted in turn
+/// (cubic), or its runs between jumps (linear).
+fn fit_piece(
+    curve: &mut Curve,
+    piece: &Piece,
+    corners: &[f64],
+    room: &mut usize,
+) -> Result<Vec<Node>, TooMany> {
+    let (f0, f1) = (piece.f0, piece.f1);
+    let near = (f1 - f0) * 1e-12;
+    let mut bounds = vec![f0];
+    for &c in corners {
+        if c > f0 + near && c < f1 - near && c > bounds[bounds.len() - 1] + near {
+            bounds.push(c);
+        }
+    }
+    bounds.push(f1);
+    let inner = &bounds[1..bounds.len() - 1];
+    let mut out = Vec::new();
+    let mut i = 0;
+    let mut a = curve.start(f0, bounds[1]);
+    if *room == 0 {
+        return Err(TooMany);
+    }
+    *room -= 1;
+    out.push(a.clone());
+    while i + 1 < bounds.len() {
+        // The stretch (cubic) or run (linear) from bounds[i] to bounds[j].
+        let mut j = i + 1;
+        let mut end = curve.end(bounds[i], bounds[j]);
+        let mut next = None;
+        while j + 1 < bounds.len() {
+            let mut after = curve.start(bounds[j], bounds[j + 1]);
+            if curve.bound.rotation {
+                align_node(&end.v, &mut after);
+            }
+            let jump = distance(&end.v, &after.v, curve.bound.rotation, curve.bound.per)
+                > curve.bound.tol * JUMP;
+            if jump || curve.shape == Shape::Cubic {
+                next = Some((after, jump));
+                break;
+            }
+            j += 1;
+            end = curve.end(bounds[j - 1], bounds[j]);
+        }
+        curve.segments(a, end.clone(), inner, room, &mut out)?;
+        match next {
+            Some((after, true)) => {
+                if *room == 0 {
+                    return Err(TooMany);
+                }
+                *room -= 1;
+                out.push(after.clone());
+                a = after;
+            }
+            Some((after, false)) => {
+                // One key at a smooth corner: arriving and leaving slopes.
+                if let Some(n) = out.last_mut() {
+                    n.d_out = after.d_out.clone();
+                }
+                a = Node {
+                    d_in: end.d_in,
+                    ..after
+                };
+            }
+            None => break,
+        }
+        i = j;
+    }
+    Ok(out)
+}
+
+/// The fit with the fewest keys among `shapes`, tried in order (a later
+/// shape is kept on a tie: list the one with less data a key last).
+pub fn fewest(
+    map: &FractionMap,
+    corners: &[f64],
+    width: usize,
+    shapes: &[Shape],
+    bound: Bound,
+    max_keys: usize,
+    value_at: &mut dyn FnMut(f64, &mut Vec<f64>),
+) -> Result<Keyframes<'static>, TooMany> {
+    let mut best = Err(TooMany);
+    let mut room = max_keys;
+    for &shape in shapes {
+        if let Ok(k) = fit(map, corners, width, shape, bound, room, value_at) {
+            room = k.len();
+            best = Ok(k);
+        }
+    }
+    best
+}
