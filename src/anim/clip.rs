@@ -3,7 +3,7 @@
 
 use super::check::Built;
 use super::clock::{Clock, FractionMap};
-use super::fit::{self, Bound, Shape, TooMany};
+use super::fit::{self, Bound, Fitted, Shape, TooMany};
 use super::keyframes::{Interpolation, Keyframes};
 use super::{InterpOptions, NodeFn, node_function};
 use crate::diag::{Diagnostic, Diagnostics};
@@ -287,7 +287,7 @@ impl Clip {
         tol: f64,
         shapes: &[Shape],
         max_keys: usize,
-    ) -> Result<Keyframes<'static>, TooMany> {
+    ) -> Result<Fitted, TooMany> {
         let bound = Bound {
             tol,
             rotation: track.is_rotation(),

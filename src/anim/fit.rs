@@ -74,6 +74,16 @@ pub enum Shape {
     Linear,
 }
 
+/// Fitted keyframes and the largest distance of their curve from the true
+/// curve the fit measured (at most the bound).
+#[derive(Debug)]
+pub struct Fitted {
+    /// The keyframes.
+    pub keys: Keyframes<'static>,
+    /// The largest error measured.
+    pub error: f64,
+}
+
 /// The fit would need more keys than it was allowed.
 #[derive(Debug)]
 pub struct TooMany;
@@ -94,6 +104,8 @@ struct Curve<'f> {
     bound: Bound,
     shape: Shape,
     buf: Vec<f64>,
+    /// The largest error of an accepted segment.
+    worst: f64,
     /// The piece being fitted (for key times as glTF stores them).
     piece: Piece,
 }
@@ -291,14 +303,14 @@ impl Curve<'_> {
         let mut h = hi - lo;
         while a.f < hi {
             // The longest length that fitted and the shortest that did not.
-            let mut best: Option<(Node, f64)> = None;
+            let mut best: Option<(Node, f64, f64)> = None;
             let mut bad = f64::INFINITY;
             // Until a length fits, then at most TRIALS in all.
             for trial in 1.. {
                 if trial > TRIALS && best.is_some() {
                     break;
                 }
-                let reached = best.as_ref().map_or(a.f, |(n, _)| n.f);
+                let reached = best.as_ref().map_or(a.f, |(n, _, _)| n.f);
                 let mut fb = if a.f + h >= hi - tiny { hi } else { a.f + h };
                 // A straight segment ends at a corner where it can (where a
                 // straight curve turns): the last one past what fitted.
@@ -331,7 +343,7 @@ impl Curve<'_> {
                 }
                 let e = self.error(&a, &b, corners);
                 if e <= accept {
-                    best = Some((b, len));
+                    best = Some((b, len, e));
                     if fb == hi || e >= TIGHT * accept {
                         break;
                     }
@@ -339,13 +351,13 @@ impl Curve<'_> {
                     bad = len;
                     if best.is_none() && len <= tiny {
                         // A jump the corners missed: a short segment.
-                        best = Some((b, len));
+                        best = Some((b, len, e));
                         break;
                     }
                 }
                 // The length that would use the bound, from the error's
                 // order, inside what is known.
-                let good = best.as_ref().map_or(0.0, |(_, l)| *l);
+                let good = best.as_ref().map_or(0.0, |(_, l, _)| *l);
                 let predicted = match e {
                     e if e.is_nan() => 0.0,
                     e => len * (TIGHT * accept / e.max(f64::MIN_POSITIVE)).powf(1.0 / order),
@@ -360,13 +372,14 @@ impl Curve<'_> {
                     predicted.clamp(1.2 * len, 4.0 * len)
                 };
             }
-            let Some((b, len)) = best else {
+            let Some((b, len, e)) = best else {
                 unreachable!("the search ends with a length that fits")
             };
             if *room == 0 {
                 return Err(TooMany);
             }
             *room -= 1;
+            self.worst = self.worst.max(e);
             out.push(b.clone());
             a = b;
             h = len;
@@ -397,7 +410,7 @@ pub fn fit(
     bound: Bound,
     max_keys: usize,
     value_at: &mut dyn FnMut(f64, &mut Vec<f64>),
-) -> Result<Keyframes<'static>, TooMany> {
+) -> Result<Fitted, TooMany> {
     let interpolation = match (shape, bound.rotation) {
         (Shape::Cubic, _) => Interpolation::Cubic,
         (Shape::Linear, true) => Interpolation::Slerp,
@@ -409,6 +422,7 @@ pub fn fit(
         bound,
         shape,
         buf: Vec::with_capacity(width),
+        worst: 0.0,
         piece: map.pieces.first().copied().unwrap_or(Piece {
             t0: 0.0,
             t1: 1.0,
@@ -437,7 +451,10 @@ pub fn fit(
             }
         }
     }
-    Ok(k)
+    Ok(Fitted {
+        keys: k,
+        error: curve.worst,
+    })
 }
 
 /// The nodes of one piece: its stretches between corners fitted in turn
@@ -495,14 +512,21 @@ fn fit_piece(
                 out.push(after.clone());
                 a = after;
             }
-            Some((after, false)) => {
-                // One key at a smooth corner: arriving and leaving slopes.
-                if let Some(n) = out.last_mut() {
-                    n.d_out = after.d_out.clone();
-                }
-                a = Node {
-                    d_in: end.d_in,
-                    ..after
+            Some((mut after, false)) => {
+                // One key at a smooth corner: arriving and leaving slopes
+                // (of one sign, the key as fitted may have been flipped).
+                a = match out.last_mut() {
+                    Some(n) => {
+                        if curve.bound.rotation {
+                            align_node(&n.v, &mut after);
+                        }
+                        n.d_out = after.d_out.clone();
+                        Node {
+                            d_in: n.d_in.clone(),
+                            ..after
+                        }
+                    }
+                    None => after,
                 };
             }
             None => break,
@@ -522,13 +546,13 @@ pub fn fewest(
     bound: Bound,
     max_keys: usize,
     value_at: &mut dyn FnMut(f64, &mut Vec<f64>),
-) -> Result<Keyframes<'static>, TooMany> {
+) -> Result<Fitted, TooMany> {
     let mut best = Err(TooMany);
     let mut room = max_keys;
     for &shape in shapes {
-        if let Ok(k) = fit(map, corners, width, shape, bound, room, value_at) {
-            room = k.len();
-            best = Ok(k);
+        if let Ok(f) = fit(map, corners, width, shape, bound, room, value_at) {
+            room = f.keys.len();
+            best = Ok(f);
         }
     }
     best

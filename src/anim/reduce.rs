@@ -115,8 +115,13 @@ fn kept(fit: &Fit) -> Vec<usize> {
 /// from it on a stretch is at one of them. The same keys as [`reduce`]
 /// finds on its grid, without evaluating the curve again; when every key
 /// is needed the keyframes are returned as they are (borrowed values stay
-/// borrowed). Anything else is returned unchanged as `Err`.
-pub fn thin<'a>(k: Keyframes<'a>, tol: f64, per: usize) -> Result<Keyframes<'a>, Keyframes<'a>> {
+/// borrowed), with the largest distance of the thinned curve from the
+/// exact one. Anything else is returned unchanged as `Err`.
+pub fn thin<'a>(
+    k: Keyframes<'a>,
+    tol: f64,
+    per: usize,
+) -> Result<(Keyframes<'a>, f64), Keyframes<'a>> {
     let increasing = k.times.windows(2).all(|t| t[0] < t[1]);
     if k.interpolation != Interpolation::Linear || k.quaternions || !increasing {
         return Err(k);
@@ -131,24 +136,50 @@ pub fn thin<'a>(k: Keyframes<'a>, tol: f64, per: usize) -> Result<Keyframes<'a>,
     };
     let kept = kept(&fit);
     if kept.len() == k.times.len() {
-        return Ok(k);
+        return Ok((k, 0.0));
     }
     let times = kept.iter().map(|&i| k.times[i]).collect();
     let values: Vec<f64> = kept
         .iter()
         .flat_map(|&i| k.values[i * w..(i + 1) * w].iter().copied())
         .collect();
-    Ok(Keyframes {
+    let thinned = Keyframes {
         times,
         values: values.into(),
-        ..k
-    })
+        interpolation: k.interpolation,
+        width: w,
+        quaternions: false,
+        in_tangents: Vec::new(),
+        out_tangents: Vec::new(),
+    };
+    // The error of a line through exact linear keys is largest at a key.
+    let mut v = Vec::new();
+    let error = (0..k.len())
+        .map(|i| {
+            thinned.eval(k.times[i], &mut v);
+            distance(&v, k.value(i), false, per)
+        })
+        .fold(0.0, f64::max);
+    Ok((thinned, error))
 }
 
-/// True when every keyframe value is within `tol` of `value`.
+/// True when the keyframes' curve is within `tol` of `value`: at every key,
+/// and for cubic keys (which may swing past their ends) at three points
+/// inside each segment. (Between linear or slerp keys the curve's distance
+/// from a value is largest at a key.)
 pub fn constant_at(k: &Keyframes, value: &[f64], tol: f64, rotation: bool, per: usize) -> bool {
-    value.len() == k.width
-        && (0..k.len()).all(|i| distance(k.value(i), value, rotation, per) <= tol)
+    let near = |v: &[f64]| distance(v, value, rotation, per) <= tol;
+    if value.len() != k.width || !(0..k.len()).all(|i| near(k.value(i))) {
+        return false;
+    }
+    let mut v = Vec::new();
+    k.interpolation != Interpolation::Cubic
+        || k.times.windows(2).all(|t| {
+            [0.25, 0.5, 0.75].iter().all(|s| {
+                k.eval(t[0] + s * (t[1] - t[0]), &mut v);
+                near(&v)
+            })
+        })
 }
 
 /// Keeps one keyframe of a track that never moves more than `tol`.

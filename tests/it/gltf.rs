@@ -971,9 +971,10 @@ fn tolerance_keeps_no_more_keys_than_gltf_transform_resample_at_its_error() {
     let cli = gt.join("node_modules/@gltf-transform/cli/bin/cli.js");
     let dir = tempfile::tempdir().unwrap();
     let mut table = String::from(
-        "curve      --tolerance | glTF-Transform: keys, measured error | x3dbake at that error | x3dbake at the tolerance\n",
+        "curve      --tolerance | glTF-Transform: keys, measured error | x3dbake at that error | \
+         x3dbake at the tolerance | default shapes (CUBICSPLINE allowed) at that error\n",
     );
-    for name in ["corners", "smooth", "rotations"] {
+    for name in ["corners", "smooth", "rotations", "eased"] {
         let x3d = util::root().join(format!("fixtures/curves/{name}.x3d"));
         let input = x3d.to_string_lossy().into_owned();
         let dense = dir.path().join(format!("{name}-dense.glb"));
@@ -1014,9 +1015,22 @@ fn tolerance_keeps_no_more_keys_than_gltf_transform_resample_at_its_error() {
                 n_err <= tol * 1.05 + 2e-6,
                 "{name}: error {n_err} over {tol}"
             );
+            // The default mode's shapes (cubic where fewer keys), at the same error.
+            let fitted = dir.path().join(format!("{name}-fitted.glb"));
+            bake_ok(&input, &fitted, &["--tolerance", &bound, "--keep-constant"]);
+            let (f_err, f_keys) = error(&fitted);
             table.push_str(&format!(
-                "{name:10} {tol:<11} | {gt_keys:6} keys, {gt_err:.2e} | {keys:6} keys, {err:.2e} | {n_keys:6} keys, {n_err:.2e}\n"
+                "{name:10} {tol:<11} | {gt_keys:6} keys, {gt_err:.2e} | {keys:6} keys, {err:.2e} | \
+                 {n_keys:6} keys, {n_err:.2e} | {f_keys:6} keys, {f_err:.2e}\n"
             ));
+            assert!(
+                f_err <= gt_err * 1.05 + 2e-6,
+                "{name}: error {f_err} over {gt_err} (default shapes)"
+            );
+            assert!(
+                f_keys <= gt_keys,
+                "{name} at {tol}: {f_keys} keys (default shapes) vs {gt_keys}\n{table}"
+            );
             assert!(
                 err <= gt_err * 1.05 + 2e-6,
                 "{name}: error {err} over {gt_err}"

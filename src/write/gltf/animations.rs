@@ -410,7 +410,7 @@ impl Writer<'_> {
                     let shapes = [Shape::Cubic, Shape::Linear];
                     let fitted =
                         fit::fewest(&clip.map, &corners, 4, &shapes, bound, room, &mut rgba);
-                    self.spent(clip, track, fitted)?
+                    self.spent(clip, track, fitted)?.0
                 }
             }
             (None, None) => self.keyframes(clip, track, opts, true)?,
@@ -888,16 +888,17 @@ impl Writer<'_> {
         };
         let (rotation, per) = (track.is_rotation(), track.per_element());
         let linear: &[Shape] = &[Shape::Linear];
-        let mut k = match (exact, opts.tolerance) {
+        // The keyframes, and how far their curve is from the true one.
+        let (mut k, error) = match (exact, opts.tolerance) {
             // Exact cubic and step curves are kept: their error is zero.
-            (Some(k), None) => k,
+            (Some(k), None) => (k, 0.0),
             (Some(k), Some(_))
                 if matches!(k.interpolation, Interpolation::Cubic | Interpolation::Step) =>
             {
-                k
+                (k, 0.0)
             }
             (Some(k), Some(tol)) => match reduce::thin(k, tol, per) {
-                Ok(k) => k,
+                Ok(thinned) => thinned,
                 Err(_) => self.fitted(clip, track, tol, linear)?,
             },
             (None, tol) => {
@@ -917,17 +918,21 @@ impl Writer<'_> {
                     (Mode::Sample, Some(tol)) if straight => {
                         self.fitted(clip, track, tol, linear)?
                     }
-                    _ => self.sampled(clip, track, interpolation)?,
+                    // Samples: no bound.
+                    _ => (self.sampled(clip, track, interpolation)?, 0.0),
                 }
             }
         };
         let Some(tol) = opts.tolerance else {
             return Some(k);
         };
-        reduce::collapse_constant(&mut k, tol, rotation, per);
+        // Constant when the keys' curve is within what the fit left of the
+        // tolerance: then the true curve is within the tolerance.
+        let room = (tol - error).max(0.0);
+        reduce::collapse_constant(&mut k, room, rotation, per);
         let mut own = Vec::new();
         track.initial_value(self.scene, &mut own);
-        if !opts.keep_constant && reduce::constant_at(&k, &own, tol, rotation, per) {
+        if !opts.keep_constant && reduce::constant_at(&k, &own, room, rotation, per) {
             return None;
         }
         Some(k)
@@ -941,7 +946,7 @@ impl Writer<'_> {
         track: &Track,
         tol: f64,
         shapes: &[Shape],
-    ) -> Option<Keyframes<'static>> {
+    ) -> Option<(Keyframes<'static>, f64)> {
         let width = track.interpolator().width();
         let cubic = shapes.contains(&Shape::Cubic);
         let room = self.room(width, cubic);
@@ -958,24 +963,22 @@ impl Writer<'_> {
             / keyframe_numbers(width, cubic)
     }
 
-    /// Fitted keyframes taken from the animation values limit.
+    /// Fitted keyframes (and their error) taken from the animation values
+    /// limit.
     pub(super) fn spent(
         &mut self,
         clip: &Clip,
         track: &Track,
-        fitted: Result<Keyframes<'static>, TooMany>,
-    ) -> Option<Keyframes<'static>> {
+        fitted: Result<Fitted, TooMany>,
+    ) -> Option<(Keyframes<'static>, f64)> {
         let n = match &fitted {
-            Ok(k) => k.len().saturating_mul(keyframe_numbers(
-                k.width,
-                k.interpolation == Interpolation::Cubic,
+            Ok(f) => f.keys.len().saturating_mul(keyframe_numbers(
+                f.keys.width,
+                f.keys.interpolation == Interpolation::Cubic,
             )),
             Err(TooMany) => usize::MAX,
         };
-        if self.spend(n, clip, track) {
-            fitted.ok()
-        } else {
-            None
-        }
+        let taken = self.spend(n, clip, track);
+        fitted.ok().filter(|_| taken).map(|f| (f.keys, f.error))
     }
 }

@@ -2,7 +2,7 @@
 //! per clip, exact where glTF can hold the curve and sampled where not.
 
 use crate::anim::clip::{Clip, Track};
-use crate::anim::fit::{self, Shape, TooMany};
+use crate::anim::fit::{self, Fitted, Shape, TooMany};
 use crate::anim::keyframes::{
     Interpolation, Keyframes, exact_len_bound, keyframe_numbers, sample_len,
 };
