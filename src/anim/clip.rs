@@ -75,7 +75,11 @@ impl Track {
                 }
             };
             sort_corners(&mut corners);
-            let mut before = preimages(&own, &corners, modify, max);
+            let mut before = match m {
+                // Monotonic, with an inverse in closed form.
+                Modifier::Ease(e) => corners.iter().map(|&c| e.preimage(c)).collect(),
+                Modifier::Scalar(_) => preimages(&own, &corners, modify, max),
+            };
             before.extend(own);
             corners = before;
         }
@@ -195,7 +199,7 @@ fn preimages(own: &[f64], corners: &[f64], modify: impl Fn(f64) -> f64, max: usi
                 // Narrow [x0, x1] to where modify crosses c.
                 let (mut l, mut r) = (x0, x1);
                 let rising = g1 >= g0;
-                for _ in 0..60 {
+                for _ in 0..48 {
                     let m = 0.5 * (l + r);
                     if (modify(inside(m)) < c) == rising {
                         l = m;

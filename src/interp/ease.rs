@@ -48,6 +48,36 @@ impl Ease {
         }
     }
 
+    /// The fraction that [`Ease::modify`] turns into `y`: each segment of
+    /// keys is mapped onto itself by an increasing g, whose parabolas and
+    /// line are inverted in closed form. Outside the keys, `y` itself.
+    pub fn preimage(&self, y: f64) -> f64 {
+        if self.keys.is_empty() {
+            return y;
+        }
+        let Seg::Between(i, v) = lookup(&self.keys, y) else {
+            return y;
+        };
+        let (a, b) = (self.keys[i], self.keys[i + 1]);
+        let (mut e_out, mut e_in) = (self.ease[i][1], self.ease[i + 1][0]);
+        let s = e_out + e_in;
+        if s <= 0.0 {
+            return y;
+        }
+        if s > 1.0 {
+            (e_out, e_in) = (e_out / s, e_in / s);
+        }
+        let t = 1.0 / (2.0 - e_out - e_in);
+        let u = if e_out > 0.0 && v < t * e_out {
+            (v * e_out / t).sqrt()
+        } else if e_in == 0.0 || v <= 1.0 - t * e_in {
+            (v / t + e_out) / 2.0
+        } else {
+            1.0 - ((1.0 - v) * e_in / t).sqrt()
+        };
+        a + (b - a) * u
+    }
+
     /// Where the modified fraction is not smooth: the keys, and inside an
     /// eased segment the ends of its constant-speed part (where g changes
     /// from or to a parabola: its second derivative jumps there).
@@ -124,6 +154,20 @@ mod tests {
         assert!((e.modify(0.65) - 0.65).abs() < 1e-12);
         // u = 0.25 < e_out: g = u²/e_out = 0.125.
         assert!((e.modify(0.475) - (0.3 + 0.7 * 0.125)).abs() < 1e-12);
+    }
+
+    #[test]
+    fn preimage_inverts_modify() {
+        let e = Ease::new(vec![0.0, 0.3, 1.0], &[0.0, 0.5, 0.4, 0.3, 0.9, 0.0]);
+        for i in 0..=200 {
+            let f = i as f64 / 200.0;
+            let back = e.preimage(e.modify(f));
+            assert!((back - f).abs() < 1e-12, "{f}: {back}");
+        }
+        // Hand-computed: segment [0, 0.3] with e_out = 0.5, e_in = 0.4:
+        // t = 1/1.1; y = 0.15 is v = 0.5 ≥ t·e_out = 0.4545 and ≤ 1 − t·e_in
+        // = 0.6364: the line, u = (0.5·1.1 + 0.5)/2 = 0.525, f = 0.1575.
+        assert!((e.preimage(0.15) - 0.1575).abs() < 1e-12);
     }
 
     #[test]
