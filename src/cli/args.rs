@@ -10,8 +10,9 @@ use x3dbake::write::gltf::{self, Mode, SampleInterpolation};
 ///
 /// x3dbake reads an X3D scene, follows its ROUTEs from TimeSensors through
 /// interpolators to the fields they drive, and writes one glTF animation per
-/// clock (exact keys where glTF can hold the curve, samples where not), or
-/// a CSV table of the animated values.
+/// clock (exact keys where glTF can hold the curve, and elsewhere the fewest
+/// keys within a bound of the true curve: 1e-4 rad for rotations, 1e-4 ×
+/// max(1, largest value) otherwise), or a CSV table of the animated values.
 #[derive(Parser)]
 #[command(version, about, args_conflicts_with_subcommands = true)]
 pub struct Cli {
@@ -68,10 +69,13 @@ pub enum Tangents {
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum CliMode {
-    /// Exact keys where glTF can hold the curve (LINEAR, STEP, CUBICSPLINE),
-    /// samples where it cannot.
+    /// Exact keys where glTF can hold the curve (LINEAR, STEP, CUBICSPLINE);
+    /// elsewhere (squad, HSV colour, normals, eased chains) the fewest
+    /// CUBICSPLINE or LINEAR keys within the bound of the true curve at every
+    /// time: 1e-4 rad for rotations, 1e-4 × max(1, largest value) otherwise,
+    /// or --tolerance.
     Exact,
-    /// Every track sampled at --rate.
+    /// Every track sampled at --rate (no bound).
     Sample,
 }
 
@@ -119,17 +123,19 @@ pub struct BakeArgs {
     /// Exact keys where possible, or sample everything (glTF) [default: exact].
     #[arg(long, value_enum)]
     pub mode: Option<CliMode>,
-    /// Samples per second: for sampled glTF tracks and for CSV rows.
+    /// Samples per second: for glTF tracks in --mode sample and for CSV rows.
     #[arg(long, default_value_t = 30.0)]
     pub rate: f64,
     /// Interpolation of sampled keys in --mode sample (cubic: tangents from
     /// the curve's own derivative) [default: linear].
     #[arg(long, value_enum)]
     pub interpolation: Option<CliInterpolation>,
-    /// Write the fewest glTF keys that keep every track within this distance
-    /// of the true curve (scene units; radians for rotations; measured on a
-    /// 1 kHz grid); constant tracks collapse to one key, and tracks that never
-    /// leave the target's own value are dropped [default: off].
+    /// The bound on every track: the fewest glTF keys within this distance of
+    /// the true curve at every time (scene units; radians for rotations),
+    /// exact linear keys thinned too; constant tracks collapse to one key,
+    /// and tracks that never leave the target's own value are dropped
+    /// [default: exact keys where glTF holds the curve, and 1e-4 rad or
+    /// 1e-4 × max(1, largest value) elsewhere].
     #[arg(long, value_name = "T")]
     pub tolerance: Option<f64>,
     /// With --tolerance: keep tracks that never change their target.

@@ -122,7 +122,11 @@ fn clips_section(out: &mut String, scene: &Scene, clips: &[Clip], max_values: us
                         format!("exact {kind}, up to {bound} keyframes")
                     }
                 }
-                (None, Some(why)) => format!("sampled ({why})"),
+                (None, Some(why)) => {
+                    let tol = crate::anim::fit::default_tolerance(t);
+                    let unit = if t.is_rotation() { " rad" } else { "" };
+                    format!("fitted within {tol:.1e}{unit} ({why})")
+                }
                 (None, None) => "sampled".to_string(),
             };
             let gltf = match channel(scene.node_type(t.target), &t.field) {

@@ -398,19 +398,8 @@ impl Writer<'_> {
                     }
                     Keyframes::sample(&clip.map, opts.rate, 4, interpolation, false, rgba)
                 } else {
-                    let room = self.room(4, true);
-                    let mut corners = track.corners(room);
-                    corners.extend(tr.corners(room));
-                    corners.sort_by(f64::total_cmp);
-                    let bound = fit::Bound {
-                        tol: opts.tolerance.unwrap_or(fit::DEFAULT_RELATIVE),
-                        rotation: false,
-                        per: 4,
-                    };
                     let shapes = [Shape::Cubic, Shape::Linear];
-                    let fitted =
-                        fit::fewest(&clip.map, &corners, 4, &shapes, bound, room, &mut rgba);
-                    self.spent(clip, track, fitted)?.0
+                    self.joint(clip, &[track, tr], 4, &shapes, &mut rgba)?
                 }
             }
             (None, None) => self.keyframes(clip, track, opts, true)?,
@@ -486,39 +475,46 @@ impl Writer<'_> {
         tex_parts.sort_by_key(|&(p, linear)| (p as u8, !linear));
         tex_parts.dedup_by_key(|&mut (p, _)| p);
         for (part, linear) in tex_parts {
-            let (resampled, conv) = if together.len() > 1 {
-                // Several fields: the part sampled from them all.
-                if !self.sampled_with(clip, track, part.width(), false) {
-                    continue;
-                }
+            let (resampled, conv) = if together.len() > 1
+                || (!linear && k.interpolation != Interpolation::Step)
+            {
+                // The part from all the fields (or a part not linear in its
+                // field): fitted within the bound, or sampled when asked.
                 let mut v = Vec::new();
-                let joint = Keyframes::sample(
-                    &clip.map,
-                    self.opts.rate,
-                    part.width(),
-                    Interpolation::Linear,
-                    false,
-                    |f, out| {
-                        let mut x = fixed;
-                        for (field, t) in &together {
-                            t.eval_fraction(f, &mut v);
-                            x = x.with(*field, &v);
-                        }
-                        out.clear();
-                        out.extend(x.part(part));
-                    },
-                );
-                (Some(joint), Conv::Same)
-            } else {
-                let resampled = if !linear && k.interpolation != Interpolation::Step {
-                    let Some(r) = self.sampled(clip, track, Interpolation::Linear) else {
+                let mut value_at = |f: f64, out: &mut Vec<f64>| {
+                    let mut x = fixed;
+                    for (field, t) in &together {
+                        t.eval_fraction(f, &mut v);
+                        x = x.with(*field, &v);
+                    }
+                    out.clear();
+                    out.extend(x.part(part));
+                };
+                let joint = if self.opts.mode == Mode::Sample {
+                    if !self.sampled_with(clip, track, part.width(), false) {
+                        continue;
+                    }
+                    let (rate, width) = (self.opts.rate, part.width());
+                    Keyframes::sample(
+                        &clip.map,
+                        rate,
+                        width,
+                        Interpolation::Linear,
+                        false,
+                        value_at,
+                    )
+                } else {
+                    let tracks: Vec<&Track> = together.iter().map(|(_, t)| *t).collect();
+                    let shapes = [Shape::Cubic, Shape::Linear];
+                    let Some(k) = self.joint(clip, &tracks, part.width(), &shapes, &mut value_at)
+                    else {
                         continue;
                     };
-                    Some(r)
-                } else {
-                    None
+                    k
                 };
-                (resampled, Conv::Tex { part, field, fixed })
+                (Some(joint), Conv::Same)
+            } else {
+                (None, Conv::Tex { part, field, fixed })
             };
             let k = resampled.as_ref().unwrap_or(k);
             let pointers: Vec<String> = materials
@@ -951,6 +947,30 @@ impl Writer<'_> {
         let cubic = shapes.contains(&Shape::Cubic);
         let room = self.room(width, cubic);
         self.spent(clip, track, clip.fitted(track, tol, shapes, room))
+    }
+
+    /// A curve made from several tracks (`value_at`, `width` numbers a
+    /// fraction) fitted within --tolerance or the default relative bound,
+    /// with the corners of them all; `None` past the animation values limit.
+    fn joint(
+        &mut self,
+        clip: &Clip,
+        tracks: &[&Track],
+        width: usize,
+        shapes: &[Shape],
+        value_at: &mut dyn FnMut(f64, &mut Vec<f64>),
+    ) -> Option<Keyframes<'static>> {
+        let room = self.room(width, shapes.contains(&Shape::Cubic));
+        let mut corners: Vec<f64> = tracks.iter().flat_map(|t| t.corners(room)).collect();
+        corners.sort_by(f64::total_cmp);
+        let bound = fit::Bound {
+            tol: self.opts.tolerance.unwrap_or(fit::DEFAULT_RELATIVE),
+            rotation: false,
+            per: width,
+        };
+        let fitted = fit::fewest(&clip.map, &corners, width, shapes, bound, room, value_at);
+        let first = tracks.first()?;
+        self.spent(clip, first, fitted).map(|(k, _)| k)
     }
 
     /// How many keys of `width` numbers are left in the animation values
