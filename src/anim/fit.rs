@@ -584,8 +584,9 @@ pub fn fewest(
 
 /// Whether most segments of cubic keys bend away from their chord by more
 /// than the bound (at the middle, a Hermite segment is the chord's middle
-/// plus dt·(m₀ − m₁)/8): straight keys would need more of them, and a
-/// straight fit is not worth trying.
+/// plus dt·(m₀ − m₁)/8), or the curve turns by more than the bound at most
+/// keys: straight keys would need more of them, and a straight fit is not
+/// worth trying.
 fn mostly_bent(k: &Keyframes, bound: Bound) -> bool {
     if k.interpolation != Interpolation::Cubic || k.len() < 2 {
         return false;
@@ -610,5 +611,24 @@ fn mostly_bent(k: &Keyframes, bound: Bound) -> bool {
                 > bound.tol
         })
         .count();
-    2 * bent > k.len() - 1
+    // Keys where the curve turns: off the chord of their neighbours by more
+    // than the bound (a straight fit keeps a key near each).
+    let mut v = vec![0.0; w];
+    let turns = (1..k.len().saturating_sub(1))
+        .filter(|&i| {
+            let (a, b) = (k.value(i - 1), k.value(i + 1));
+            let span = k.times[i + 1] - k.times[i - 1];
+            let s = if span > 0.0 {
+                (k.times[i] - k.times[i - 1]) / span
+            } else {
+                0.5
+            };
+            for (c, x) in v.iter_mut().enumerate() {
+                *x = a[c] + s * (b[c] - a[c]);
+            }
+            // (A chord of quaternions, normalised, is their slerp's path.)
+            distance(&v, k.value(i), bound.rotation, bound.per) > bound.tol
+        })
+        .count();
+    2 * bent > k.len() - 1 || 2 * turns > k.len().saturating_sub(2)
 }
