@@ -305,6 +305,13 @@ impl BakeArgs {
                     .into(),
             );
         }
+        if several && matches!(target, Target::Stdout) && self.wide {
+            return Err(
+                "several wide tables cannot share standard output (their columns differ): \
+                 give a folder (-o DIR/), or leave out --wide for one long table with a file column"
+                    .into(),
+            );
+        }
         // Flags that cannot change this output are refused, not ignored.
         let glb_or_csv = |flag: &str| format!("{flag} is for .gltf output (not .glb or CSV)");
         if self.embed && format != Format::Gltf {

@@ -122,10 +122,15 @@ fn bake_one(job: &Job, index: usize, path: &str) -> (Outcome, String) {
                 wide: job.wide,
                 timeline,
             };
-            let bytes = match bake.csv(&opts) {
+            let mut bytes = match bake.csv(&opts) {
                 Ok(b) => b,
                 Err(e) => return fail(anyhow::anyhow!("{path}: {e}")),
             };
+            // Several inputs in one table on standard output: a file column,
+            // and the header once.
+            if matches!(job.target, Target::Stdout) && job.inputs.len() > 1 {
+                bytes = csv::with_file_column(&bytes, path, index == 0);
+            }
             vec![(dest.clone(), vec![bytes.into()])]
         }
         Format::Gltf | Format::Glb => {

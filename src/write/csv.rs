@@ -159,6 +159,38 @@ pub struct TooLarge {
     pub rate: f64,
 }
 
+/// A table with a first column `file` holding `file` on every row, with its
+/// header row (when `header`) or without (a table appended to another).
+pub fn with_file_column(table: &[u8], file: &str, header: bool) -> Vec<u8> {
+    let prefix = format!("{},", cell(file));
+    let mut out = Vec::with_capacity(table.len() + table.len() / 8);
+    let mut quoted = false;
+    let mut row = 0;
+    let mut start = true;
+    for &b in table {
+        if start {
+            start = false;
+            match row {
+                0 if header => out.extend_from_slice(b"file,"),
+                0 => {}
+                _ => out.extend_from_slice(prefix.as_bytes()),
+            }
+        }
+        if row > 0 || header {
+            out.push(b);
+        }
+        match b {
+            b'"' => quoted = !quoted,
+            b'\n' if !quoted => {
+                row += 1;
+                start = true;
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
 /// The table in memory, or an error when it would pass `max` bytes (the
 /// table is made in memory, so that the output appears whole or not at
 /// all, and its rows grow with --rate and the span of the clips; found as
@@ -309,6 +341,15 @@ pub fn default_timeline_end(clips: &[Clip]) -> f64 {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_file_column_goes_before_every_row_and_the_header_once() {
+        let table = b"clip,time\nA,0\n\"B\nC\",1\n";
+        let first = super::with_file_column(table, "a.x3d", true);
+        assert_eq!(first, b"file,clip,time\na.x3d,A,0\na.x3d,\"B\nC\",1\n");
+        let next = super::with_file_column(table, "dir/b,c.x3d", false);
+        assert_eq!(next, b"\"dir/b,c.x3d\",A,0\n\"dir/b,c.x3d\",\"B\nC\",1\n");
+    }
+
     use super::*;
 
     #[test]

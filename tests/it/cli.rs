@@ -269,7 +269,12 @@ fn warnings_one_line_each_verbose_in_full_quiet_none() {
             .all(|l| l.starts_with("fixtures/scenes/routing.x3d:")),
         "{err}"
     );
-    assert_eq!(err.lines().count(), 5, "{err}");
+    // Five warnings, then the count.
+    assert_eq!(err.lines().count(), 6, "{err}");
+    assert!(
+        err.ends_with("fixtures/scenes/routing.x3d: 5 warnings (5 different), 0 errors\n"),
+        "{err}"
+    );
     let v = util::stderr(&util::run(&[
         scene,
         "-o",
@@ -284,6 +289,58 @@ fn warnings_one_line_each_verbose_in_full_quiet_none() {
             .stderr
             .is_empty()
     );
+}
+
+#[test]
+fn a_repeated_warning_is_given_once_with_its_lines() {
+    let mut x3d = String::from("<X3D><Scene>\n");
+    for i in 0..12 {
+        x3d.push_str(&format!("<Transform DEF='T{i}' bogus='1'/>\n"));
+    }
+    x3d.push_str("<Group wrong='2'/>\n</Scene></X3D>\n");
+    let (dir, path) = util::scene_file("many.x3d", &x3d);
+    let out = dir.path().join("many.glb");
+    let o = util::run(&[&path, "-o", &out.to_string_lossy()]);
+    assert_eq!(o.status.code(), Some(0));
+    let err = util::stderr(&o);
+    let lines: Vec<&str> = err.lines().collect();
+    assert_eq!(lines.len(), 4, "{err}");
+    assert!(
+        lines[0].ends_with(":2:28: warning: `Transform` has no field `bogus`: ignored"),
+        "{err}"
+    );
+    assert_eq!(
+        lines[1],
+        "  … and 11 more times, at lines 3, 4, 5, 6, 7, 8, 9, 10, …"
+    );
+    assert!(lines[2].contains("`Group` has no field `wrong`"), "{err}");
+    assert!(
+        lines[3].ends_with("many.x3d: 13 warnings (2 different), 0 errors"),
+        "{err}"
+    );
+}
+
+#[test]
+fn several_inputs_on_standard_output_make_one_table_with_a_file_column() {
+    let (a, b) = (
+        "fixtures/scenes/bouncing_box.x3d",
+        "fixtures/scenes/routing.x3d",
+    );
+    let o = util::run(&[a, b, "-o", "-", "--quiet"]);
+    assert_eq!(o.status.code(), Some(0));
+    let text = util::stdout(&o);
+    let mut rows = text.lines();
+    assert_eq!(
+        rows.next(),
+        Some("file,clip,time,node,field,index,c0,c1,c2,c3")
+    );
+    let files: std::collections::BTreeSet<&str> =
+        rows.map(|r| r.split(',').next().unwrap()).collect();
+    assert_eq!(files, [a, b].into_iter().collect());
+    // Wide tables have columns of their own: refused.
+    let o = util::run(&[a, b, "-o", "-", "--wide"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(util::stderr(&o).contains("several wide tables"));
 }
 
 #[test]
@@ -392,23 +449,26 @@ fn many_diagnostics_keep_the_first_thousand_of_each_and_count_the_rest() {
     let run = util::run_within(&[&path, "-o", out.to_str().unwrap()], 20);
     assert_eq!(run.status.code(), Some(1));
     let err = util::stderr(&run);
+    // The first 1 000 warnings are one warning repeated: given once.
     let headlines: Vec<&str> = err.lines().filter(|l| l.contains(".x3d:1:")).collect();
-    assert_eq!(headlines.len(), 1001, "{err}");
+    assert_eq!(headlines.len(), 2, "{err}");
+    assert!(headlines[0].contains(": warning: `Foo` is not an X3D node type"));
     assert!(
-        headlines[..1000]
-            .iter()
-            .all(|l| l.contains(": warning: `Foo` is not an X3D node type"))
+        err.contains("\n  … and 999 more times, at lines 1\n"),
+        "{err}"
     );
     assert!(
-        headlines[1000].ends_with(
+        headlines[1].ends_with(
             ": error: bad value for `Transform.translation` (SFVec3f): `x` is not a number"
         ),
         "{err}"
     );
+    let last: Vec<&str> = err.lines().rev().take(2).collect();
     assert_eq!(
-        err.lines().last(),
-        Some("note: 1 error and 201500 warnings in all; the first 1000 of each are listed")
+        last[1],
+        "note: 1 error and 201500 warnings in all; the first 1000 of each are listed"
     );
+    assert!(last[0].ends_with("many.x3d: 201500 warnings (1 different), 1 error"));
     assert!(!out.exists());
     let quiet = util::stderr(&util::run(&[&path, "-o", out.to_str().unwrap(), "-q"]));
     assert_eq!(
