@@ -199,4 +199,38 @@ impl Bake {
     pub fn report(&self) -> String {
         inspect::report(&self.scene, &self.clips, &self.forms, &self.limits)
     }
+
+    /// The same report as JSON (the schema is in docs/inspect-json.md),
+    /// without the diagnostics, which [`Bake::diagnostics_json`] gives.
+    pub fn report_json(&self) -> serde_json::Value {
+        inspect::report_json(&self.scene, &self.clips, &self.forms, &self.limits)
+    }
+
+    /// The errors and warnings as JSON: severity, message, file, line and
+    /// column (the first kept of each kind, as on the terminal).
+    pub fn diagnostics_json(&self) -> serde_json::Value {
+        let list: Vec<serde_json::Value> = self
+            .diags
+            .list()
+            .iter()
+            .map(|d| {
+                let mut v = serde_json::json!({
+                    "severity": match d.severity {
+                        crate::diag::Severity::Error => "error",
+                        crate::diag::Severity::Warning => "warning",
+                    },
+                    "message": d.message,
+                });
+                if let Some(span) = d.span {
+                    let file = self.sources.get(span.file);
+                    let (line, column) = file.line_col(span.start as usize);
+                    v["file"] = serde_json::json!(file.name);
+                    v["line"] = serde_json::json!(line);
+                    v["column"] = serde_json::json!(column);
+                }
+                v
+            })
+            .collect();
+        serde_json::Value::Array(list)
+    }
 }

@@ -28,6 +28,10 @@ pub enum Command {
     Inspect {
         /// The X3D file to read (`-` for standard input).
         file: String,
+        /// One JSON document on standard output (schema:
+        /// docs/inspect-json.md), diagnostics included.
+        #[arg(long)]
+        json: bool,
         #[command(flatten)]
         clip: ClipArgs,
         #[command(flatten)]

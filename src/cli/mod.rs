@@ -37,9 +37,12 @@ pub fn main() -> ExitCode {
         std::process::exit(130);
     });
     let outcome = match cli.command {
-        Some(Command::Inspect { file, clip, common }) => {
-            inspect(&file, args::clip_options(&clip), &common)
-        }
+        Some(Command::Inspect {
+            file,
+            json,
+            clip,
+            common,
+        }) => inspect(&file, json, args::clip_options(&clip), &common),
         None => match cli.bake.validate() {
             Ok(job)
                 if matches!(job.target, args::Target::Stdout)
@@ -91,7 +94,7 @@ fn analyse(path: &str, opts: ClipOptions) -> anyhow::Result<Bake> {
 /// `x3dbake inspect`: the report on standard output, the diagnostics on
 /// standard error; with --deny-warnings a warning fails it (the report is
 /// still printed, for a script to read).
-fn inspect(path: &str, opts: ClipOptions, common: &args::Common) -> Outcome {
+fn inspect(path: &str, json: bool, opts: ClipOptions, common: &args::Common) -> Outcome {
     let bake = match analyse(path, opts) {
         Ok(x) => x,
         Err(e) => {
@@ -99,6 +102,29 @@ fn inspect(path: &str, opts: ClipOptions, common: &args::Common) -> Outcome {
             return Outcome::UsageOrIo;
         }
     };
+    if json {
+        // Everything in the document, diagnostics too; errors still make
+        // exit 1.
+        let mut doc = if bake.diags.has_errors() {
+            serde_json::json!({})
+        } else {
+            bake.report_json()
+        };
+        doc["schema"] = serde_json::json!("x3dbake-inspect/1");
+        doc["file"] = serde_json::json!(path);
+        doc["diagnostics"] = bake.diagnostics_json();
+        let (errors, warnings) = bake.diags.counts();
+        doc["errors"] = serde_json::json!(errors);
+        doc["warnings"] = serde_json::json!(warnings);
+        let mut text = serde_json::to_string_pretty(&doc).unwrap_or_default();
+        text.push('\n');
+        let written = write_stdout(&[text.as_bytes().into()]);
+        return match (errors, warnings) {
+            (0, 0) => written,
+            (0, _) if !common.deny_warnings => written,
+            _ => written.max(Outcome::InvalidInput),
+        };
+    }
     eprint!(
         "{}",
         messages::rendered(&bake, common.quiet, common.verbose)

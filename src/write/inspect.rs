@@ -1,11 +1,13 @@
 //! `x3dbake inspect`: a plain-text account of what a scene animates.
 
 use crate::anim::check::{Forms, ids, is_clock, is_interpolator};
-use crate::anim::clip::Clip;
+use crate::anim::clip::{Clip, Track};
+use crate::anim::fit::default_tolerance;
 use crate::anim::keyframes::{Interpolation, Keyframes, exact_len_bound, interpolation_of};
 use crate::limits::Limits;
 use crate::scene::{NodeClass, NodeId, Scene};
 use crate::write::gltf::channel;
+use serde_json::{Value, json};
 use std::fmt::Write as _;
 
 /// The report, one section a kind of thing.
@@ -102,38 +104,8 @@ fn clips_section(out: &mut String, scene: &Scene, clips: &[Clip], max_values: us
                 .iter()
                 .map(|&m| format!(" via {}", scene.display_name(m)))
                 .collect();
-            let form = match (t.exact(), t.sampled_because(scene)) {
-                _ if !t.interpolator().produces() => "no keys: sends nothing".to_string(),
-                (Some(e), _) => {
-                    let kind = match interpolation_of(&e) {
-                        Interpolation::Linear => "linear",
-                        Interpolation::Slerp => "slerp",
-                        Interpolation::Step => "step",
-                        Interpolation::Cubic => "cubic",
-                    };
-                    // Counted by making them, within the glTF writer's
-                    // limit (many --cycles of a large interpolator are
-                    // more than memory holds).
-                    let bound = exact_len_bound(&e, &clip.map);
-                    if bound.saturating_mul(e.width()) <= max_values {
-                        let n = Keyframes::exact(e, &clip.map).len();
-                        format!("exact {kind}, {n} keyframes")
-                    } else {
-                        format!("exact {kind}, up to {bound} keyframes")
-                    }
-                }
-                (None, Some(why)) => {
-                    let tol = crate::anim::fit::default_tolerance(t);
-                    let unit = if t.is_rotation() { " rad" } else { "" };
-                    format!("fitted within {tol:.1e}{unit} ({why})")
-                }
-                (None, None) => "sampled".to_string(),
-            };
-            let gltf = match channel(scene.node_type(t.target), &t.field) {
-                _ if !t.interpolator().produces() => "none (the target keeps its value)",
-                Some(c) => c.describe(),
-                None => "none (CSV only)",
-            };
+            let form = TrackForm::of(t, clip, scene, max_values).to_string();
+            let gltf = gltf_target(scene, t);
             let _ = writeln!(
                 out,
                 "    {}.{} <- {}{via}: {form}; glTF: {gltf}",
@@ -143,4 +115,202 @@ fn clips_section(out: &mut String, scene: &Scene, clips: &[Clip], max_values: us
             );
         }
     }
+}
+
+/// Where a track goes in glTF, in words.
+fn gltf_target(scene: &Scene, t: &Track) -> &'static str {
+    match channel(scene.node_type(t.target), &t.field) {
+        _ if !t.interpolator().produces() => "none (the target keeps its value)",
+        Some(c) => c.describe(),
+        None => "none (CSV only)",
+    }
+}
+
+/// How a default bake writes a track.
+enum TrackForm {
+    /// The interpolator has no keys.
+    Silent,
+    /// Exact keys: their interpolation and count (`up_to` when only a
+    /// bound is known).
+    Exact {
+        interpolation: &'static str,
+        keyframes: usize,
+        up_to: bool,
+    },
+    /// Fitted within a bound, and why it is not exact.
+    Fitted {
+        bound: f64,
+        rotation: bool,
+        why: String,
+    },
+    /// Sampled at --rate.
+    Sampled,
+}
+
+impl TrackForm {
+    fn of(t: &Track, clip: &Clip, scene: &Scene, max_values: usize) -> TrackForm {
+        match (t.exact(), t.sampled_because(scene)) {
+            _ if !t.interpolator().produces() => TrackForm::Silent,
+            (Some(e), _) => {
+                let interpolation = match interpolation_of(&e) {
+                    Interpolation::Linear => "linear",
+                    Interpolation::Slerp => "slerp",
+                    Interpolation::Step => "step",
+                    Interpolation::Cubic => "cubic",
+                };
+                // Counted by making them, within the glTF writer's limit
+                // (many --cycles of a large interpolator are more than
+                // memory holds).
+                let bound = exact_len_bound(&e, &clip.map);
+                let up_to = bound.saturating_mul(e.width()) > max_values;
+                let keyframes = if up_to {
+                    bound
+                } else {
+                    Keyframes::exact(e, &clip.map).len()
+                };
+                TrackForm::Exact {
+                    interpolation,
+                    keyframes,
+                    up_to,
+                }
+            }
+            (None, Some(why)) => TrackForm::Fitted {
+                bound: default_tolerance(t),
+                rotation: t.is_rotation(),
+                why,
+            },
+            (None, None) => TrackForm::Sampled,
+        }
+    }
+
+    fn json(&self) -> Value {
+        match self {
+            TrackForm::Silent => json!({"form": "silent"}),
+            TrackForm::Exact {
+                interpolation,
+                keyframes,
+                up_to,
+            } => json!({
+                "form": "exact",
+                "interpolation": interpolation,
+                "keyframes": keyframes,
+                "keyframesAtMost": up_to,
+            }),
+            TrackForm::Fitted {
+                bound,
+                rotation,
+                why,
+            } => json!({
+                "form": "fitted",
+                "bound": bound,
+                "boundUnit": if *rotation { "rad" } else { "value" },
+                "why": why,
+            }),
+            TrackForm::Sampled => json!({"form": "sampled"}),
+        }
+    }
+}
+
+impl std::fmt::Display for TrackForm {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        match self {
+            TrackForm::Silent => write!(f, "no keys: sends nothing"),
+            TrackForm::Exact {
+                interpolation,
+                keyframes,
+                up_to: false,
+            } => write!(f, "exact {interpolation}, {keyframes} keyframes"),
+            TrackForm::Exact {
+                interpolation,
+                keyframes,
+                up_to: true,
+            } => write!(f, "exact {interpolation}, up to {keyframes} keyframes"),
+            TrackForm::Fitted {
+                bound,
+                rotation,
+                why,
+            } => {
+                let unit = if *rotation { " rad" } else { "" };
+                write!(f, "fitted within {bound:.1e}{unit} ({why})")
+            }
+            TrackForm::Sampled => write!(f, "sampled"),
+        }
+    }
+}
+
+/// The report as JSON, for scripts (the schema is in docs/inspect-json.md):
+/// clocks, interpolators, routes, and clips with their tracks.
+pub fn report_json(scene: &Scene, clips: &[Clip], forms: &Forms, limits: &Limits) -> Value {
+    let label = |id: NodeId| scene.display_name(id);
+    let live = |id: NodeId| {
+        matches!(scene.node(id).class, NodeClass::Known(_)) && scene.node(id).in_proto.is_none()
+    };
+    let clocks: Vec<Value> = ids(scene)
+        .filter(|&id| live(id) && is_clock(&scene.node(id).type_name))
+        .map(|id| {
+            let ty = &scene.node(id).type_name;
+            let mut c = json!({"name": label(id), "type": ty});
+            if ty == "Timer" {
+                c["period"] = json!(scene.number(id, "period"));
+                c["shift"] = json!(scene.number(id, "shift"));
+            } else {
+                c["cycleInterval"] = json!(scene.number(id, "cycleInterval"));
+                c["loop"] = json!(scene.flag(id, "loop"));
+            }
+            c
+        })
+        .collect();
+    let interpolators: Vec<Value> = ids(scene)
+        .filter(|&id| live(id) && is_interpolator(&scene.node(id).type_name))
+        .map(|id| {
+            json!({
+                "name": label(id),
+                "type": scene.node(id).type_name,
+                "keys": scene.value(id, "key").map(|v| v.len()).unwrap_or(0),
+                "form": forms.get(&id).copied().unwrap_or(""),
+            })
+        })
+        .collect();
+    let routes: Vec<Value> = scene
+        .routes
+        .iter()
+        .map(|r| {
+            json!({
+                "from": label(r.from), "fromField": r.from_field,
+                "to": label(r.to), "toField": r.to_field,
+                "type": r.ty.map(|t| t.to_string()),
+            })
+        })
+        .collect();
+    let clips: Vec<Value> = clips
+        .iter()
+        .map(|clip| {
+            let tracks: Vec<Value> = clip
+                .tracks
+                .iter()
+                .map(|t| {
+                    let mut v = TrackForm::of(t, clip, scene, limits.animation_values).json();
+                    v["target"] = json!(label(t.target));
+                    v["field"] = json!(t.field);
+                    v["source"] = json!(label(t.source));
+                    v["via"] = json!(t.modifiers.iter().map(|&m| label(m)).collect::<Vec<_>>());
+                    v["gltf"] = json!(gltf_target(scene, t));
+                    v
+                })
+                .collect();
+            json!({
+                "name": clip.name,
+                "clock": label(clip.clock_node),
+                "duration": clip.duration(),
+                "loop": clip.looping(),
+                "tracks": tracks,
+            })
+        })
+        .collect();
+    json!({
+        "clocks": clocks,
+        "interpolators": interpolators,
+        "routes": routes,
+        "clips": clips,
+    })
 }

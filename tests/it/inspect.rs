@@ -124,3 +124,66 @@ fn cycles_lengthen_the_clips() {
     ]);
     assert_eq!(bad.status.code(), Some(2));
 }
+
+#[test]
+fn inspect_json_follows_its_documented_schema() {
+    let o = util::run(&["inspect", "--json", "fixtures/scenes/bouncing_box.x3d"]);
+    assert_eq!(o.status.code(), Some(0), "{}", util::stderr(&o));
+    assert!(o.stderr.is_empty(), "diagnostics go in the document");
+    let doc: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(doc["schema"], "x3dbake-inspect/1");
+    assert_eq!(doc["errors"], 0);
+    let clocks = doc["clocks"].as_array().unwrap();
+    assert_eq!(clocks[0]["type"], "TimeSensor");
+    assert_eq!(clocks[0]["cycleInterval"], 2.0);
+    let tracks = doc["clips"][0]["tracks"].as_array().unwrap();
+    let form = |target: &str, field: &str| {
+        tracks
+            .iter()
+            .find(|t| t["target"] == target && t["field"] == field)
+            .unwrap_or_else(|| panic!("{target}.{field}"))
+    };
+    let t = form("Box1", "translation");
+    assert_eq!(
+        (&t["form"], &t["interpolation"], &t["keyframes"]),
+        (&"exact".into(), &"linear".into(), &3.into())
+    );
+    let c = form("BoxMaterial", "diffuseColor");
+    assert_eq!(c["form"], "fitted");
+    assert_eq!(c["bound"], 1e-4);
+    assert_eq!(c["gltf"], "KHR_animation_pointer");
+    // The documentation names every key the document has.
+    let schema = std::fs::read_to_string(util::root().join("docs/inspect-json.md")).unwrap();
+    let mut keys = std::collections::BTreeSet::new();
+    fn collect(v: &serde_json::Value, keys: &mut std::collections::BTreeSet<String>) {
+        match v {
+            serde_json::Value::Object(m) => m.iter().for_each(|(k, v)| {
+                keys.insert(k.clone());
+                collect(v, keys);
+            }),
+            serde_json::Value::Array(a) => a.iter().for_each(|v| collect(v, keys)),
+            _ => {}
+        }
+    }
+    collect(&doc, &mut keys);
+    for k in &keys {
+        assert!(
+            schema.contains(&format!("\"{k}\"")) || schema.contains(&format!(" {k}")),
+            "{k} undocumented"
+        );
+    }
+    // Errors: in the document, with their place, and exit 1.
+    let (_dir, bad) = util::scene_file(
+        "bad.x3d",
+        "<X3D><Scene><Transform translation='1 x 2'/></Scene></X3D>",
+    );
+    let o = util::run(&["inspect", "--json", &bad]);
+    assert_eq!(o.status.code(), Some(1));
+    let doc: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(doc["errors"], 1);
+    let d = &doc["diagnostics"][0];
+    assert_eq!(
+        (&d["severity"], &d["line"], &d["column"]),
+        (&"error".into(), &1.into(), &39.into())
+    );
+}
