@@ -102,6 +102,17 @@ impl<'a> Keyframes<'a> {
         }
     }
 
+    /// The same keyframes owning their values.
+    pub fn to_owned_keys(&self) -> Keyframes<'static> {
+        Keyframes {
+            values: Cow::Owned(self.values.to_vec()),
+            in_tangents: self.in_tangents.clone(),
+            out_tangents: self.out_tangents.clone(),
+            times: self.times.clone(),
+            ..Keyframes::new(self.interpolation, self.width, self.quaternions)
+        }
+    }
+
     /// How many keys.
     pub fn len(&self) -> usize {
         self.times.len()

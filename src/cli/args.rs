@@ -145,6 +145,11 @@ pub struct BakeArgs {
     /// With --tolerance: keep tracks that never change their target.
     #[arg(long, requires = "tolerance")]
     pub keep_constant: bool,
+    /// Also write an HTML page (one input, glTF output) plotting, for each
+    /// track, the true curve, the keys written and the error between them
+    /// against the bound, with the key counts and the warnings.
+    #[arg(long, value_name = "FILE.html")]
+    pub report: Option<PathBuf>,
     /// Only these clips (by name; repeat for several). Default: all.
     #[arg(long = "clip", value_name = "NAME")]
     pub clips: Vec<String>,
@@ -201,6 +206,8 @@ pub struct Job {
     pub verbose: bool,
     /// Warnings fail the input (exit 1, nothing written).
     pub deny_warnings: bool,
+    /// Where the HTML report goes.
+    pub report: Option<PathBuf>,
 }
 
 pub fn clip_options(c: &ClipArgs) -> ClipOptions {
@@ -326,12 +333,16 @@ impl BakeArgs {
                 ("--mode", self.mode.is_some()),
                 ("--interpolation", self.interpolation.is_some()),
                 ("--tolerance", self.tolerance.is_some()),
+                ("--report", self.report.is_some()),
             ];
             if let Some((flag, _)) = given.iter().find(|(_, g)| *g) {
                 return Err(format!(
                     "{flag} is for glTF output: CSV rows are the values at --rate"
                 ));
             }
+        }
+        if self.report.is_some() && several {
+            return Err("--report is for one input (its page plots that input's tracks)".into());
         }
         let mode = self.mode.unwrap_or(CliMode::Exact);
         if self.interpolation.is_some() && mode != CliMode::Sample {
@@ -371,8 +382,10 @@ impl BakeArgs {
                 },
                 tolerance: self.tolerance,
                 keep_constant: self.keep_constant,
+                record: self.report.is_some(),
                 ..Default::default()
             },
+            report: self.report,
             embed: self.embed,
             jobs: self.jobs.map(usize::from),
             wide: self.wide,

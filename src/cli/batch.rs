@@ -12,6 +12,7 @@ use x3dbake::Bake;
 use x3dbake::load::FileFetch;
 use x3dbake::write::csv::{self, CsvOptions};
 use x3dbake::write::gltf;
+use x3dbake::write::report;
 
 /// Bakes every input; several in parallel, with a progress line on a
 /// terminal. Each input's messages are printed together when it is done.
@@ -185,6 +186,20 @@ fn bake_one(job: &Job, index: usize, path: &str) -> (Outcome, String) {
             }
         }
     };
+    if let (Some(page), Some(doc)) = (&job.report, &doc) {
+        let html = report::html(&report::Report {
+            title: path,
+            scene: &bake.scene,
+            clips: &bake.clips,
+            written: &doc.written,
+            tolerance: job.gltf_opts.tolerance,
+            messages: &messages::rendered(&bake, false, false),
+        });
+        if let Err(e) = output::write_all_atomic(&[(page.clone(), vec![html.into_bytes().into()])])
+        {
+            return (Outcome::UsageOrIo, format!("{messages}x3dbake: {e:#}\n"));
+        }
+    }
     (outcome, messages)
 }
 

@@ -14,6 +14,7 @@ mod interp;
 mod layout;
 mod no_panic;
 mod oracle;
+mod report;
 mod scene;
 mod three;
 mod util;

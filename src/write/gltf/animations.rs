@@ -298,6 +298,9 @@ impl Writer<'_> {
             let Some((target, k)) = self.track_keys(ci, ti, clip, opts) else {
                 continue;
             };
+            if opts.record {
+                self.written.push((ci, ti, k.to_owned_keys()));
+            }
             match target {
                 Target::Visibility { shown } => self.visibility_channels(&mut parts, &k, shown),
                 Target::Texture {

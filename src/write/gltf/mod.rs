@@ -71,6 +71,9 @@ pub struct Options {
     /// How many glTF nodes, buffer bytes and animation numbers the document
     /// may hold; a scene that goes past one is an error.
     pub limits: Limits,
+    /// Keep a copy of the keyframes written for each track
+    /// ([`Document::written`]), for a report.
+    pub record: bool,
 }
 
 impl Default for Options {
@@ -82,6 +85,7 @@ impl Default for Options {
             tolerance: None,
             keep_constant: false,
             limits: Limits::default(),
+            record: false,
         }
     }
 }
@@ -99,6 +103,9 @@ pub struct Document {
     /// TEXCOORD_0 displacements of morph targets: (mesh, target, accessor),
     /// likewise written into the JSON.
     pub morph_uvs: Vec<(usize, usize, usize)>,
+    /// With [`Options::record`]: the keyframes written for each track, by
+    /// (clip, track) index, for a report.
+    pub written: Vec<(usize, usize, Keyframes<'static>)>,
 }
 
 impl Document {
@@ -189,6 +196,8 @@ struct Writer<'a> {
     morph_uvs: Vec<(usize, usize, usize)>,
     /// Tracks written as part of another track's morph targets.
     folded: crate::hash::HashSet<(usize, usize)>,
+    /// The keyframes written, with Options::record.
+    written: Vec<(usize, usize, Keyframes<'static>)>,
     /// Animated arrays that are empty in the file: their first animated value.
     rest: crate::mesh::Overrides,
     /// Each clip's tracks by the node they drive.
@@ -276,6 +285,7 @@ pub fn build(
         morphs: HashMap::default(),
         mesh_nodes: HashMap::default(),
         folded: Default::default(),
+        written: Vec::new(),
         morph_uvs: Vec::new(),
         switches: HashMap::default(),
         full: false,
@@ -332,6 +342,7 @@ pub fn build(
         bin: w.bin,
         pointers: w.pointers,
         morph_uvs: w.morph_uvs,
+        written: w.written,
     }
 }
 
