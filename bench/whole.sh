@@ -2,6 +2,7 @@
 # Times the whole binary (read + bake + write) as a user runs it:
 #   1. a generated 50 MB .x3d (a 20 000-point mesh and a CoordinateInterpolator
 #      morphing it), baked to .glb: best of N runs, MB/s of input, peak memory;
+#      and a generated 40 MB .x3d of 500 squad and eased tracks, fitted;
 #   2. the largest scenes of ../shared/corpus (when it is there), one by one;
 #   3. every scene file of the corpus baked into a folder, with -j1 and -j2;
 #   4. x3d-tidy (npm, in the X_ITE oracle folder $X3DBAKE_XITE) converting an
@@ -48,6 +49,22 @@ report "generated 50 MB .x3d -> .glb --tolerance 0.001" "$(stat -c %s "$big")" \
   "$(best "$bin" "$big" -o "$out/big.glb" --quiet --tolerance 0.001)"
 report "generated 50 MB .x3d: inspect (read, check, clips)" "$(stat -c %s "$big")" \
   "$(best "$bin" inspect --quiet "$big")"
+
+# Tracks no keyframe format holds (squad, eased positions), fitted within the
+# default bound, against --mode sample at 30 Hz (no bound).
+tracks=target/bench/tracks-40mb.x3d
+[ -f "$tracks" ] || python3 bench/gen_tracks.py "$tracks" 40
+report "generated 40 MB squad + eased .x3d -> .glb (bound)" "$(stat -c %s "$tracks")" \
+  "$(best "$bin" "$tracks" -o "$out/tracks.glb" --quiet)"
+report "the same, --mode sample (30 Hz, no bound)" "$(stat -c %s "$tracks")" \
+  "$(best "$bin" "$tracks" -o "$out/tracks.glb" --quiet --mode sample)"
+# The same kinds of tracks with fewer keys (47 a track over 60 s), 5 000 of them.
+few=target/bench/tracks-9mb.x3d
+[ -f "$few" ] || python3 bench/gen_tracks.py "$few" 8 2500
+report "generated 9 MB, 5 000 squad + eased tracks -> .glb (bound)" "$(stat -c %s "$few")" \
+  "$(best "$bin" "$few" -o "$out/few.glb" --quiet)"
+report "the same, --mode sample (30 Hz, no bound)" "$(stat -c %s "$few")" \
+  "$(best "$bin" "$few" -o "$out/few.glb" --quiet --mode sample)"
 
 corpus=../shared/corpus
 if [ -d "$corpus" ]; then

@@ -28,10 +28,15 @@ pub fn run(job: &Job) -> Outcome {
         eprintln!("x3dbake: cannot create {}: {e}", dir.display());
         return Outcome::UsageOrIo;
     }
-    let workers = job
-        .jobs
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
-        .min(total);
+    // Standard output holds the inputs' tables one after another, in the
+    // order given: one at a time.
+    let workers = match job.target {
+        Target::Stdout => 1,
+        _ => job
+            .jobs
+            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+            .min(total),
+    };
     let work = || {
         loop {
             let i = next.fetch_add(1, Ordering::SeqCst);
