@@ -58,6 +58,9 @@ pub enum Error {
     /// The CSV table would pass [`Limits::csv_bytes`].
     #[error(transparent)]
     Csv(#[from] csv::TooLarge),
+    /// The CSV table could not be written.
+    #[error("cannot write the CSV table: {0}")]
+    Write(#[from] std::io::Error),
 }
 
 /// One scene on its way through the pipeline, with all that was said of it.
@@ -183,7 +186,7 @@ impl Bake {
         ))
     }
 
-    /// The CSV table, in memory.
+    /// The CSV table, in memory (at most [`Limits::csv_bytes`]).
     pub fn csv(&self, opts: &CsvOptions) -> Result<Vec<u8>, Error> {
         let span = opts.timeline.map_or(0.0, |(start, end)| end - start);
         self.check_samples(span, opts.rate)?;
@@ -193,6 +196,15 @@ impl Bake {
             opts,
             self.limits.csv_bytes,
         )?)
+    }
+
+    /// The CSV table, streamed: rows are written to `out` as they are
+    /// computed (memory does not grow with the rows).
+    pub fn write_csv(&self, opts: &CsvOptions, out: &mut dyn std::io::Write) -> Result<(), Error> {
+        let span = opts.timeline.map_or(0.0, |(start, end)| end - start);
+        self.check_samples(span, opts.rate)?;
+        csv::write(&self.scene, &self.clips, opts, out)?;
+        Ok(())
     }
 
     /// The plain-text account of `x3dbake inspect`.

@@ -128,16 +128,44 @@ fn bake_one(job: &Job, index: usize, path: &str) -> (Outcome, String) {
                 wide: job.wide,
                 timeline,
             };
-            let mut bytes = match bake.csv(&opts) {
-                Ok(b) => b,
-                Err(e) => return fail(anyhow::anyhow!("{path}: {e}")),
-            };
-            // Several inputs in one table on standard output: a file column,
-            // and the header once.
-            if matches!(job.target, Target::Stdout) && job.inputs.len() > 1 {
-                bytes = csv::with_file_column(&bytes, path, index == 0);
+            let messages = messages::rendered(&bake, job.quiet, job.verbose);
+            if let Some(denied) = denied(job, &bake, path, &messages) {
+                return denied;
             }
-            vec![(dest.clone(), vec![bytes.into()])]
+            if let Err(msg) = make_parent(job, dest.as_deref(), &messages) {
+                return (Outcome::UsageOrIo, msg);
+            }
+            // Streamed: rows are written as they are computed.
+            let written = match &dest {
+                None => {
+                    let mut out =
+                        std::io::BufWriter::with_capacity(1 << 20, std::io::stdout().lock());
+                    // Several inputs in one table: a file column, the header once.
+                    let mut w: Box<dyn Write> = if job.inputs.len() > 1 {
+                        Box::new(csv::FileColumn::new(&mut out, path, index == 0))
+                    } else {
+                        Box::new(&mut out)
+                    };
+                    let result = bake.write_csv(&opts, &mut w).and_then(|()| Ok(w.flush()?));
+                    drop(w);
+                    match result.and_then(|()| Ok(out.flush()?)) {
+                        Err(x3dbake::bake::Error::Write(e))
+                            if e.kind() == std::io::ErrorKind::BrokenPipe =>
+                        {
+                            Ok(())
+                        }
+                        r => r.map_err(|e| anyhow::anyhow!("{path}: {e}")),
+                    }
+                }
+                Some(d) => output::write_streamed(d, |w| {
+                    bake.write_csv(&opts, w)
+                        .map_err(|e| anyhow::anyhow!("{path}: {e}"))
+                }),
+            };
+            return match written {
+                Ok(()) => (Outcome::Ok, messages),
+                Err(e) => (Outcome::UsageOrIo, format!("{messages}x3dbake: {e:#}\n")),
+            };
         }
         Format::Gltf | Format::Glb => {
             let doc = match bake.gltf(&job.gltf_opts, Some(&mut FileFetch)) {
@@ -154,14 +182,8 @@ fn bake_one(job: &Job, index: usize, path: &str) -> (Outcome, String) {
         }
     };
     let messages = messages::rendered(&bake, job.quiet, job.verbose);
-    let warnings = bake.diags.counts().1;
-    if job.deny_warnings && warnings > 0 {
-        let s = if warnings == 1 { "" } else { "s" };
-        let msg = format!(
-            "{messages}x3dbake: {path}: {warnings} warning{s} with --deny-warnings: nothing \
-             written\n"
-        );
-        return (Outcome::InvalidInput, msg);
+    if let Some(denied) = denied(job, &bake, path, &messages) {
+        return denied;
     }
     let outcome = match dest {
         None => files
@@ -174,15 +196,7 @@ fn bake_one(job: &Job, index: usize, path: &str) -> (Outcome, String) {
                 .into_iter()
                 .filter_map(|(p, b)| Some((p?, b)))
                 .collect();
-            // A tree baked into a folder: the input's folder under it.
-            if matches!(job.target, Target::Dir(_))
-                && let Some(parent) = dest.as_deref().and_then(Path::parent)
-                && let Err(e) = std::fs::create_dir_all(parent)
-            {
-                let msg = format!(
-                    "{messages}x3dbake: cannot create {}: {e}\n",
-                    parent.display()
-                );
+            if let Err(msg) = make_parent(job, dest.as_deref(), &messages) {
                 return (Outcome::UsageOrIo, msg);
             }
             match output::write_all_atomic(&files) {
@@ -206,6 +220,36 @@ fn bake_one(job: &Job, index: usize, path: &str) -> (Outcome, String) {
         }
     }
     (outcome, messages)
+}
+
+/// With --deny-warnings, an input with warnings: its outcome and message
+/// (nothing is written).
+fn denied(job: &Job, bake: &Bake, path: &str, messages: &str) -> Option<(Outcome, String)> {
+    let warnings = bake.diags.counts().1;
+    if !job.deny_warnings || warnings == 0 {
+        return None;
+    }
+    let s = if warnings == 1 { "" } else { "s" };
+    Some((
+        Outcome::InvalidInput,
+        format!(
+            "{messages}x3dbake: {path}: {warnings} warning{s} with --deny-warnings: nothing written\n"
+        ),
+    ))
+}
+
+/// A tree baked into a folder: the input's folder under it, made.
+fn make_parent(job: &Job, dest: Option<&Path>, messages: &str) -> Result<(), String> {
+    match dest.and_then(Path::parent) {
+        Some(parent) if matches!(job.target, Target::Dir(_)) => std::fs::create_dir_all(parent)
+            .map_err(|e| {
+                format!(
+                    "{messages}x3dbake: cannot create {}: {e}\n",
+                    parent.display()
+                )
+            }),
+        _ => Ok(()),
+    }
 }
 
 /// The files of a glTF output: a .glb, a .gltf with its buffer embedded,

@@ -60,6 +60,35 @@ pub fn write_all_atomic(files: &[(PathBuf, Parts)]) -> Result<()> {
     result
 }
 
+/// One file written as it is made: through a buffer into a temporary file
+/// beside `dest`, renamed into place only when `write` has finished (a
+/// failure or an interrupt leaves what was at `dest`).
+pub fn write_streamed(
+    dest: &Path,
+    write: impl FnOnce(&mut dyn std::io::Write) -> Result<()>,
+) -> Result<()> {
+    let temp = temp_path(dest);
+    temporaries().push(temp.clone());
+    let result = (|| {
+        let file =
+            fs::File::create(&temp).with_context(|| format!("cannot write {}", dest.display()))?;
+        let mut out = std::io::BufWriter::with_capacity(1 << 20, file);
+        write(&mut out)?;
+        let file = out
+            .into_inner()
+            .map_err(|e| e.into_error())
+            .and_then(|f| f.sync_all().map(|()| f))
+            .with_context(|| format!("cannot write {}", dest.display()))?;
+        drop(file);
+        fs::rename(&temp, dest).with_context(|| format!("cannot write {}", dest.display()))
+    })();
+    if result.is_err() {
+        let _ = fs::remove_file(&temp);
+    }
+    temporaries().retain(|t| *t != temp);
+    result
+}
+
 /// Writes the parts in pieces of a few megabytes, on Linux asking the
 /// kernel to start writing each piece to disk as soon as it is in the page
 /// cache: the closing `fsync` then waits for little more than the last

@@ -159,36 +159,65 @@ pub struct TooLarge {
     pub rate: f64,
 }
 
-/// A table with a first column `file` holding `file` on every row, with its
-/// header row (when `header`) or without (a table appended to another).
-pub fn with_file_column(table: &[u8], file: &str, header: bool) -> Vec<u8> {
-    let prefix = format!("{},", cell(file));
-    let mut out = Vec::with_capacity(table.len() + table.len() / 8);
-    let mut quoted = false;
-    let mut row = 0;
-    let mut start = true;
-    for &b in table {
-        if start {
-            start = false;
-            match row {
-                0 if header => out.extend_from_slice(b"file,"),
-                0 => {}
-                _ => out.extend_from_slice(prefix.as_bytes()),
-            }
-        }
-        if row > 0 || header {
-            out.push(b);
-        }
-        match b {
-            b'"' => quoted = !quoted,
-            b'\n' if !quoted => {
-                row += 1;
-                start = true;
-            }
-            _ => {}
+/// A writer that puts a first column `file`, holding one file's name, on
+/// every row of the table written through it, with its header row (when
+/// `header`) or without (a table appended to another's).
+pub struct FileColumn<W: Write> {
+    out: W,
+    prefix: Vec<u8>,
+    header: bool,
+    row: usize,
+    start: bool,
+    quoted: bool,
+    buf: Vec<u8>,
+}
+
+impl<W: Write> FileColumn<W> {
+    /// Rows written through it go to `out` with `file` in front.
+    pub fn new(out: W, file: &str, header: bool) -> Self {
+        FileColumn {
+            out,
+            prefix: format!("{},", cell(file)).into_bytes(),
+            header,
+            row: 0,
+            start: true,
+            quoted: false,
+            buf: Vec::new(),
         }
     }
-    out
+}
+
+impl<W: Write> Write for FileColumn<W> {
+    fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
+        self.buf.clear();
+        for &b in bytes {
+            if self.start {
+                self.start = false;
+                match self.row {
+                    0 if self.header => self.buf.extend_from_slice(b"file,"),
+                    0 => {}
+                    _ => self.buf.extend_from_slice(&self.prefix),
+                }
+            }
+            if self.row > 0 || self.header {
+                self.buf.push(b);
+            }
+            match b {
+                b'"' => self.quoted = !self.quoted,
+                b'\n' if !self.quoted => {
+                    self.row += 1;
+                    self.start = true;
+                }
+                _ => {}
+            }
+        }
+        self.out.write_all(&self.buf)?;
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.out.flush()
+    }
 }
 
 /// The table in memory, or an error when it would pass `max` bytes (the
@@ -343,11 +372,25 @@ pub fn default_timeline_end(clips: &[Clip]) -> f64 {
 mod tests {
     #[test]
     fn a_file_column_goes_before_every_row_and_the_header_once() {
+        use std::io::Write as _;
         let table = b"clip,time\nA,0\n\"B\nC\",1\n";
-        let first = super::with_file_column(table, "a.x3d", true);
-        assert_eq!(first, b"file,clip,time\na.x3d,A,0\na.x3d,\"B\nC\",1\n");
-        let next = super::with_file_column(table, "dir/b,c.x3d", false);
-        assert_eq!(next, b"\"dir/b,c.x3d\",A,0\n\"dir/b,c.x3d\",\"B\nC\",1\n");
+        let through = |file: &str, header: bool| {
+            let mut out = Vec::new();
+            let mut w = super::FileColumn::new(&mut out, file, header);
+            // In pieces that cut rows and quotes.
+            for piece in table.chunks(3) {
+                w.write_all(piece).unwrap();
+            }
+            out
+        };
+        assert_eq!(
+            through("a.x3d", true),
+            b"file,clip,time\na.x3d,A,0\na.x3d,\"B\nC\",1\n"
+        );
+        assert_eq!(
+            through("dir/b,c.x3d", false),
+            b"\"dir/b,c.x3d\",A,0\n\"dir/b,c.x3d\",\"B\nC\",1\n"
+        );
     }
 
     use super::*;
