@@ -43,29 +43,54 @@ fn cell(s: &str) -> String {
     }
 }
 
+/// The text of a row's numbers, one after another, without an allocation
+/// a number.
+#[derive(Default)]
+struct Cells {
+    text: String,
+    ends: Vec<usize>,
+}
+
+impl Cells {
+    fn clear(&mut self) {
+        self.text.clear();
+        self.ends.clear();
+    }
+    fn push(&mut self, v: impl std::fmt::Display) {
+        use std::fmt::Write as _;
+        let _ = write!(self.text, "{v}");
+        self.ends.push(self.text.len());
+    }
+    fn len(&self) -> usize {
+        self.ends.len()
+    }
+    fn get(&self, i: usize) -> &str {
+        let start = if i == 0 { 0 } else { self.ends[i - 1] };
+        &self.text[start..self.ends[i]]
+    }
+}
+
 /// A value in X3D's form and order: rotations as axis then angle; numbers
 /// in their shortest round-trip form at the field's precision.
-fn x3d_components(ty: Option<FieldType>, values: &[f64], out: &mut Vec<String>) {
+fn x3d_components(ty: Option<FieldType>, values: &[f64], out: &mut Cells) {
     out.clear();
     let Some(ty) = ty else {
-        out.extend(values.iter().map(|v| v.to_string()));
+        values.iter().for_each(|v| out.push(v));
         return;
     };
     if ty.single() == FieldType::SFRotation {
         for q in values.chunks_exact(4) {
             let r = rotation::to_axis_angle(DQuat::from_slice(q));
-            out.extend(r.iter().map(|&x| (x as f32 + 0.0).to_string()));
+            r.iter().for_each(|&x| out.push(x as f32 + 0.0));
         }
         return;
     }
     match ty.single() {
-        FieldType::SFBool => out.extend(values.iter().map(|&v| (v != 0.0).to_string())),
-        FieldType::SFInt32 => out.extend(values.iter().map(|&v| (v as i64).to_string())),
-        FieldType::SFDouble | FieldType::SFTime => {
-            out.extend(values.iter().map(|v| (v + 0.0).to_string()))
-        }
+        FieldType::SFBool => values.iter().for_each(|&v| out.push(v != 0.0)),
+        FieldType::SFInt32 => values.iter().for_each(|&v| out.push(v as i64)),
+        FieldType::SFDouble | FieldType::SFTime => values.iter().for_each(|v| out.push(v + 0.0)),
         // `+ 0.0` turns −0 into 0.
-        _ => out.extend(values.iter().map(|&v| (v as f32 + 0.0).to_string())),
+        _ => values.iter().for_each(|&v| out.push(v as f32 + 0.0)),
     }
 }
 
@@ -260,7 +285,8 @@ pub fn write(
 ) -> io::Result<()> {
     let timeline = opts.timeline.is_some();
     let tables = columns(scene, clips, timeline);
-    let (mut v, mut comps) = (Vec::new(), Vec::new());
+    let (mut v, mut comps) = (Vec::new(), Cells::default());
+    let mut line = String::new();
     if opts.wide {
         let mut header = vec!["clip".to_string(), "time".to_string()];
         let mut all: Vec<(String, &str, usize, usize)> = Vec::new();
@@ -301,26 +327,27 @@ pub fn write(
                 .iter()
                 .map(|(node, field, _, _)| by_name.get(&(node.as_str(), *field)).copied())
                 .collect();
+            let name = cell(&name);
             for t in grid(start, end, opts.rate) {
-                let mut row = vec![cell(&name), t.to_string()];
+                use std::fmt::Write as _;
+                line.clear();
+                let _ = write!(line, "{name},{t}");
                 for ((_, _, elements, per), col) in all.iter().zip(&found) {
                     let width = elements * per;
-                    match col {
-                        Some(c) => {
-                            value_at(scene, c, t, timeline, &mut v);
-                            x3d_components(c.ty, &v, &mut comps);
-                            row.extend(
-                                comps
-                                    .iter()
-                                    .cloned()
-                                    .chain(std::iter::repeat(String::new()))
-                                    .take(width),
-                            );
+                    comps.clear();
+                    if let Some(c) = col {
+                        value_at(scene, c, t, timeline, &mut v);
+                        x3d_components(c.ty, &v, &mut comps);
+                    }
+                    for i in 0..width {
+                        line.push(',');
+                        if i < comps.len() {
+                            line.push_str(comps.get(i));
                         }
-                        None => row.extend(std::iter::repeat_n(String::new(), width)),
                     }
                 }
-                writeln!(out, "{}", row.join(","))?;
+                line.push('\n');
+                out.write_all(line.as_bytes())?;
             }
         }
         return Ok(());
@@ -329,22 +356,25 @@ pub fn write(
     for (ti, cols) in tables.iter().enumerate() {
         let (name, start, end) = table_span(clips, ti, opts);
         let name = cell(&name);
+        let nodes: Vec<String> = cols.iter().map(|c| cell(&c.node)).collect();
         for t in grid(start, end, opts.rate) {
-            for c in cols {
+            use std::fmt::Write as _;
+            for (c, node) in cols.iter().zip(&nodes) {
                 value_at(scene, c, t, timeline, &mut v);
                 x3d_components(c.ty, &v, &mut comps);
                 let per = components_per_element(c.ty).max(1);
-                for (i, element) in comps.chunks(per).enumerate() {
-                    let mut cells: Vec<&str> = element.iter().map(String::as_str).collect();
-                    cells.resize(4, "");
-                    writeln!(
-                        out,
-                        "{name},{t},{},{},{i},{}",
-                        cell(&c.node),
-                        c.field,
-                        cells.join(",")
-                    )?;
+                line.clear();
+                for i in 0..comps.len().div_ceil(per) {
+                    let _ = write!(line, "{name},{t},{node},{},{i}", c.field);
+                    for k in 0..4 {
+                        line.push(',');
+                        if k < per && i * per + k < comps.len() {
+                            line.push_str(comps.get(i * per + k));
+                        }
+                    }
+                    line.push('\n');
                 }
+                out.write_all(line.as_bytes())?;
             }
         }
     }
@@ -412,15 +442,15 @@ mod tests {
 
     #[test]
     fn rotations_and_numbers_in_x3d_form() {
-        let mut out = Vec::new();
+        let mut cells = Cells::default();
+        let mut form = |ty: FieldType, values: &[f64]| -> Vec<String> {
+            x3d_components(Some(ty), values, &mut cells);
+            (0..cells.len()).map(|i| cells.get(i).to_string()).collect()
+        };
         let q = rotation::from_axis_angle(&[0.0, 1.0, 0.0, 0.3]).to_array();
-        x3d_components(Some(FieldType::SFRotation), &q, &mut out);
-        assert_eq!(out, ["0", "1", "0", "0.3"]);
-        x3d_components(Some(FieldType::SFFloat), &[0.1f32 as f64], &mut out);
-        assert_eq!(out, ["0.1"]);
-        x3d_components(Some(FieldType::SFBool), &[1.0], &mut out);
-        assert_eq!(out, ["true"]);
-        x3d_components(Some(FieldType::SFInt32), &[-3.0], &mut out);
-        assert_eq!(out, ["-3"]);
+        assert_eq!(form(FieldType::SFRotation, &q), ["0", "1", "0", "0.3"]);
+        assert_eq!(form(FieldType::SFFloat, &[0.1f32 as f64]), ["0.1"]);
+        assert_eq!(form(FieldType::SFBool, &[1.0]), ["true"]);
+        assert_eq!(form(FieldType::SFInt32, &[-3.0]), ["-3"]);
     }
 }
