@@ -105,16 +105,22 @@ fn scene(rng: &mut Rng) -> String {
         };
         route(s, from, out, def, "set_fraction");
     };
-    for (i, (ty, eased)) in [
-        ("PositionInterpolator", true),
-        ("SplinePositionInterpolator", true),
-        ("SplinePositionInterpolator", false),
+    for (i, (ty, eased, field)) in [
+        ("PositionInterpolator", true, "translation"),
+        ("SplinePositionInterpolator", true, "translation"),
+        ("SplinePositionInterpolator", false, "translation"),
+        ("SquadOrientationInterpolator", false, "rotation"),
+        ("OrientationInterpolator", true, "rotation"),
+        ("SquadOrientationInterpolator", true, "rotation"),
     ]
     .into_iter()
     .enumerate()
     {
-        let (key, v) = (k(rng), rng.values(n, 3, -5.0, 5.0));
-        let def = format!("Move{i}");
+        let (key, v, def) = if field == "rotation" {
+            (k(rng), rng.rotations(n), format!("Turn{i}"))
+        } else {
+            (k(rng), rng.values(n, 3, -5.0, 5.0), format!("Move{i}"))
+        };
         drive(
             &mut s,
             format!("<{ty} DEF='{def}' key='{key}' keyValue='{v}'/>\n"),
@@ -124,40 +130,7 @@ fn scene(rng: &mut Rng) -> String {
         s.push_str(&format!(
             "<Transform DEF='T{def}'><Shape><Box/></Shape></Transform>\n"
         ));
-        route(
-            &mut s,
-            &def,
-            "value_changed",
-            &format!("T{def}"),
-            "translation",
-        );
-    }
-    for (i, (ty, eased)) in [
-        ("SquadOrientationInterpolator", false),
-        ("OrientationInterpolator", true),
-        ("SquadOrientationInterpolator", true),
-    ]
-    .into_iter()
-    .enumerate()
-    {
-        let (key, v) = (k(rng), rng.rotations(n));
-        let def = format!("Turn{i}");
-        drive(
-            &mut s,
-            format!("<{ty} DEF='{def}' key='{key}' keyValue='{v}'/>\n"),
-            &def,
-            eased,
-        );
-        s.push_str(&format!(
-            "<Transform DEF='T{def}'><Shape><Box/></Shape></Transform>\n"
-        ));
-        route(
-            &mut s,
-            &def,
-            "value_changed",
-            &format!("T{def}"),
-            "rotation",
-        );
+        route(&mut s, &def, "value_changed", &format!("T{def}"), field);
     }
     // Colour (HSV) with an eased transparency: one RGBA curve.
     let (key, v) = (k(rng), rng.values(n, 3, 0.0, 1.0));
