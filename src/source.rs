@@ -52,25 +52,20 @@ pub struct SourceFile {
     origin: Option<PathBuf>,
     /// Its length in bytes.
     len: usize,
-    /// Where lines start and characters are: worked out on the first
-    /// diagnostic (or on release), so that reading a file costs no extra
-    /// pass over it.
-    index: OnceLock<LineIndex>,
+    /// Where lines start: worked out on the first diagnostic (or on
+    /// release, with one fast pass for line ends), so that reading a file
+    /// costs no extra pass over it.
+    starts: OnceLock<Vec<u32>>,
+    /// The number of characters before every `CHECKPOINT`-th byte: worked
+    /// out on the first column asked for.
+    chars: OnceLock<Vec<u32>>,
 }
 
-/// Bytes between two character counts of a [`LineIndex`].
+/// Bytes between two character counts: a column is counted over at most
+/// that many bytes, however long its line (counting from the start of the
+/// line made many diagnostics on one long line quadratic: 200 000 on a 2.4
+/// MB line took 77 s).
 const CHECKPOINT: usize = 4096;
-
-/// Byte offsets where lines start, and the number of characters before
-/// every `CHECKPOINT`-th byte: a column is counted over at most that many
-/// bytes, however long its line (counting from the start of the line made
-/// many diagnostics on one long line quadratic: 200 000 on a 2.4 MB line
-/// took 77 s).
-#[derive(Debug)]
-struct LineIndex {
-    starts: Vec<u32>,
-    chars: Vec<u32>,
-}
 
 impl SourceFile {
     fn new(name: String, text: String) -> SourceFile {
@@ -79,7 +74,8 @@ impl SourceFile {
             len: text.len(),
             text: OnceLock::from(Some(text)),
             origin: None,
-            index: OnceLock::new(),
+            starts: OnceLock::new(),
+            chars: OnceLock::new(),
         }
     }
 
@@ -94,11 +90,18 @@ impl SourceFile {
         text.as_deref().unwrap_or("")
     }
 
-    fn index(&self) -> &LineIndex {
-        self.index.get_or_init(|| {
+    fn starts(&self) -> &[u32] {
+        self.starts.get_or_init(|| {
             let bytes = self.text().as_bytes();
             let mut starts = vec![0u32];
             starts.extend(memchr::memchr_iter(b'\n', bytes).map(|i| i as u32 + 1));
+            starts
+        })
+    }
+
+    fn chars(&self) -> &[u32] {
+        self.chars.get_or_init(|| {
+            let bytes = self.text().as_bytes();
             let mut chars = Vec::with_capacity(bytes.len() / CHECKPOINT + 2);
             let mut n = 0;
             chars.push(n);
@@ -106,7 +109,7 @@ impl SourceFile {
                 n += char_count(block) as u32;
                 chars.push(n);
             }
-            LineIndex { starts, chars }
+            chars
         })
     }
 
@@ -114,7 +117,7 @@ impl SourceFile {
     /// multi-byte character counts that character).
     fn chars_before(&self, offset: usize) -> usize {
         let k = offset / CHECKPOINT;
-        let counted = self.index().chars[k] as usize;
+        let counted = self.chars()[k] as usize;
         counted + char_count(&self.text().as_bytes()[k * CHECKPOINT..offset])
     }
 
@@ -134,7 +137,7 @@ impl SourceFile {
 
     /// The 0-based line of a byte offset.
     fn line_of(&self, offset: usize) -> usize {
-        match self.index().starts.binary_search(&(offset as u32)) {
+        match self.starts().binary_search(&(offset as u32)) {
             Ok(i) => i,
             Err(i) => i - 1, // starts[0] == 0, so i >= 1 here
         }
@@ -142,12 +145,12 @@ impl SourceFile {
 
     /// The byte offset where a 0-based line starts.
     pub fn line_start(&self, line: usize) -> usize {
-        self.index().starts[line] as usize
+        self.starts()[line] as usize
     }
 
     /// The text of a 1-based line, without its line ending.
     pub fn line_text(&self, line: usize) -> &str {
-        let starts = &self.index().starts;
+        let starts = self.starts();
         let text = self.text();
         let start = (starts[line - 1] as usize).min(text.len());
         let end = starts
@@ -229,11 +232,13 @@ impl Sources {
 
     /// Lets go of a file's text, which is `origin`'s bytes as they were
     /// read, once it is parsed: a diagnostic that shows a line reads it
-    /// again. Its line index is made first, so that a location stays right
-    /// even if the file changes meanwhile.
+    /// again. Where its lines start is found first, so that a line number
+    /// stays right even if the file changes meanwhile (columns are then
+    /// counted again from the text read again, when it is the same length,
+    /// and in bytes otherwise).
     pub fn release(&mut self, id: FileId, origin: &Path) {
         let file = &mut self.files[id.0 as usize];
-        file.index();
+        file.starts();
         file.origin = Some(origin.to_path_buf());
         file.text = OnceLock::new();
     }
