@@ -247,23 +247,66 @@ impl<'a> Keyframes<'a> {
             Seg::At(i) => return out.extend_from_slice(self.value(i)),
             Seg::Between(i, s) => (i, s),
         };
-        let (a, b) = (self.value(i), self.value(i + 1));
-        match self.interpolation {
-            Interpolation::Step => out.extend_from_slice(a),
-            Interpolation::Linear => out.extend(a.iter().zip(b).map(|(x, y)| x + s * (y - x))),
+        let w = self.width;
+        let (m0, m1) = match self.interpolation {
+            Interpolation::Cubic => (
+                &self.out_tangents[i * w..(i + 1) * w],
+                &self.in_tangents[(i + 1) * w..(i + 2) * w],
+            ),
+            _ => (&[][..], &[][..]),
+        };
+        let dt = self.times[i + 1] - self.times[i];
+        out.resize(w, 0.0);
+        let segment = Segment {
+            a: self.value(i),
+            b: self.value(i + 1),
+            m0,
+            m1,
+            dt,
+        };
+        segment.at(self.interpolation, s, out);
+    }
+}
+
+/// One segment between two keyframes: their values, the out-tangent of the
+/// first and the in-tangent of the second (cubic only, per unit of `dt`),
+/// and its length.
+pub struct Segment<'a> {
+    /// The first key's value.
+    pub a: &'a [f64],
+    /// The second key's value.
+    pub b: &'a [f64],
+    /// The tangent leaving the first key.
+    pub m0: &'a [f64],
+    /// The tangent arriving at the second key.
+    pub m1: &'a [f64],
+    /// The segment's length.
+    pub dt: f64,
+}
+
+impl Segment<'_> {
+    /// The value at local parameter `s` in [0, 1], joined as
+    /// `interpolation` says, written to `out` (as long as a value).
+    pub fn at(&self, interpolation: Interpolation, s: f64, out: &mut [f64]) {
+        let (a, b) = (self.a, self.b);
+        match interpolation {
+            Interpolation::Step => out.copy_from_slice(a),
+            Interpolation::Linear => {
+                for (c, o) in out.iter_mut().enumerate() {
+                    *o = a[c] + s * (b[c] - a[c]);
+                }
+            }
             Interpolation::Slerp => {
                 let q = rotation::slerp(DQuat::from_slice(a), DQuat::from_slice(b), s);
-                out.extend_from_slice(&q.to_array());
+                out.copy_from_slice(&q.to_array());
             }
             Interpolation::Cubic => {
-                let dt = self.times[i + 1] - self.times[i];
-                let w = self.width;
                 let h = spline::hermite_basis(s);
-                let m0 = &self.out_tangents[i * w..(i + 1) * w];
-                let m1 = &self.in_tangents[(i + 1) * w..(i + 2) * w];
-                out.extend(
-                    (0..w).map(|c| h[0] * a[c] + h[1] * b[c] + dt * (h[2] * m0[c] + h[3] * m1[c])),
-                );
+                for (c, o) in out.iter_mut().enumerate() {
+                    *o = h[0] * a[c]
+                        + h[1] * b[c]
+                        + self.dt * (h[2] * self.m0[c] + h[3] * self.m1[c]);
+                }
             }
         }
     }
