@@ -22,6 +22,20 @@ enum Modifier {
     Scalar(Arc<Interpolator>),
 }
 
+impl Modifier {
+    /// The fraction it passes on for fraction `f`.
+    fn apply(&self, f: f64) -> f64 {
+        match self {
+            Modifier::Ease(e) => e.modify(f),
+            Modifier::Scalar(it) => {
+                let mut v = Vec::with_capacity(1);
+                it.eval(f, &mut v);
+                v.first().copied().unwrap_or(f)
+            }
+        }
+    }
+}
+
 /// One animated field of a clip.
 #[derive(Clone, Debug)]
 pub struct Track {
@@ -44,14 +58,7 @@ pub struct Track {
 impl Track {
     /// The value for a clock fraction `f`, through the modifiers.
     pub fn eval_fraction(&self, f: f64, out: &mut Vec<f64>) {
-        let f = self.mods.iter().fold(f, |f, m| match m {
-            Modifier::Ease(e) => e.modify(f),
-            Modifier::Scalar(it) => {
-                let mut v = Vec::with_capacity(1);
-                it.eval(f, &mut v);
-                v.first().copied().unwrap_or(f)
-            }
-        });
+        let f = self.mods.iter().fold(f, |f, m| m.apply(f));
         self.func.eval(f, out);
     }
 
@@ -66,19 +73,11 @@ impl Track {
                 Modifier::Ease(e) => e.corners(),
                 Modifier::Scalar(it) => it.keys().to_vec(),
             };
-            let modify = |f: f64| match m {
-                Modifier::Ease(e) => e.modify(f),
-                Modifier::Scalar(it) => {
-                    let mut v = Vec::with_capacity(1);
-                    it.eval(f, &mut v);
-                    v.first().copied().unwrap_or(f)
-                }
-            };
             sort_corners(&mut corners);
             let mut before = match m {
                 // Monotonic, with an inverse in closed form.
                 Modifier::Ease(e) => corners.iter().map(|&c| e.preimage(c)).collect(),
-                Modifier::Scalar(_) => preimages(&own, &corners, modify, max),
+                Modifier::Scalar(_) => preimages(&own, &corners, |f| m.apply(f), max),
             };
             before.extend(own);
             corners = before;
