@@ -31,33 +31,59 @@ pub fn remove_temporaries() {
 /// buffer is written from where it is, not copied into one).
 pub type Parts<'a> = Vec<Cow<'a, [u8]>>;
 
-/// Files to write, each a destination and its bytes.
-pub fn write_all_atomic(files: &[(PathBuf, Parts)]) -> Result<()> {
-    let mut temps: Vec<PathBuf> = Vec::new();
-    let result = (|| {
-        for (dest, bytes) in files {
-            let temp = temp_path(dest);
-            temps.push(temp.clone());
-            temporaries().push(temp.clone());
-            let write = || -> std::io::Result<()> {
-                let mut f = fs::File::create(&temp)?;
-                write_parts(&mut f, bytes)?;
-                f.sync_all()
-            };
-            write().with_context(|| format!("cannot write {}", dest.display()))?;
-        }
-        for ((dest, _), temp) in files.iter().zip(&temps) {
-            fs::rename(temp, dest).with_context(|| format!("cannot write {}", dest.display()))?;
-        }
-        Ok(())
-    })();
-    if result.is_err() {
-        for t in &temps {
-            let _ = fs::remove_file(t);
+/// A temporary file beside its destination, listed for
+/// [`remove_temporaries`] while it exists: removed when dropped, unless
+/// [`Temporary::commit`] renamed it into place.
+struct Temporary {
+    path: PathBuf,
+    dest: PathBuf,
+    committed: bool,
+}
+
+impl Temporary {
+    fn new(dest: &Path) -> Temporary {
+        let path = temp_path(dest);
+        temporaries().push(path.clone());
+        Temporary {
+            path,
+            dest: dest.to_path_buf(),
+            committed: false,
         }
     }
-    temporaries().retain(|t| !temps.contains(t));
-    result
+
+    /// Renames it into place.
+    fn commit(mut self) -> Result<()> {
+        fs::rename(&self.path, &self.dest)
+            .with_context(|| format!("cannot write {}", self.dest.display()))?;
+        self.committed = true;
+        Ok(())
+    }
+}
+
+impl Drop for Temporary {
+    fn drop(&mut self) {
+        if !self.committed {
+            let _ = fs::remove_file(&self.path);
+        }
+        temporaries().retain(|t| *t != self.path);
+    }
+}
+
+/// Files to write, each a destination and its bytes: all written, then all
+/// renamed into place.
+pub fn write_all_atomic(files: &[(PathBuf, Parts)]) -> Result<()> {
+    let mut temps = Vec::new();
+    for (dest, bytes) in files {
+        let temp = Temporary::new(dest);
+        let write = || -> std::io::Result<()> {
+            let mut f = fs::File::create(&temp.path)?;
+            write_parts(&mut f, bytes)?;
+            f.sync_all()
+        };
+        write().with_context(|| format!("cannot write {}", dest.display()))?;
+        temps.push(temp);
+    }
+    temps.into_iter().try_for_each(Temporary::commit)
 }
 
 /// One file written as it is made: through a buffer into a temporary file
@@ -67,26 +93,18 @@ pub fn write_streamed(
     dest: &Path,
     write: impl FnOnce(&mut dyn std::io::Write) -> Result<()>,
 ) -> Result<()> {
-    let temp = temp_path(dest);
-    temporaries().push(temp.clone());
-    let result = (|| {
-        let file =
-            fs::File::create(&temp).with_context(|| format!("cannot write {}", dest.display()))?;
-        let mut out = std::io::BufWriter::with_capacity(1 << 20, file);
-        write(&mut out)?;
-        let file = out
-            .into_inner()
-            .map_err(|e| e.into_error())
-            .and_then(|f| f.sync_all().map(|()| f))
-            .with_context(|| format!("cannot write {}", dest.display()))?;
-        drop(file);
-        fs::rename(&temp, dest).with_context(|| format!("cannot write {}", dest.display()))
-    })();
-    if result.is_err() {
-        let _ = fs::remove_file(&temp);
-    }
-    temporaries().retain(|t| *t != temp);
-    result
+    let temp = Temporary::new(dest);
+    let context = || format!("cannot write {}", dest.display());
+    let file = fs::File::create(&temp.path).with_context(context)?;
+    let mut out = std::io::BufWriter::with_capacity(1 << 20, file);
+    write(&mut out)?;
+    let file = out
+        .into_inner()
+        .map_err(|e| e.into_error())
+        .with_context(context)?;
+    file.sync_all().with_context(context)?;
+    drop(file);
+    temp.commit()
 }
 
 /// Writes the parts in pieces of a few megabytes, on Linux asking the
