@@ -402,28 +402,20 @@ impl Writer<'_> {
             let t = scene.child(mat, field)?;
             self.texture_info(t, appearance)
         };
+        // normalScale and occlusionStrength: 1 unless set.
+        let factor = |field: &str| scene.floats(mat, field).first().copied().unwrap_or(1.0);
         m.pbr_metallic_roughness.metallic_roughness_texture = info("metallicRoughnessTexture");
         m.emissive_texture = info("emissiveTexture");
         m.normal_texture = info("normalTexture").map(|i| json::material::NormalTexture {
             index: i.index,
-            scale: scene
-                .floats(mat, "normalScale")
-                .first()
-                .copied()
-                .unwrap_or(1.0),
+            scale: factor("normalScale"),
             tex_coord: 0,
             extensions: None,
             extras: None,
         });
         m.occlusion_texture = info("occlusionTexture").map(|i| json::material::OcclusionTexture {
             index: i.index,
-            strength: json::material::StrengthFactor(
-                scene
-                    .floats(mat, "occlusionStrength")
-                    .first()
-                    .copied()
-                    .unwrap_or(1.0),
-            ),
+            strength: json::material::StrengthFactor(factor("occlusionStrength")),
             tex_coord: 0,
             extensions: None,
             extras: None,
