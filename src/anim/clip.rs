@@ -67,7 +67,7 @@ impl Track {
     /// taken back through the modifiers (the fractions the modifiers turn
     /// into a key), and the modifiers' own corners. At most `max` of them.
     pub fn corners(&self, max: usize) -> Vec<f64> {
-        let mut corners = self.func.keys().to_vec();
+        let mut corners = self.func.corners();
         for m in self.mods.iter().rev() {
             let own = match m {
                 Modifier::Ease(e) => e.corners(),

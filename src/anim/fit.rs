@@ -571,9 +571,11 @@ pub fn fewest(
 /// than the bound (at the middle, a Hermite segment is the chord's middle
 /// plus dt·(m₀ − m₁)/8), or the curve turns by more than the bound at most
 /// keys: straight keys would need more of them, and a straight fit is not
-/// worth trying.
+/// worth trying. (Under `FEW` cubic keys it is cheap, and always tried: a
+/// bound as wide as the curve lets a straight line pass its bends.)
 fn mostly_bent(k: &Keyframes, bound: Bound) -> bool {
-    if k.interpolation != Interpolation::Cubic || k.len() < 2 {
+    const FEW: usize = 8;
+    if k.interpolation != Interpolation::Cubic || k.len() < FEW {
         return false;
     }
     let w = k.width;

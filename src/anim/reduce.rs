@@ -3,6 +3,7 @@
 //! is measured in. Curves that are not linear are fitted in `fit`.
 
 use super::keyframes::{Interpolation, Keyframes};
+use crate::interp::rotation::slerp;
 use glam::DQuat;
 
 /// How far apart two values are: Euclidean distance per element (the
@@ -37,33 +38,68 @@ pub fn distance(a: &[f64], b: &[f64], rotation: bool, per_element: usize) -> f64
         .fold(0.0, f64::max)
 }
 
-/// Linear keyframes, with what a segment must fit.
+/// Linear or slerp keyframes, with what a segment must fit.
 struct Fit<'a> {
     times: &'a [f64],
     values: &'a [f64],
     width: usize,
     tol: f64,
     per: usize,
+    /// For slerp keys: the middle of each segment, where a thinned arc is
+    /// checked too (between slerp keys the distance of two arcs is not
+    /// largest at a key).
+    middles: Option<Vec<DQuat>>,
 }
 
 impl Fit<'_> {
-    /// Whether the segment from grid point `i` to `j` approximates every
-    /// point between within the tolerance.
-    fn fits(&self, i: usize, j: usize) -> bool {
+    fn value(&self, k: usize) -> &[f64] {
+        &self.values[k * self.width..(k + 1) * self.width]
+    }
+
+    fn quat(&self, k: usize) -> DQuat {
+        DQuat::from_slice(self.value(k))
+    }
+
+    /// The largest distance of the segment from key `i` to key `j` from
+    /// the keys between, and from the middles of the segments between.
+    fn error(&self, i: usize, j: usize, stop_over: f64) -> f64 {
         let w = self.width;
-        let v = |k: usize| &self.values[k * w..(k + 1) * w];
-        let (a, b) = (v(i), v(j));
-        let mut approx = vec![0.0; w];
-        for k in i + 1..j {
-            let s = (self.times[k] - self.times[i]) / (self.times[j] - self.times[i]);
-            for c in 0..w {
-                approx[c] = a[c] + s * (b[c] - a[c]);
+        let (t0, span) = (self.times[i], self.times[j] - self.times[i]);
+        let mut worst = 0.0f64;
+        let Some(middles) = &self.middles else {
+            let (a, b) = (self.value(i), self.value(j));
+            let mut approx = vec![0.0; w];
+            for k in i + 1..j {
+                let s = (self.times[k] - t0) / span;
+                for c in 0..w {
+                    approx[c] = a[c] + s * (b[c] - a[c]);
+                }
+                worst = worst.max(distance(&approx, self.value(k), false, self.per));
+                if worst > stop_over {
+                    break;
+                }
             }
-            if distance(&approx, v(k), false, self.per) > self.tol {
-                return false;
+            return worst;
+        };
+        let (a, b) = (self.quat(i), self.quat(j));
+        let angle = |p: DQuat, q: DQuat| distance(&p.to_array(), &q.to_array(), true, 4);
+        for (k, &middle) in middles.iter().enumerate().take(j).skip(i) {
+            let mid = 0.5 * (self.times[k] + self.times[k + 1]);
+            worst = worst.max(angle(slerp(a, b, (mid - t0) / span), middle));
+            if k > i {
+                let s = (self.times[k] - t0) / span;
+                worst = worst.max(angle(slerp(a, b, s), self.quat(k)));
+            }
+            if worst > stop_over {
+                break;
             }
         }
-        true
+        worst
+    }
+
+    /// Whether the segment from key `i` to `j` is within the tolerance.
+    fn fits(&self, i: usize, j: usize) -> bool {
+        self.error(i, j, self.tol) <= self.tol
     }
 }
 
@@ -109,12 +145,13 @@ fn kept(fit: &Fit) -> Vec<usize> {
     kept
 }
 
-/// Exact linear keyframes (not slerp) at strictly increasing times,
-/// thinned to those a linear fit within `tol` needs. They are their own
-/// grid: the curve is linear between them, so a fit's largest distance
-/// from it on a stretch is at one of them. The same keys as [`reduce`]
-/// finds on its grid, without evaluating the curve again; when every key
-/// is needed the keyframes are returned as they are (borrowed values stay
+/// Exact linear or slerp keyframes at strictly increasing times, thinned
+/// to those a fit of the same kind within `tol` needs. They are their own
+/// grid: between linear keys the curve is linear, so a fit's largest
+/// distance from it on a stretch is at one of them (slerp keys are checked
+/// at the middle of each segment too). The same keys as [`reduce`] finds
+/// on its grid, without evaluating the curve again; when every key is
+/// needed the keyframes are returned as they are (borrowed values stay
 /// borrowed), with the largest distance of the thinned curve from the
 /// exact one. Anything else is returned unchanged as `Err`.
 pub fn thin<'a>(
@@ -123,21 +160,39 @@ pub fn thin<'a>(
     per: usize,
 ) -> Result<(Keyframes<'a>, f64), Keyframes<'a>> {
     let increasing = k.times.windows(2).all(|t| t[0] < t[1]);
-    if k.interpolation != Interpolation::Linear || k.quaternions || !increasing {
+    let slerp_keys = k.interpolation == Interpolation::Slerp && k.quaternions && k.width == 4;
+    let linear = k.interpolation == Interpolation::Linear && !k.quaternions;
+    if !(linear || slerp_keys) || !increasing {
         return Err(k);
     }
     let w = k.width;
+    let middles = slerp_keys.then(|| {
+        (0..k.len().saturating_sub(1))
+            .map(|i| {
+                slerp(
+                    DQuat::from_slice(k.value(i)),
+                    DQuat::from_slice(k.value(i + 1)),
+                    0.5,
+                )
+            })
+            .collect()
+    });
     let fit = Fit {
         times: &k.times,
         values: &k.values,
         width: w,
         tol,
         per,
+        middles,
     };
     let kept = kept(&fit);
     if kept.len() == k.times.len() {
         return Ok((k, 0.0));
     }
+    let error = kept
+        .windows(2)
+        .map(|s| fit.error(s[0], s[1], f64::INFINITY))
+        .fold(0.0, f64::max);
     let times = kept.iter().map(|&i| k.times[i]).collect();
     let values: Vec<f64> = kept
         .iter()
@@ -148,18 +203,10 @@ pub fn thin<'a>(
         values: values.into(),
         interpolation: k.interpolation,
         width: w,
-        quaternions: false,
+        quaternions: k.quaternions,
         in_tangents: Vec::new(),
         out_tangents: Vec::new(),
     };
-    // The error of a line through exact linear keys is largest at a key.
-    let mut v = Vec::new();
-    let error = (0..k.len())
-        .map(|i| {
-            thinned.eval(k.times[i], &mut v);
-            distance(&v, k.value(i), false, per)
-        })
-        .fold(0.0, f64::max);
     Ok((thinned, error))
 }
 

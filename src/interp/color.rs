@@ -48,9 +48,12 @@ pub fn hsv_to_rgb(c: [f64; 3]) -> [f64; 3] {
     rgb.map(|x| x.clamp(0.0, 1.0))
 }
 
-/// Interpolates two RGB colours in HSV: hue the shorter way round; an end
-/// without saturation (grey, black) takes the other end's hue.
-pub fn lerp_hsv(a: [f64; 3], b: [f64; 3], t: f64) -> [f64; 3] {
+/// The HSV ends of an interpolation from `a` to `b`, between which hue,
+/// saturation and value each go linearly: the hue the shorter way round
+/// (the second end's hue moved by a turn where that is shorter, so past 2π
+/// or below 0); an end without saturation (grey, black) takes the other
+/// end's hue.
+fn hsv_ends(a: [f64; 3], b: [f64; 3]) -> ([f64; 3], [f64; 3]) {
     let [mut ha, sa, va] = rgb_to_hsv(a);
     let [mut hb, sb, vb] = rgb_to_hsv(b);
     if sa == 0.0 {
@@ -59,15 +62,33 @@ pub fn lerp_hsv(a: [f64; 3], b: [f64; 3], t: f64) -> [f64; 3] {
     if sb == 0.0 {
         hb = ha;
     }
-    let range = (hb - ha).abs();
-    let h = if range <= PI {
-        ha + t * (hb - ha)
-    } else {
-        let step = (TAU - range) * t;
-        let h = if ha < hb { ha - step } else { ha + step };
-        h.rem_euclid(TAU)
-    };
-    hsv_to_rgb([h, sa + t * (sb - sa), va + t * (vb - va)])
+    if hb - ha > PI {
+        hb -= TAU;
+    } else if ha - hb > PI {
+        hb += TAU;
+    }
+    ([ha, sa, va], [hb, sb, vb])
+}
+
+/// Interpolates two RGB colours in HSV (see `hsv_ends`).
+pub fn lerp_hsv(a: [f64; 3], b: [f64; 3], t: f64) -> [f64; 3] {
+    let (p, q) = hsv_ends(a, b);
+    hsv_to_rgb([0, 1, 2].map(|i| p[i] + t * (q[i] - p[i])))
+}
+
+/// Where, strictly between 0 and 1, the interpolation from `a` to `b`
+/// crosses from one sixth of the hue circle to the next: there the RGB
+/// curve turns (each sixth has its own formula), increasing.
+pub fn hue_corners(a: [f64; 3], b: [f64; 3]) -> Vec<f64> {
+    let (p, q) = hsv_ends(a, b);
+    let sixth = PI / 3.0;
+    let (lo, hi) = (p[0].min(q[0]) / sixth, p[0].max(q[0]) / sixth);
+    let mut out: Vec<f64> = ((lo.floor() as i64 + 1)..=(hi.ceil() as i64 - 1))
+        .map(|k| (k as f64 * sixth - p[0]) / (q[0] - p[0]))
+        .filter(|t| *t > 0.0 && *t < 1.0)
+        .collect();
+    out.sort_by(f64::total_cmp);
+    out
 }
 
 #[cfg(test)]
@@ -109,5 +130,29 @@ mod tests {
         assert!(close(c, [0.25, 0.1875, 0.1875]), "{c:?}");
         let w = lerp_hsv([1.0, 1.0, 1.0], [0.0, 0.0, 1.0], 0.5);
         assert!(close(w, [0.5, 0.5, 1.0]), "{w:?}");
+    }
+
+    #[test]
+    fn hue_corners_are_where_the_sixths_change() {
+        // Red to green the short way: through yellow (60°) at t = 1/2; the
+        // RGB curve is straight on each side of it.
+        let c = hue_corners([1.0, 0.0, 0.0], [0.0, 1.0, 0.0]);
+        assert_eq!(c.len(), 1);
+        assert!((c[0] - 0.5).abs() < 1e-12);
+        assert!(close(
+            lerp_hsv([1.0, 0.0, 0.0], [0.0, 1.0, 0.0], 0.25),
+            [1.0, 0.5, 0.0]
+        ));
+        // 30° to 330° goes down through 0° (the shorter way): one crossing,
+        // at t = 1/2.
+        let c = hue_corners([1.0, 0.5, 0.0], [1.0, 0.0, 0.5]);
+        assert_eq!(c.len(), 1);
+        assert!((c[0] - 0.5).abs() < 1e-12, "{c:?}");
+        // Blue (240°) to red (360°): through magenta (300°) only; none inside
+        // one sixth.
+        let c = hue_corners([0.0, 0.0, 1.0], [1.0, 0.0, 0.0]);
+        assert_eq!(c.len(), 1);
+        assert!((c[0] - 0.5).abs() < 1e-12, "{c:?}");
+        assert!(hue_corners([1.0, 0.1, 0.0], [1.0, 0.2, 0.0]).is_empty());
     }
 }

@@ -248,6 +248,22 @@ impl Interpolator {
         &self.keys
     }
 
+    /// Where its curve may turn: the key fractions, and for a colour
+    /// interpolator also where a segment's hue passes from one sixth of the
+    /// circle to the next; sorted.
+    pub fn corners(&self) -> Vec<f64> {
+        let mut out = self.keys.clone();
+        if self.kind == Kind::Color {
+            for (i, k) in self.keys.windows(2).enumerate() {
+                let (a, b) = (self.value(i), self.value(i + 1));
+                let hue = color::hue_corners([a[0], a[1], a[2]], [b[0], b[1], b[2]]);
+                out.extend(hue.into_iter().map(|t| k[0] + t * (k[1] - k[0])));
+            }
+            out.sort_by(f64::total_cmp);
+        }
+        out
+    }
+
     /// The largest Euclidean norm of an element (`per` numbers) of its key
     /// values.
     pub fn largest(&self, per: usize) -> f64 {

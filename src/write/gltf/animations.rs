@@ -874,11 +874,13 @@ impl Writer<'_> {
         opts: &Options,
         cubic: bool,
     ) -> Option<Keyframes<'t>> {
+        // The animation values the exact keys took from the limit.
+        let mut charged = 0;
         let exact = match (opts.mode == Mode::Exact).then(|| track.exact()).flatten() {
             Some(e) => {
                 let per = keyframe_numbers(e.width(), matches!(e, Exact::Hermite { .. }));
-                let bound = exact_len_bound(&e, &clip.map).saturating_mul(per);
-                if !self.spend(bound, clip, track) {
+                charged = exact_len_bound(&e, &clip.map).saturating_mul(per);
+                if !self.spend(charged, clip, track) {
                     return None;
                 }
                 Some(Keyframes::exact(e, &clip.map))
@@ -889,16 +891,27 @@ impl Writer<'_> {
         let linear: &[Shape] = &[Shape::Linear];
         // The keyframes, and how far their curve is from the true one.
         let (mut k, error) = match (exact, opts.tolerance) {
-            // Exact cubic and step curves are kept: their error is zero.
             (Some(k), None) => (k, 0.0),
-            (Some(k), Some(_))
-                if matches!(k.interpolation, Interpolation::Cubic | Interpolation::Step) =>
-            {
-                (k, 0.0)
-            }
+            // Step curves are kept: their error is zero.
+            (Some(k), Some(_)) if k.interpolation == Interpolation::Step => (k, 0.0),
+            // Linear keys are thinned; slerp and cubic ones are fitted
+            // within the tolerance, and kept when that needs as many keys.
             (Some(k), Some(tol)) => match reduce::thin(k, tol, per) {
                 Ok(thinned) => thinned,
-                Err(_) => self.fitted(clip, track, tol, linear)?,
+                Err(k) => {
+                    let shapes: &[Shape] = match k.interpolation {
+                        Interpolation::Cubic => &[Shape::Cubic, Shape::Linear],
+                        _ => linear,
+                    };
+                    let room = k.len().saturating_sub(1);
+                    match clip.fitted(track, tol, shapes, room) {
+                        Ok(fewer) => {
+                            self.values -= charged;
+                            self.spent(clip, track, Ok(fewer))?
+                        }
+                        Err(TooMany) => (k, 0.0),
+                    }
+                }
             },
             (None, tol) => {
                 let interpolation = sampled_interpolation(opts, track);
