@@ -109,6 +109,10 @@ struct Curve<'f> {
     buf: Vec<f64>,
     /// Scratch for a fitted segment's value.
     approx: Vec<f64>,
+    /// Scratch for the curve on either side of a node.
+    sides: [Vec<f64>; 2],
+    /// Scratch for a segment's check points.
+    checks: Vec<f64>,
     /// The largest error of an accepted segment.
     worst: f64,
 }
@@ -159,13 +163,16 @@ impl Curve<'_> {
         } else if f + h >= hi {
             self.slope(f, &v, -1.0, hi - lo)
         } else {
-            let mut a = self.at(f - h);
-            let mut b = self.at(f + h);
+            let [mut a, mut b] = std::mem::take(&mut self.sides);
+            (self.value_at)(f - h, &mut a);
+            (self.value_at)(f + h, &mut b);
             if self.bound.rotation {
                 align(&v, &mut a);
                 align(&v, &mut b);
             }
-            (0..v.len()).map(|c| (b[c] - a[c]) / (2.0 * h)).collect()
+            let d = (0..v.len()).map(|c| (b[c] - a[c]) / (2.0 * h)).collect();
+            self.sides = [a, b];
+            d
         };
         Node {
             f,
@@ -216,11 +223,21 @@ impl Curve<'_> {
         }
         let inside = corners.partition_point(|&c| c <= a.f);
         let spanned = corners[inside..].iter().take_while(|&&c| c < b.f);
-        let mut checks: Vec<f64> = (0..=CHECKS)
-            .map(|i| i as f64 / CHECKS as f64)
-            .chain(spanned.map(|&c| (c - a.f) / len))
-            .collect();
+        let mut checks = std::mem::take(&mut self.checks);
+        checks.clear();
+        checks.extend((0..=CHECKS).map(|i| i as f64 / CHECKS as f64));
+        checks.extend(spanned.map(|&c| (c - a.f) / len));
         checks.sort_by(f64::total_cmp);
+        let e = self.largest_error(a, b, &checks, len);
+        self.checks = checks;
+        e
+    }
+
+    /// The largest distance of the segment from `a` to `b` (of length `len`)
+    /// from the true curve at `checks` (local parameters, sorted, 0 and 1
+    /// first and last), and near the bound between them; any distance over
+    /// the bound as soon as one is found.
+    fn largest_error(&mut self, a: &Node, b: &Node, checks: &[f64], len: f64) -> f64 {
         let mut worst = (0.0, 0);
         for (i, &s) in checks.iter().enumerate().take(checks.len() - 1).skip(1) {
             let e = self.distance_at(a, b, s, len);
@@ -435,6 +452,8 @@ pub fn fit(
         shape,
         buf: Vec::with_capacity(width),
         approx: Vec::with_capacity(width),
+        sides: [Vec::with_capacity(width), Vec::with_capacity(width)],
+        checks: Vec::with_capacity(CHECKS + 1),
         worst: 0.0,
     };
     let mut room = max_keys;

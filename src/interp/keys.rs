@@ -1,6 +1,8 @@
 //! Key lookup: which segment a fraction falls in, kept apart from how the
 //! values of the segment are blended (as bevy's curve cores do).
 
+use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+
 /// Where a fraction falls among the keys.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Seg {
@@ -20,12 +22,45 @@ pub enum Seg {
 /// Keys that decrease give what an upper-bound search gives (as X_ITE).
 /// `keys` must not be empty.
 pub fn lookup(keys: &[f64], f: f64) -> Seg {
+    lookup_with(keys, f, |keys| keys.partition_point(|&k| k <= f))
+}
+
+/// Where a search of keys starts: lookups of nearby fractions one after
+/// another (as a fit or a sampler makes them) then cost a comparison or
+/// two instead of a binary search. Shared between threads as a relaxed
+/// atomic: whatever it holds, the answer is the same.
+#[derive(Debug, Default)]
+pub struct Hint(AtomicUsize);
+
+impl Clone for Hint {
+    fn clone(&self) -> Self {
+        Hint(AtomicUsize::new(self.0.load(Relaxed)))
+    }
+}
+
+/// [`lookup`] on keys that never decrease, starting from `hint`.
+pub fn lookup_near(keys: &[f64], f: f64, hint: &Hint) -> Seg {
+    lookup_with(keys, f, |keys| {
+        let n = keys.len();
+        let u = hint.0.load(Relaxed);
+        // The first index whose key is greater than f, near the last one.
+        let upper = [u, u + 1]
+            .into_iter()
+            .find(|&u| u >= 1 && u < n && keys[u - 1] <= f && f < keys[u])
+            .unwrap_or_else(|| keys.partition_point(|&k| k <= f));
+        hint.0.store(upper, Relaxed);
+        upper
+    })
+}
+
+/// The segment of `f` given how to find the first index whose key is
+/// greater than it (called when f is past the first key).
+fn lookup_with(keys: &[f64], f: f64, first_greater: impl FnOnce(&[f64]) -> usize) -> Seg {
     let n = keys.len();
     if n == 1 || f <= keys[0] {
         return Seg::At(0);
     }
-    // First index whose key is greater than f.
-    let upper = keys.partition_point(|&k| k <= f);
+    let upper = first_greater(keys);
     if upper == n {
         return Seg::At(n - 1);
     }
@@ -150,6 +185,11 @@ mod tests {
         assert_eq!(lookup(&k, 1.0), Seg::At(3));
         assert_eq!(lookup(&k, 2.0), Seg::At(3));
         assert_eq!(lookup(&[0.3], 0.9), Seg::At(0));
+        // From any hint, the same answers.
+        let hint = Hint::default();
+        for f in [0.25, 0.75, -1.0, 0.5, 2.0, 0.25, 0.0, 1.0, 0.75, 0.3] {
+            assert_eq!(lookup_near(&k, f, &hint), lookup(&k, f), "{f}");
+        }
     }
 
     #[test]

@@ -13,7 +13,7 @@ pub mod rotation;
 pub mod spline;
 
 pub use ease::Ease;
-pub use keys::{KeyWarning, Seg, lookup};
+pub use keys::{Hint, KeyWarning, Seg, lookup, lookup_near};
 pub use spline::TangentRule;
 
 use glam::{DQuat, DVec3};
@@ -97,6 +97,10 @@ pub struct Interpolator {
     aux_out: Vec<f64>,
     /// Spline: incoming tangents.
     aux_in: Vec<f64>,
+    /// Whether the keys never decrease (then a search may start at `hint`).
+    sorted: bool,
+    /// Where the last evaluation found its segment.
+    hint: Hint,
 }
 
 /// An exact description of an interpolator's curve, for writers that can
@@ -203,6 +207,8 @@ impl Interpolator {
         };
         let mut it = Interpolator {
             kind: spec.kind,
+            sorted: keys.is_sorted(),
+            hint: Hint::default(),
             keys,
             values,
             width,
@@ -294,7 +300,12 @@ impl Interpolator {
         if self.keys.is_empty() {
             return;
         }
-        let (i, s) = match lookup(&self.keys, f) {
+        let seg = if self.sorted {
+            lookup_near(&self.keys, f, &self.hint)
+        } else {
+            lookup(&self.keys, f)
+        };
+        let (i, s) = match seg {
             Seg::At(i) => {
                 out.extend_from_slice(self.value(i));
                 return;

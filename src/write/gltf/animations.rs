@@ -15,6 +15,32 @@ pub(super) fn sampled_interpolation(opts: &Options, track: &Track) -> Interpolat
     }
 }
 
+/// How a track no keyframe format holds is fitted in the default mode:
+/// its bound and the shapes tried (CUBICSPLINE only where the target takes
+/// it, `cubic`); `None` for a track that is exact or sampled.
+pub(super) fn default_fit(
+    opts: &Options,
+    track: &Track,
+    cubic: bool,
+) -> Option<(f64, &'static [Shape])> {
+    let straight = matches!(
+        sampled_interpolation(opts, track),
+        Interpolation::Linear | Interpolation::Slerp
+    );
+    if opts.mode != Mode::Exact || !straight || track.exact().is_some() {
+        return None;
+    }
+    let tol = opts
+        .tolerance
+        .unwrap_or_else(|| fit::default_tolerance(track));
+    let shapes: &'static [Shape] = if cubic {
+        &[Shape::Cubic, Shape::Linear]
+    } else {
+        &[Shape::Linear]
+    };
+    Some((tol, shapes))
+}
+
 /// One animation's samplers and channels as they are made, and its pointer
 /// channels (a placeholder target each, replaced in the JSON).
 #[derive(Default)]
@@ -295,6 +321,7 @@ impl Writer<'_> {
             if self.values > self.opts.limits.animation_values {
                 break; // reported: the document is not written
             }
+            self.fit_ahead(ci, ti, clip, opts);
             let Some((target, k)) = self.track_keys(ci, ti, clip, opts) else {
                 continue;
             };
@@ -917,17 +944,9 @@ impl Writer<'_> {
                 let interpolation = sampled_interpolation(opts, track);
                 let straight =
                     matches!(interpolation, Interpolation::Linear | Interpolation::Slerp);
-                match (opts.mode, tol) {
-                    (Mode::Exact, _) if straight => {
-                        let tol = tol.unwrap_or_else(|| fit::default_tolerance(track));
-                        let shapes: &[Shape] = if cubic {
-                            &[Shape::Cubic, Shape::Linear]
-                        } else {
-                            linear
-                        };
-                        self.fitted(clip, track, tol, shapes)?
-                    }
-                    (Mode::Sample, Some(tol)) if straight => {
+                match (default_fit(opts, track, cubic), tol) {
+                    (Some((tol, shapes)), _) => self.fitted(clip, track, tol, shapes)?,
+                    (None, Some(tol)) if straight && opts.mode == Mode::Sample => {
                         self.fitted(clip, track, tol, linear)?
                     }
                     // Samples: no bound.
@@ -959,10 +978,15 @@ impl Writer<'_> {
         tol: f64,
         shapes: &[Shape],
     ) -> Option<(Keyframes<'static>, f64)> {
-        let width = track.interpolator().width();
-        let cubic = shapes.contains(&Shape::Cubic);
-        let room = self.room(width, cubic);
-        self.spent(clip, track, clip.fitted(track, tol, shapes, room))
+        let fitted = match self.made_ahead(track, tol, shapes) {
+            Some(made) => made,
+            None => {
+                let width = track.interpolator().width();
+                let room = self.room(width, shapes.contains(&Shape::Cubic));
+                clip.fitted(track, tol, shapes, room)
+            }
+        };
+        self.spent(clip, track, fitted)
     }
 
     /// A curve made from several tracks (`value_at`, `width` numbers a

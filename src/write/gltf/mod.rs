@@ -17,6 +17,7 @@ use gltf_json as json;
 use json::validation::{Checked, USize64};
 use json::{Index, accessor, animation, buffer};
 
+mod ahead;
 mod animations;
 
 pub use animations::{Channel, channel};
@@ -196,6 +197,8 @@ struct Writer<'a> {
     morph_uvs: Vec<(usize, usize, usize)>,
     /// Tracks written as part of another track's morph targets.
     folded: crate::hash::HashSet<(usize, usize)>,
+    /// Fits made ahead, on several threads.
+    ahead: ahead::Ahead,
     /// The keyframes written, with Options::record.
     written: Vec<(usize, usize, Keyframes<'static>)>,
     /// Animated arrays that are empty in the file: their first animated value.
@@ -283,6 +286,7 @@ pub fn build(
         clips,
         opts: *opts,
         morphs: HashMap::default(),
+        ahead: ahead::Ahead::default(),
         mesh_nodes: HashMap::default(),
         folded: Default::default(),
         written: Vec::new(),
