@@ -4,6 +4,7 @@
 use crate::anim::clip::{Clip, Track};
 use crate::hash::{HashMap, HashSet};
 use crate::interp::rotation;
+use crate::par;
 use crate::scene::{FieldType, NodeId, Scene};
 use glam::DQuat;
 use std::cmp::Ordering;
@@ -357,28 +358,72 @@ pub fn write(
         let (name, start, end) = table_span(clips, ti, opts);
         let name = cell(&name);
         let nodes: Vec<String> = cols.iter().map(|c| cell(&c.node)).collect();
+        let mut prefix = String::new();
+        let mut halves: [(Cells, String); 2] = Default::default();
         for t in grid(start, end, opts.rate) {
             use std::fmt::Write as _;
             for (c, node) in cols.iter().zip(&nodes) {
                 value_at(scene, c, t, timeline, &mut v);
-                x3d_components(c.ty, &v, &mut comps);
-                let per = components_per_element(c.ty).max(1);
-                line.clear();
-                for i in 0..comps.len().div_ceil(per) {
-                    let _ = write!(line, "{name},{t},{node},{},{i}", c.field);
-                    for k in 0..4 {
-                        line.push(',');
-                        if k < per && i * per + k < comps.len() {
-                            line.push_str(comps.get(i * per + k));
-                        }
-                    }
-                    line.push('\n');
+                prefix.clear();
+                let _ = write!(prefix, "{name},{t},{node},{},", c.field);
+                // An element's numbers in `v` (a rotation's quaternion: 4).
+                let stride = if c.ty.map(|t| t.single()) == Some(FieldType::SFRotation) {
+                    4
+                } else {
+                    components_per_element(c.ty).max(1)
+                };
+                let elements = v.len().div_ceil(stride);
+                if elements < PARALLEL_ELEMENTS {
+                    line.clear();
+                    long_rows(c.ty, &v, 0, &prefix, &mut comps, &mut line);
+                    out.write_all(line.as_bytes())?;
+                    continue;
                 }
-                out.write_all(line.as_bytes())?;
+                // A large value: its two halves formatted at once.
+                let half = elements / 2 * stride;
+                let [(ca, ta), (cb, tb)] = &mut halves;
+                ta.clear();
+                tb.clear();
+                par::join(
+                    || long_rows(c.ty, &v[..half], 0, &prefix, ca, ta),
+                    || long_rows(c.ty, &v[half..], half / stride, &prefix, cb, tb),
+                );
+                out.write_all(ta.as_bytes())?;
+                out.write_all(tb.as_bytes())?;
             }
         }
     }
     Ok(())
+}
+
+/// A value of at least this many elements is formatted on two threads.
+const PARALLEL_ELEMENTS: usize = 4096;
+
+/// The long rows of `values` (elements `first`, `first` + 1, …), each
+/// `prefix` (clip, time, node and field) then the element's index and its
+/// numbers, appended to `line`.
+fn long_rows(
+    ty: Option<FieldType>,
+    values: &[f64],
+    first: usize,
+    prefix: &str,
+    comps: &mut Cells,
+    line: &mut String,
+) {
+    use std::fmt::Write as _;
+    x3d_components(ty, values, comps);
+    let per = components_per_element(ty).max(1);
+    for i in 0..comps.len().div_ceil(per) {
+        line.push_str(prefix);
+        let _ = write!(line, "{}", first + i);
+        for k in 0..4 {
+            line.push(',');
+            if k < per && i * per + k < comps.len() {
+                line.push_str(comps.get(i * per + k));
+            }
+        }
+        line.push('\n');
+    }
 }
 
 /// A table's clip name and time span.
