@@ -247,18 +247,15 @@ impl Clip {
         track.eval_fraction(self.map.fraction(t), out);
     }
 
-    /// A track's value at world time `t`, as the whole scene plays: false
-    /// (and nothing written) while the clock has sent no fraction yet, when
-    /// the target keeps its own value.
-    pub fn world_eval(&self, track: &Track, t: f64, out: &mut Vec<f64>) -> bool {
+    /// A track's value at world time `t`, as the whole scene plays, and
+    /// when its clock sent the fraction it comes from; `None` (and nothing
+    /// written) while the clock has sent no fraction yet, when the target
+    /// keeps its own value.
+    pub fn world_eval(&self, track: &Track, t: f64, out: &mut Vec<f64>) -> Option<f64> {
         out.clear();
-        match self.clock.world_fraction(t) {
-            Some(f) => {
-                track.eval_fraction(f, out);
-                true
-            }
-            None => false,
-        }
+        let (f, sent) = self.clock.world_event(t)?;
+        track.eval_fraction(f, out);
+        Some(sent)
     }
 
     /// When, in world time, the clock's current run began (for choosing

@@ -166,19 +166,28 @@ impl Clock {
 
     /// The fraction this clock sends at world time `t`, or `None` when it
     /// has sent none yet (the targets keep their own values).
+    pub fn world_fraction(&self, t: f64) -> Option<f64> {
+        self.world_event(t).map(|(f, _)| f)
+    }
+
+    /// The last fraction this clock has sent by world time `t` and when it
+    /// sent it, or `None` when it has sent none yet.
     ///
     /// A TimeSensor starts at startTime (if enabled), runs one cycle or,
     /// looping, until a stopTime after its startTime; it sends fraction 1 at
     /// the end of a cycle that ends its run, and keeps its last fraction once
-    /// stopped. A pauseTime after the start freezes the fraction until a
-    /// later resumeTime.
-    pub fn world_fraction(&self, t: f64) -> Option<f64> {
+    /// stopped. It pauses at a pauseTime inside its run only when pauseTime
+    /// is after resumeTime (a pauseTime at or before resumeTime is ignored,
+    /// and so the default 0 and 0 never pause), and, both being fixed, stays
+    /// paused: a resumeTime after pauseTime would have made the pause
+    /// ignored. A paused clock sends nothing.
+    pub fn world_event(&self, t: f64) -> Option<(f64, f64)> {
         match *self {
             Clock::Timer { period, shift } => {
                 if period > 0.0 {
-                    Some(((t - shift) / period).rem_euclid(1.0))
+                    Some((((t - shift) / period).rem_euclid(1.0), t))
                 } else if period < 0.0 {
-                    Some((t - shift) / -period)
+                    Some(((t - shift) / -period, t))
                 } else {
                     None
                 }
@@ -196,25 +205,29 @@ impl Clock {
                     return None;
                 }
                 let stop = if stop > start { stop } else { f64::INFINITY };
-                let now = t.min(stop);
-                // Time spent paused before `now`.
-                let paused = if pause > start && pause < now {
-                    let back = if resume > pause { resume.min(now) } else { now };
-                    back - pause
+                // A one-cycle run ends by itself.
+                let end = if looping {
+                    stop
                 } else {
-                    0.0
+                    stop.min(start + cycle)
                 };
-                let elapsed = now - start - paused;
-                if !looping && elapsed >= cycle {
-                    return Some(1.0);
+                let paused = pause > resume && pause > start && pause < end;
+                // The time of the last event: now, or the end of the run, or
+                // the pause.
+                let last = match (paused, t.min(end)) {
+                    (true, now) if now >= pause => pause,
+                    (_, now) => now,
+                };
+                let cycles = (last - start) / cycle;
+                if !looping && last - start >= cycle {
+                    return Some((1.0, last));
                 }
-                let cycles = elapsed / cycle;
                 let f = cycles.fract();
                 // A run stopped exactly at the end of a cycle shows 1.
-                if f == 0.0 && cycles > 0.0 && now >= stop {
-                    Some(1.0)
+                if f == 0.0 && cycles > 0.0 && last >= stop {
+                    Some((1.0, last))
                 } else {
-                    Some(f)
+                    Some((f, last))
                 }
             }
         }
@@ -293,18 +306,29 @@ mod tests {
         assert_eq!(looped.world_fraction(20.0), Some(0.5)); // stopped at 15
         let forever = ts(2.0, true, 0.0, -1.0);
         assert_eq!(forever.world_fraction(101.0), Some(0.5));
-        let mut paused = ts(4.0, false, 0.0, 0.0);
-        if let Clock::TimeSensor {
-            pause_time,
-            resume_time,
-            ..
-        } = &mut paused
-        {
-            *pause_time = 1.0;
-            *resume_time = 3.0;
-        }
-        assert_eq!(paused.world_fraction(2.0), Some(0.25)); // frozen at 1 s
-        assert_eq!(paused.world_fraction(4.0), Some(0.5)); // 2 s of running
-        assert_eq!(paused.world_fraction(10.0), Some(1.0));
+        // A pauseTime after resumeTime freezes the fraction from then on.
+        let paused = |pause: f64, resume: f64| {
+            let mut c = ts(4.0, false, 0.0, 0.0);
+            if let Clock::TimeSensor {
+                pause_time,
+                resume_time,
+                ..
+            } = &mut c
+            {
+                (*pause_time, *resume_time) = (pause, resume);
+            }
+            c
+        };
+        assert_eq!(paused(1.0, 0.5).world_fraction(2.0), Some(0.25)); // frozen at 1 s
+        assert_eq!(paused(1.0, 0.5).world_event(10.0), Some((0.25, 1.0)));
+        // One at or before resumeTime is ignored (the defaults, 0 and 0).
+        assert_eq!(paused(1.0, 3.0).world_fraction(2.0), Some(0.5));
+        assert_eq!(paused(1.0, 3.0).world_fraction(10.0), Some(1.0));
+        let early = ts(2.0, true, -1.0, -1.0);
+        assert_eq!(early.world_fraction(0.5), Some(0.75));
+        assert_eq!(early.world_event(3.0), Some((0.0, 3.0)));
+        // The last event of a finished run is its end.
+        assert_eq!(ts(2.0, false, 1.0, 0.0).world_event(7.0), Some((1.0, 3.0)));
+        assert_eq!(ts(2.0, true, 0.0, 5.0).world_event(7.0), Some((0.5, 5.0)));
     }
 }

@@ -148,20 +148,21 @@ fn by_node_then_field(a: &Column<'_>, b: &Column<'_>) -> Ordering {
 }
 
 /// The value of a column at time `t`: in the clip, or in world time the
-/// latest-started clock's value, or the target's own value before any.
+/// value of the last event a clock sent to the field (the last to start,
+/// among clocks sending at once), or the target's own value before any.
 fn value_at(scene: &Scene, col: &Column<'_>, t: f64, timeline: bool, out: &mut Vec<f64>) {
     if !timeline {
         let (clip, track) = col.sources[0];
         clip.eval(track, t, out);
         return;
     }
-    let mut best: Option<f64> = None;
+    let mut best: Option<(f64, f64)> = None;
     let mut v = Vec::new();
     for &(clip, track) in &col.sources {
-        if clip.world_eval(track, t, &mut v) {
-            let started = clip.world_start_of_run(t);
-            if best.is_none_or(|b| started >= b) {
-                best = Some(started);
+        if let Some(sent) = clip.world_eval(track, t, &mut v) {
+            let latest = (sent, clip.world_start_of_run(t));
+            if best.is_none_or(|b| latest >= b) {
+                best = Some(latest);
                 out.clear();
                 out.extend_from_slice(&v);
             }

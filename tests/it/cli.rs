@@ -96,6 +96,34 @@ fn timeline_uses_world_time() {
     assert_eq!(bad.status.code(), Some(2), "--start needs --timeline");
 }
 
+/// Two clocks write one field: the value is the last event sent. B starts
+/// later (2 s) but runs one cycle (to 3 s); A loops from 0 s and keeps
+/// sending, so after 3 s the field follows A again. A looping clock that
+/// started before 0 with the default pauseTime and resumeTime (0, 0: a
+/// pause at or before resumeTime is ignored) moves.
+#[test]
+fn timeline_takes_the_last_event_and_ignores_the_default_pause() {
+    let (_dir, x3d) = util::scene_file(
+        "t.x3d",
+        "<X3D><Scene><Transform DEF='X'/>         <TimeSensor DEF='A' startTime='-1' stopTime='-1' cycleInterval='4' loop='true'/>         <TimeSensor DEF='B' startTime='2' cycleInterval='1'/>         <PositionInterpolator DEF='PA' key='0 1' keyValue='0 0 0 4 0 0'/>         <PositionInterpolator DEF='PB' key='0 1' keyValue='0 10 0 0 20 0'/>         <ROUTE fromNode='A' fromField='fraction_changed' toNode='PA' toField='set_fraction'/>         <ROUTE fromNode='B' fromField='fraction_changed' toNode='PB' toField='set_fraction'/>         <ROUTE fromNode='PA' fromField='value_changed' toNode='X' toField='translation'/>         <ROUTE fromNode='PB' fromField='value_changed' toNode='X' toField='translation'/>         </Scene></X3D>",
+    );
+    let o = util::run(&[&x3d, "-o", "-", "--timeline", "--rate", "2", "--end", "4"]);
+    assert_eq!(
+        lines(&o)[1..],
+        [
+            "timeline,0,X,translation,0,1,0,0,",
+            "timeline,0.5,X,translation,0,1.5,0,0,",
+            "timeline,1,X,translation,0,2,0,0,",
+            "timeline,1.5,X,translation,0,2.5,0,0,",
+            "timeline,2,X,translation,0,0,10,0,",
+            "timeline,2.5,X,translation,0,0,15,0,",
+            "timeline,3,X,translation,0,0,20,0,",
+            "timeline,3.5,X,translation,0,0.5,0,0,",
+            "timeline,4,X,translation,0,1,0,0,",
+        ]
+    );
+}
+
 #[test]
 fn stdin_to_stdout_and_a_closed_pipe() {
     let mut child = Command::new(env!("CARGO_BIN_EXE_x3dbake"))
