@@ -828,8 +828,9 @@ fn link_tracks(b: &mut Builder<'_>, links: &[NodeId], tracks: &mut Vec<Track>, p
     }
 }
 
-/// Routes into clocks, chain nodes or animated fields that no track
-/// follows: events from sensors and scripts, which are not simulated.
+/// Routes no track follows: events from sensors, scripts and chains, which
+/// are not simulated. Each is named (nothing is lost in silence), with what
+/// that leaves: a clip baked without them, or a field keeping its value.
 fn report_unbaked_routes(b: &mut Builder<'_>, clips: &[Clip]) {
     let scene = b.scene;
     let mut involved: HashSet<NodeId> = clips.iter().map(|c| c.clock_node).collect();
@@ -846,14 +847,19 @@ fn report_unbaked_routes(b: &mut Builder<'_>, clips: &[Clip]) {
         if b.used[ri] {
             continue;
         }
-        let into_animation =
-            involved.contains(&r.to) || animated.contains(&(r.to, r.to_field.as_str()));
-        if !into_animation {
-            continue;
-        }
+        let effect = if involved.contains(&r.to) || animated.contains(&(r.to, r.to_field.as_str()))
+        {
+            "the clip bakes without them".to_string()
+        } else {
+            format!(
+                "`{}.{}` keeps its value from the file",
+                scene.display_name(r.to),
+                r.to_field
+            )
+        };
         b.diags.warning(
             format!(
-                "ROUTE from `{}.{}` ({}) to `{}.{}` is not baked: events from {} are not simulated; the clip bakes without them",
+                "ROUTE from `{}.{}` ({}) to `{}.{}` is not baked: events from {} are not simulated; {effect}",
                 scene.display_name(r.from),
                 r.from_field,
                 scene.node(r.from).type_name,

@@ -1016,3 +1016,27 @@ fn a_csv_of_a_million_rows_is_streamed_in_bounded_memory() {
         "peak resident {peak} kB for {bytes} bytes of CSV"
     );
 }
+
+/// Every route that does not reach the output is named, a sensor's into a
+/// field no clock animates included, with what it leaves.
+#[test]
+fn a_route_from_a_sensor_to_a_still_field_is_named() {
+    let (_dir, x3d) = util::scene_file(
+        "p.x3d",
+        "<X3D><Scene><ProximitySensor DEF='Near' size='10 10 10'/>\
+         <Transform DEF='Follow'><Shape><Box/></Shape></Transform>\
+         <ROUTE fromNode='Near' fromField='position_changed' toNode='Follow' toField='translation'/>\
+         </Scene></X3D>",
+    );
+    let out = util::run(&[&x3d, "-o", "-", "--format", "csv"]);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(
+        util::stderr(&out).contains(
+            "ROUTE from `Near.position_changed` (ProximitySensor) to `Follow.translation` is not \
+             baked: events from ProximitySensor are not simulated; `Follow.translation` keeps its \
+             value from the file"
+        ),
+        "{}",
+        util::stderr(&out)
+    );
+}
