@@ -21,6 +21,7 @@
 //! assert_eq!(doc.json().contains("\"animations\""), true);
 //! ```
 
+use crate::anim::cascade::World;
 use crate::anim::check::{self, Forms};
 use crate::anim::clip::{Clip, ClipOptions, clips_using};
 use crate::diag::Diagnostics;
@@ -117,12 +118,19 @@ impl Bake {
     /// Checks the interpolators and builds the clips (nothing when the
     /// scene has errors).
     pub fn animate(&mut self, opts: ClipOptions) {
+        self.animate_in(opts, None);
+    }
+
+    /// [`Bake::animate`], and with `world` the clocks' runs in world time
+    /// as the event cascade plays them from the user's events.
+    pub fn animate_in(&mut self, opts: ClipOptions, world: Option<&World>) {
         if self.diags.has_errors() {
             return;
         }
         let checked = check::check(&self.scene, &mut self.diags);
         self.forms = checked.forms;
-        self.clips = clips_using(&self.scene, opts, &checked.built, &mut self.diags);
+        let built = &checked.built;
+        self.clips = clips_using(&self.scene, opts, built, world, &mut self.diags);
     }
 
     /// Keeps only the clips named (all when `names` is empty).

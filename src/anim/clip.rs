@@ -1,6 +1,7 @@
 //! Clips and tracks: from a scene's ROUTEs (and project three Links) to the
 //! animated fields of each clock.
 
+use super::cascade::{self, World};
 use super::check::Built;
 use super::clock::{Clock, FractionMap};
 use super::fit::{self, Bound, Fitted, Shape, TooMany};
@@ -229,6 +230,9 @@ pub struct Clip {
     pub world_start: f64,
     /// The fields the clock drives, one track each.
     pub tracks: Vec<Track>,
+    /// In world time as the event cascade played it (`--timeline`): the
+    /// clock's runs, in order (`None`: its fields alone say when it runs).
+    pub runs: Option<Vec<Clock>>,
 }
 
 impl Clip {
@@ -253,18 +257,31 @@ impl Clip {
     /// keeps its own value.
     pub fn world_eval(&self, track: &Track, t: f64, out: &mut Vec<f64>) -> Option<f64> {
         out.clear();
-        let (f, sent) = self.clock.world_event(t)?;
+        let (f, sent) = self.world_clock(t)?.world_event(t)?;
         track.eval_fraction(f, out);
         Some(sent)
+    }
+
+    /// The clock as it runs at world time `t`: its run begun last by
+    /// then (the first before any; `None` when the cascade never ran it),
+    /// or its own fields.
+    fn world_clock(&self, t: f64) -> Option<&Clock> {
+        match &self.runs {
+            None => Some(&self.clock),
+            Some(runs) => {
+                let i = runs.partition_point(|r| r.start() <= t);
+                runs.get(i.saturating_sub(1))
+            }
+        }
     }
 
     /// When, in world time, the clock's current run began (for choosing
     /// between clips that write the same field: the latest run wins).
     pub fn world_start_of_run(&self, t: f64) -> f64 {
-        match self.clock {
-            Clock::TimeSensor { start_time, .. } if t >= start_time => start_time,
-            Clock::TimeSensor { .. } => f64::NEG_INFINITY,
-            Clock::Timer { .. } => self.world_start,
+        match self.world_clock(t) {
+            Some(&Clock::TimeSensor { start_time, .. }) if t >= start_time => start_time,
+            Some(Clock::TimeSensor { .. }) | None => f64::NEG_INFINITY,
+            Some(Clock::Timer { .. }) => self.world_start,
         }
     }
 
@@ -636,7 +653,7 @@ pub fn clock_of(scene: &Scene, id: NodeId) -> Option<Clock> {
 /// Every clip of a scene: one per clock that drives at least one field.
 /// Problems (cycles, unbakeable routes, conflicts) go to `diags`.
 pub fn clips(scene: &Scene, opts: ClipOptions, diags: &mut Diagnostics) -> Vec<Clip> {
-    clips_using(scene, opts, &Built::default(), diags)
+    clips_using(scene, opts, &Built::default(), None, diags)
 }
 
 /// [`clips`], taking interpolators already built with the default options
@@ -645,6 +662,7 @@ pub fn clips_using(
     scene: &Scene,
     opts: ClipOptions,
     built: &Built,
+    world: Option<&World>,
     diags: &mut Diagnostics,
 ) -> Vec<Clip> {
     let mut funcs = HashMap::default();
@@ -736,7 +754,29 @@ pub fn clips_using(
             map,
             world_start,
             tracks,
+            runs: None,
         });
+    }
+    // World time: the clocks' runs as the event cascade plays them, and
+    // the routes it follows are baked.
+    if let Some(world) = world.filter(|_| !b.stopped) {
+        let played = cascade::play(
+            scene,
+            &world.events,
+            world.end.unwrap_or(cascade::HORIZON),
+            b.diags,
+        );
+        for (ri, r) in scene.routes.iter().enumerate() {
+            if played.followed.contains(&ri) || cascade::simulates(scene, r) {
+                b.used[ri] = true;
+            }
+        }
+        for clip in &mut clips {
+            if let Some(runs) = played.runs.get(&clip.clock_node) {
+                clip.runs = Some(runs.clone());
+            }
+        }
+        clips.extend(set_fields_clip(&mut b, &played.sets));
     }
     // After a routing limit the unfollowed routes are not news.
     if !b.stopped {
@@ -744,6 +784,104 @@ pub fn clips_using(
     }
     report_conflicts(b.diags, scene, &clips);
     clips
+}
+
+/// The fields the event cascade sets (a Switch's whichChoice from an
+/// IntegerTrigger) as a clip named `events` in world time: a step track a
+/// field, from the field's own value to each value set, at the times set
+/// (the last of one time). Its clock is a Timer whose fraction is the
+/// world time.
+fn set_fields_clip(b: &mut Builder<'_>, sets: &[cascade::Set]) -> Option<Clip> {
+    let scene = b.scene;
+    let mut order: Vec<(NodeId, &str)> = Vec::new();
+    let mut by_field: HashMap<(NodeId, &str), Vec<&cascade::Set>> = HashMap::default();
+    for set in sets {
+        let key = (set.node, set.field.as_str());
+        if !by_field.contains_key(&key) {
+            order.push(key);
+        }
+        by_field.entry(key).or_default().push(set);
+    }
+    let mut tracks = Vec::new();
+    let mut range = (f64::INFINITY, f64::NEG_INFINITY);
+    for key in order {
+        let list = &by_field[&key];
+        let first = list[0];
+        let numeric = matches!(
+            first.ty,
+            FieldType::SFBool
+                | FieldType::SFInt32
+                | FieldType::SFFloat
+                | FieldType::SFDouble
+                | FieldType::SFTime
+        );
+        let r = &scene.routes[first.route];
+        if !numeric {
+            b.diags.warning(
+                format!(
+                    "`{}.{}` ({}) is set by events in world time, which the timeline does not show",
+                    scene.display_name(key.0),
+                    key.1,
+                    first.ty.name()
+                ),
+                Some(r.span),
+            );
+            continue;
+        }
+        let own = scene.value(key.0, key.1).map_or(0.0, |v| match &v.data {
+            Data::Bools(x) => x.first().map_or(0.0, |&b| f64::from(u8::from(b))),
+            Data::Ints(x) => x.first().map_or(0.0, |&i| i.into()),
+            Data::Floats(x) => x.first().map_or(0.0, |&f| f.into()),
+            Data::Doubles(x) => x.first().copied().unwrap_or(0.0),
+            _ => 0.0,
+        });
+        // The field's own value before the first event; the last value set
+        // at each time.
+        let (mut keys, mut values) = (vec![first.time - 1.0], vec![own]);
+        for set in list {
+            if keys.last() == Some(&set.time) {
+                values.pop();
+                keys.pop();
+            }
+            keys.push(set.time);
+            values.push(set.value);
+        }
+        range = (range.0.min(keys[0]), range.1.max(keys[keys.len() - 1]));
+        let spec = crate::interp::Spec {
+            kind: Kind::Step,
+            keys: &keys,
+            key_value: values.into(),
+            elem: 1,
+            multiple: false,
+            key_velocity: &[],
+            closed: false,
+            normalize_velocity: false,
+            rule: TangentRule::AsWritten,
+        };
+        let func = Arc::new(Interpolator::new(spec, &mut Vec::new()));
+        let mut track = b.track(r, r.from, &[], func, false);
+        track.field = key.1.to_string();
+        track.ty = Some(first.ty);
+        tracks.push(track);
+    }
+    if tracks.is_empty() {
+        return None;
+    }
+    // Fraction = world time.
+    let clock = Clock::Timer {
+        period: -1.0,
+        shift: 0.0,
+    };
+    let map = clock.clip(1, range)?;
+    Some(Clip {
+        name: "events".into(),
+        clock_node: tracks[0].source,
+        world_start: clock.clip_start(range),
+        clock,
+        map,
+        tracks,
+        runs: None,
+    })
 }
 
 /// A Link's first string in `field` (project three's Links name nodes by

@@ -164,6 +164,38 @@ impl Clock {
         }
     }
 
+    /// The same clock with one run's start and stop (a stop at or before
+    /// the start: none).
+    pub fn run(&self, start: f64, stop: f64) -> Clock {
+        match self.clone() {
+            Clock::TimeSensor {
+                cycle_interval,
+                looping,
+                enabled,
+                pause_time,
+                resume_time,
+                ..
+            } => Clock::TimeSensor {
+                cycle_interval,
+                looping,
+                enabled,
+                start_time: start,
+                stop_time: stop,
+                pause_time,
+                resume_time,
+            },
+            timer => timer,
+        }
+    }
+
+    /// When the clock starts in world time (a Timer: always running).
+    pub fn start(&self) -> f64 {
+        match *self {
+            Clock::TimeSensor { start_time, .. } => start_time,
+            Clock::Timer { .. } => f64::NEG_INFINITY,
+        }
+    }
+
     /// The fraction this clock sends at world time `t`, or `None` when it
     /// has sent none yet (the targets keep their own values).
     pub fn world_fraction(&self, t: f64) -> Option<f64> {

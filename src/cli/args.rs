@@ -2,6 +2,7 @@
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::{Path, PathBuf};
+use x3dbake::anim::cascade::{UserEvent, World};
 use x3dbake::anim::clip::ClipOptions;
 use x3dbake::interp::TangentRule;
 use x3dbake::write::gltf::{self, Mode, SampleInterpolation};
@@ -173,6 +174,12 @@ pub struct BakeArgs {
     /// last clock's first run].
     #[arg(long, requires = "timeline", allow_negative_numbers = true)]
     pub end: Option<f64>,
+    /// With --timeline: an event a person would cause, TIME:NODE.FIELD=VALUE
+    /// (a click at 2 s: 2:Button.touchTime=2); NODE sends FIELD, or receives
+    /// it. Repeatable. It goes through the routes, the event utilities and
+    /// the clocks as the scene plays.
+    #[arg(long = "event", value_name = "EVENT", requires = "timeline")]
+    pub events: Vec<UserEvent>,
     #[command(flatten)]
     pub clip: ClipArgs,
     #[command(flatten)]
@@ -199,6 +206,8 @@ pub struct Job {
     pub embed: bool,
     pub wide: bool,
     pub timeline: Option<(Option<f64>, Option<f64>)>,
+    /// With --timeline: the events and end the cascade plays.
+    pub world: Option<World>,
     pub clips: Vec<String>,
     /// Inputs baked at once (None: one per core).
     pub jobs: Option<usize>,
@@ -390,6 +399,10 @@ impl BakeArgs {
             jobs: self.jobs.map(usize::from),
             wide: self.wide,
             timeline: self.timeline.then_some((self.start, self.end)),
+            world: self.timeline.then_some(World {
+                events: self.events,
+                end: self.end,
+            }),
             clips: self.clips,
             quiet: self.common.quiet,
             deny_warnings: self.common.deny_warnings,

@@ -103,7 +103,7 @@ fn bake_one(job: &Job, index: usize, path: &str) -> (Outcome, String) {
             dest.display()
         ));
     }
-    let mut bake = match analyse(path, job.clip_opts) {
+    let mut bake = match analyse(path, job.clip_opts, job.world.as_ref()) {
         Ok(x) => x,
         Err(e) => return fail(e),
     };

@@ -13,6 +13,7 @@ use clap::Parser;
 use std::io::{IsTerminal, Write};
 use std::path::Path;
 use std::process::ExitCode;
+use x3dbake::anim::cascade::World;
 use x3dbake::anim::clip::ClipOptions;
 use x3dbake::load::FileFetch;
 use x3dbake::source::{MAX_FILE_BYTES, read_capped, read_file};
@@ -77,7 +78,7 @@ fn read_bytes(path: &str) -> anyhow::Result<Vec<u8>> {
 }
 
 /// Reads a file (`-`: standard input), checks it and builds its clips.
-fn analyse(path: &str, opts: ClipOptions) -> anyhow::Result<Bake> {
+fn analyse(path: &str, opts: ClipOptions, world: Option<&World>) -> anyhow::Result<Bake> {
     let bytes = read_bytes(path)?;
     let name = if path == "-" { "<stdin>" } else { path };
     // Plain text that can be read again (not gzip, not a pipe).
@@ -87,7 +88,7 @@ fn analyse(path: &str, opts: ClipOptions) -> anyhow::Result<Bake> {
     if rereadable && !bake.diags.has_errors() {
         bake.sources.release(bake.file, Path::new(path));
     }
-    bake.animate(opts);
+    bake.animate_in(opts, world);
     Ok(bake)
 }
 
@@ -95,7 +96,7 @@ fn analyse(path: &str, opts: ClipOptions) -> anyhow::Result<Bake> {
 /// standard error; with --deny-warnings a warning fails it (the report is
 /// still printed, for a script to read).
 fn inspect(path: &str, json: bool, opts: ClipOptions, common: &args::Common) -> Outcome {
-    let bake = match analyse(path, opts) {
+    let bake = match analyse(path, opts, None) {
         Ok(x) => x,
         Err(e) => {
             eprintln!("x3dbake: {e:#}");

@@ -1040,3 +1040,106 @@ fn a_route_from_a_sensor_to_a_still_field_is_named() {
         util::stderr(&out)
     );
 }
+
+/// The event utilities in world time, from events given on the command
+/// line, against values worked out by hand: at 1 s a FALSE into a
+/// BooleanFilter goes out as inputFalse (into a TimeTrigger, whose
+/// triggerTime 1 starts the clock: X from 0 at 1 s to 4 at 2 s) and as
+/// inputNegate TRUE (into a BooleanToggle, which flips from true to false:
+/// the Shape hides); at 3 s a BooleanTrigger's triggerTrue makes an
+/// IntegerTrigger send its integerKey 2 to a Switch.
+#[test]
+fn event_utilities_pass_user_events_on_in_world_time() {
+    let (_dir, x3d) = util::scene_file(
+        "u.x3d",
+        "<X3D><Scene><Transform DEF='X'><Shape DEF='Seen'><Box/></Shape></Transform>\
+         <Switch DEF='Sw'><Shape><Box/></Shape></Switch>\
+         <TimeSensor DEF='Clock' cycleInterval='1' startTime='100'/>\
+         <PositionInterpolator DEF='P' key='0 1' keyValue='0 0 0 4 0 0'/>\
+         <BooleanFilter DEF='F'/><TimeTrigger DEF='TT'/><BooleanToggle DEF='Tog' toggle='true'/>\
+         <BooleanTrigger DEF='BT'/><IntegerTrigger DEF='IT' integerKey='2'/>\
+         <ROUTE fromNode='Clock' fromField='fraction_changed' toNode='P' toField='set_fraction'/>\
+         <ROUTE fromNode='P' fromField='value_changed' toNode='X' toField='translation'/>\
+         <ROUTE fromNode='F' fromField='inputFalse' toNode='TT' toField='set_boolean'/>\
+         <ROUTE fromNode='TT' fromField='triggerTime' toNode='Clock' toField='set_startTime'/>\
+         <ROUTE fromNode='F' fromField='inputNegate' toNode='Tog' toField='set_boolean'/>\
+         <ROUTE fromNode='Tog' fromField='toggle_changed' toNode='Seen' toField='visible'/>\
+         <ROUTE fromNode='BT' fromField='triggerTrue' toNode='IT' toField='set_boolean'/>\
+         <ROUTE fromNode='IT' fromField='triggerValue' toNode='Sw' toField='whichChoice'/>\
+         </Scene></X3D>",
+    );
+    let o = util::run(&[
+        &x3d,
+        "-o",
+        "-",
+        "--timeline",
+        "--rate",
+        "1",
+        "--end",
+        "4",
+        "--event",
+        "1:F.set_boolean=false",
+        "--event",
+        "3:BT.set_triggerTime=3",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", util::stderr(&o));
+    let rows = lines(&o);
+    let at = |t: &str, what: &str| {
+        rows.iter()
+            .find(|r| r.starts_with(&format!("timeline,{t},{what},")))
+            .unwrap_or_else(|| panic!("no {what} at {t}: {rows:#?}"))
+            .clone()
+    };
+    assert_eq!(
+        at("0", "X,translation"),
+        "timeline,0,X,translation,0,0,0,0,"
+    );
+    assert_eq!(at("0", "Seen,visible"), "timeline,0,Seen,visible,0,true,,,");
+    assert_eq!(
+        at("0", "Sw,whichChoice"),
+        "timeline,0,Sw,whichChoice,0,-1,,,"
+    );
+    assert_eq!(
+        at("1", "X,translation"),
+        "timeline,1,X,translation,0,0,0,0,"
+    );
+    assert_eq!(
+        at("1", "Seen,visible"),
+        "timeline,1,Seen,visible,0,false,,,"
+    );
+    assert_eq!(
+        at("2", "X,translation"),
+        "timeline,2,X,translation,0,4,0,0,"
+    );
+    assert_eq!(
+        at("2", "Sw,whichChoice"),
+        "timeline,2,Sw,whichChoice,0,-1,,,"
+    );
+    assert_eq!(
+        at("3", "Sw,whichChoice"),
+        "timeline,3,Sw,whichChoice,0,2,,,"
+    );
+    assert_eq!(
+        at("4", "Seen,visible"),
+        "timeline,4,Seen,visible,0,false,,,"
+    );
+    assert!(
+        !util::stderr(&o).contains("is not baked"),
+        "every route is played: {}",
+        util::stderr(&o)
+    );
+    // A user event naming no node is an error that says so.
+    let bad = util::run(&[
+        &x3d,
+        "-o",
+        "-",
+        "--timeline",
+        "--event",
+        "1:Nope.touchTime=1",
+    ]);
+    assert_eq!(bad.status.code(), Some(1));
+    assert!(util::stderr(&bad).contains("no node named `Nope`"));
+    let form = util::run(&[&x3d, "-o", "-", "--timeline", "--event", "F.set_boolean"]);
+    assert_eq!(form.status.code(), Some(2));
+    assert!(util::stderr(&form).contains("is not TIME:NODE.FIELD=VALUE"));
+}
