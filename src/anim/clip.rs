@@ -54,11 +54,18 @@ pub struct Track {
     pub span: Span,
     func: Arc<Interpolator>,
     mods: Vec<Modifier>,
+    /// A field in world time (a timeline clip's track, whose fraction is
+    /// the world time): its value from the clips that write it.
+    world: Option<Arc<WorldCurve>>,
 }
 
 impl Track {
-    /// The value for a clock fraction `f`, through the modifiers.
+    /// The value for a clock fraction `f`, through the modifiers (a world
+    /// track: at world time `f`).
     pub fn eval_fraction(&self, f: f64, out: &mut Vec<f64>) {
+        if let Some(w) = &self.world {
+            return w.eval(f, out);
+        }
         let f = self.mods.iter().fold(f, |f, m| m.apply(f));
         self.func.eval(f, out);
     }
@@ -68,6 +75,9 @@ impl Track {
     /// taken back through the modifiers (the fractions the modifiers turn
     /// into a key), and the modifiers' own corners. At most `max` of them.
     pub fn corners(&self, max: usize) -> Vec<f64> {
+        if let Some(w) = &self.world {
+            return w.corners(max);
+        }
         let mut corners = self.func.corners();
         for m in self.mods.iter().rev() {
             let own = match m {
@@ -91,6 +101,9 @@ impl Track {
     /// The exact curve in fraction space, when the chain has one: no
     /// modifiers, and an interpolator that is linear, slerp, Hermite or steps.
     pub fn exact(&self) -> Option<Exact<'_>> {
+        if let Some(w) = &self.world {
+            return w.steps(self);
+        }
         if self.mods.is_empty() {
             self.func.exact()
         } else {
@@ -100,6 +113,9 @@ impl Track {
 
     /// Why the track must be sampled, or `None` when it is exact.
     pub fn sampled_because(&self, scene: &Scene) -> Option<String> {
+        if self.world.is_some() {
+            return Some("world time".into());
+        }
         if let Some(&m) = self.modifiers.first() {
             return Some(format!("{} in the chain", scene.node(m).type_name));
         }
@@ -339,6 +355,143 @@ impl Clip {
             |f, out| track.eval_fraction(f, out),
         )
     }
+}
+
+/// The value a field has at world time `t` from the tracks that write it:
+/// the last event sent to it (among clocks sending at once, the last to
+/// start); false (and nothing written) while none has sent one.
+pub fn world_value<'c>(
+    sources: impl IntoIterator<Item = (&'c Clip, &'c Track)>,
+    t: f64,
+    out: &mut Vec<f64>,
+) -> bool {
+    let mut best: Option<(f64, f64)> = None;
+    let mut v = Vec::new();
+    for (clip, track) in sources {
+        if let Some(sent) = clip.world_eval(track, t, &mut v) {
+            let latest = (sent, clip.world_start_of_run(t));
+            if best.is_none_or(|b| latest >= b) {
+                best = Some(latest);
+                out.clear();
+                out.extend_from_slice(&v);
+            }
+        }
+    }
+    best.is_some()
+}
+
+/// A field's curve in world time from `start` to `end`: the clips that
+/// write it, the field's own value before any does.
+#[derive(Debug)]
+pub struct WorldCurve {
+    sources: Vec<(Clip, usize)>,
+    initial: Vec<f64>,
+    span: (f64, f64),
+}
+
+impl WorldCurve {
+    fn eval(&self, t: f64, out: &mut Vec<f64>) {
+        let sources = self.sources.iter().map(|(c, i)| (c, &c.tracks[*i]));
+        if !world_value(sources, t, out) {
+            out.clear();
+            out.extend_from_slice(&self.initial);
+        }
+    }
+
+    /// The world times where the curve may turn or jump: each source's
+    /// corners in every cycle of every run, and the runs' starts, stops
+    /// and pauses; sorted, at most `max`.
+    fn corners(&self, max: usize) -> Vec<f64> {
+        let (from, to) = self.span;
+        let mut out = vec![from, to];
+        for (clip, i) in &self.sources {
+            let fractions = clip.tracks[*i].corners(max);
+            let own = [clip.clock.clone()];
+            let runs = clip.runs.as_deref().unwrap_or(&own);
+            for run in runs {
+                run.world_times(&fractions, (from, to), max, &mut out);
+                if out.len() >= max {
+                    break;
+                }
+            }
+        }
+        sort_corners(&mut out);
+        out.truncate(max);
+        out
+    }
+
+    /// Exact steps, when every source steps (sequencers, fields set by
+    /// events): a key at each corner, holding the value from there on.
+    fn steps(&self, track: &Track) -> Option<Exact<'static>> {
+        if track.sample_interpolation() != Interpolation::Step {
+            return None;
+        }
+        let keys = self.corners(usize::MAX);
+        let mut values = Vec::with_capacity(keys.len() * track.func.width());
+        let mut v = Vec::new();
+        for &k in &keys {
+            self.eval(k, &mut v);
+            values.extend_from_slice(&v);
+        }
+        Some(Exact::Step {
+            keys: keys.into(),
+            values: values.into(),
+        })
+    }
+}
+
+/// The whole scene in world time from `start` to `end` as one clip named
+/// `timeline`: a track for each field the clips animate, whose value is
+/// the last event sent to it by any clock as the scene plays (see
+/// `world_value`), the field's own value before. Its fraction is the
+/// world time.
+pub fn timeline_clip(scene: &Scene, clips: &[Clip], start: f64, end: f64) -> Option<Clip> {
+    let mut order: Vec<(NodeId, &str)> = Vec::new();
+    let mut by_field: HashMap<(NodeId, &str), Vec<(&Clip, usize)>> = HashMap::default();
+    for clip in clips {
+        for (i, t) in clip.tracks.iter().enumerate() {
+            let key = (t.target, t.field.as_str());
+            if !by_field.contains_key(&key) {
+                order.push(key);
+            }
+            by_field.entry(key).or_default().push((clip, i));
+        }
+    }
+    let tracks: Vec<Track> = order
+        .into_iter()
+        .map(|key| {
+            let list = &by_field[&key];
+            let first = &list[0].0.tracks[list[0].1];
+            let mut initial = Vec::new();
+            first.initial_value(scene, &mut initial);
+            let curve = WorldCurve {
+                sources: list.iter().map(|&(c, i)| (c.clone(), i)).collect(),
+                initial,
+                span: (start, end),
+            };
+            Track {
+                modifiers: Vec::new(),
+                mods: Vec::new(),
+                world: Some(Arc::new(curve)),
+                ..first.clone()
+            }
+        })
+        .collect();
+    let source = tracks.first()?.source;
+    let clock = Clock::Timer {
+        period: -1.0,
+        shift: 0.0,
+    };
+    let map = clock.clip(1, (start, end))?;
+    Some(Clip {
+        name: "timeline".into(),
+        clock_node: source,
+        world_start: clock.clip_start((start, end)),
+        clock,
+        map,
+        tracks,
+        runs: None,
+    })
 }
 
 /// Options for building clips.
@@ -590,6 +743,7 @@ impl Builder<'_> {
             span: r.span,
             func,
             mods,
+            world: None,
         }
     }
 

@@ -164,6 +164,73 @@ impl Clock {
         }
     }
 
+    /// The world times within `span` where this clock sends one of
+    /// `fractions` (in every cycle), and where its run starts, stops or
+    /// pauses, appended to `out` (until it holds `max`).
+    pub fn world_times(&self, fractions: &[f64], span: (f64, f64), max: usize, out: &mut Vec<f64>) {
+        let (from, to) = span;
+        let push = |t: f64, out: &mut Vec<f64>| {
+            if t >= from && t <= to && out.len() < max {
+                out.push(t);
+            }
+        };
+        match *self {
+            Clock::TimeSensor {
+                cycle_interval: c,
+                looping,
+                enabled,
+                start_time: s,
+                stop_time,
+                pause_time,
+                resume_time,
+            } => {
+                if !enabled || c <= 0.0 {
+                    return;
+                }
+                let stop = if stop_time > s {
+                    stop_time
+                } else {
+                    f64::INFINITY
+                };
+                let mut end = if looping { stop } else { stop.min(s + c) };
+                if pause_time > resume_time && pause_time > s && pause_time < end {
+                    end = pause_time;
+                }
+                push(s, out);
+                push(end, out);
+                let first = ((from - s) / c).floor().max(0.0) as u64;
+                let mut k = first;
+                while s + k as f64 * c <= to.min(end) && out.len() < max {
+                    for &g in fractions {
+                        let t = s + (k as f64 + g) * c;
+                        if t <= end {
+                            push(t, out);
+                        }
+                    }
+                    k += 1;
+                }
+            }
+            Clock::Timer { period, shift } if period > 0.0 => {
+                let first = ((from - shift) / period).floor() as i64;
+                let last = ((to - shift) / period).ceil() as i64;
+                for k in first..=last {
+                    for &g in fractions {
+                        push(shift + (k as f64 + g) * period, out);
+                    }
+                    if out.len() >= max {
+                        return;
+                    }
+                }
+            }
+            Clock::Timer { period, shift } if period < 0.0 => {
+                for &g in fractions {
+                    push(shift + g * -period, out);
+                }
+            }
+            Clock::Timer { .. } => {}
+        }
+    }
+
     /// The same clock with one run's start and stop (a stop at or before
     /// the start: none).
     pub fn run(&self, start: f64, stop: f64) -> Clock {

@@ -163,8 +163,9 @@ pub struct BakeArgs {
     /// CSV: one row per time and one column per component.
     #[arg(long)]
     pub wide: bool,
-    /// CSV: the whole scene in world time (startTime, stopTime, loop) instead
-    /// of each clip from its start.
+    /// The whole scene in world time instead of each clip from its start:
+    /// clocks start, stop and chain as the event cascade plays them; CSV
+    /// rows, or one glTF animation `timeline` within the default bound.
     #[arg(long)]
     pub timeline: bool,
     /// With --timeline: the first time, in seconds [default: 0].
@@ -316,8 +317,8 @@ impl BakeArgs {
         if format == Format::Gltf && matches!(target, Target::Stdout) && !self.embed {
             return Err("a .gltf on standard output needs --embed (or use --format glb)".into());
         }
-        if format != Format::Csv && (self.wide || self.timeline) {
-            return Err("--wide and --timeline are for CSV output".into());
+        if format != Format::Csv && self.wide {
+            return Err("--wide is for CSV output".into());
         }
         if several && matches!(target, Target::Stdout) && format != Format::Csv {
             return Err(

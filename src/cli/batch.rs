@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use x3dbake::Bake;
+use x3dbake::anim::clip::timeline_clip;
 use x3dbake::load::FileFetch;
 use x3dbake::write::csv::{self, CsvOptions};
 use x3dbake::write::gltf;
@@ -168,6 +169,13 @@ fn bake_one(job: &Job, index: usize, path: &str) -> (Outcome, String) {
             };
         }
         Format::Gltf | Format::Glb => {
+            // World time: one clip of the whole scene.
+            if let Some((start, end)) = job.timeline {
+                let end = end.unwrap_or_else(|| csv::default_timeline_end(&bake.clips));
+                bake.clips = timeline_clip(&bake.scene, &bake.clips, start.unwrap_or(0.0), end)
+                    .into_iter()
+                    .collect();
+            }
             let doc = match bake.gltf(&job.gltf_opts, Some(&mut FileFetch)) {
                 Ok(d) => doc.insert(d),
                 Err(e) => return fail(anyhow::anyhow!("{path}: {e}")),

@@ -1,7 +1,7 @@
 //! CSV tables of animated values (RFC 4180), long or wide, per clip or as a
 //! whole-scene timeline in world time.
 
-use crate::anim::clip::{Clip, Track};
+use crate::anim::clip::{Clip, Track, world_value};
 use crate::hash::{HashMap, HashSet};
 use crate::interp::rotation;
 use crate::par;
@@ -148,27 +148,15 @@ fn by_node_then_field(a: &Column<'_>, b: &Column<'_>) -> Ordering {
 }
 
 /// The value of a column at time `t`: in the clip, or in world time the
-/// value of the last event a clock sent to the field (the last to start,
-/// among clocks sending at once), or the target's own value before any.
+/// last event sent to the field (see `world_value`), or the target's own
+/// value before any.
 fn value_at(scene: &Scene, col: &Column<'_>, t: f64, timeline: bool, out: &mut Vec<f64>) {
     if !timeline {
         let (clip, track) = col.sources[0];
         clip.eval(track, t, out);
         return;
     }
-    let mut best: Option<(f64, f64)> = None;
-    let mut v = Vec::new();
-    for &(clip, track) in &col.sources {
-        if let Some(sent) = clip.world_eval(track, t, &mut v) {
-            let latest = (sent, clip.world_start_of_run(t));
-            if best.is_none_or(|b| latest >= b) {
-                best = Some(latest);
-                out.clear();
-                out.extend_from_slice(&v);
-            }
-        }
-    }
-    if best.is_none() {
+    if !world_value(col.sources.iter().copied(), t, out) {
         col.sources[0].1.initial_value(scene, out);
     }
 }

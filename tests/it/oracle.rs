@@ -478,3 +478,124 @@ fn a_chain_of_clocks_and_triggers_plays_as_in_x_ite() {
     assert_eq!(compared, 4 * 101);
     eprintln!("chain.x3d against X_ITE:\n{report}");
 }
+
+/// The same chain as one glTF animation (`--timeline` to .glb, the default
+/// bound): played by three.js (tools/three-play.mjs) at 100 times, every
+/// field within the bound of what X_ITE shows: the Mover's position, the
+/// Spinner's rotation, the Paint's colour, and which of the Switch's
+/// children is visible.
+#[test]
+fn the_timeline_glb_plays_in_three_js_as_in_x_ite() {
+    let Some(dir) = oracle() else { return };
+    let Some(three) = util::tool_dir("X3DBAKE_THREE", "three.js playback of the timeline") else {
+        return;
+    };
+    let scene = util::root().join("fixtures/scenes/chain.x3d");
+    let tmp = tempfile::tempdir().unwrap();
+    let glb = tmp.path().join("timeline.glb");
+    let o = util::run(&[
+        &scene.to_string_lossy(),
+        "-o",
+        &glb.to_string_lossy(),
+        "--timeline",
+        "--end",
+        "5",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", util::stderr(&o));
+    // X_ITE stamps an event with the frame it sees it in: its frames are
+    // put where the chain's events fall (every 50 ms), so that its clocks
+    // chain at the ideal times. three.js plays 10 µs later: just after a
+    // jump, where a player may show either side at the jump itself.
+    let times: Vec<String> = (0..100).map(|i| format!("{}", i as f64 / 20.0)).collect();
+    let after: Vec<String> = (0..100)
+        .map(|i| format!("{}", i as f64 / 20.0 + 1e-5))
+        .collect();
+    let script = dir.join("xite-timeline.mjs");
+    let theirs: serde_json::Value = serde_json::from_slice(&util::node(
+        &[
+            script.as_os_str(),
+            scene.as_os_str(),
+            times.join(",").as_ref(),
+            "--kick-start".as_ref(),
+            "--field".as_ref(),
+            "Pick.whichChoice".as_ref(),
+        ],
+        Some(&dir),
+        &[],
+    ))
+    .unwrap();
+    let mut args = vec![
+        util::root().join("tools/three-play.mjs").into_os_string(),
+        glb.into_os_string(),
+    ];
+    args.extend(after.iter().map(|t| t.into()));
+    let played: serde_json::Value =
+        serde_json::from_slice(&util::node(&args, None, &[("X3DBAKE_THREE", &three)])).unwrap();
+    let samples = played["animations"][0]["samples"].as_array().unwrap();
+    assert_eq!(samples.len(), times.len());
+    let nums = |v: &serde_json::Value| -> Vec<f64> {
+        v.as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x.as_f64().unwrap())
+            .collect()
+    };
+    let node = |s: &serde_json::Value, name: &str| -> serde_json::Value {
+        s["nodes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|n| n["name"] == name)
+            .unwrap_or_else(|| panic!("no node {name}"))
+            .clone()
+    };
+    // X_ITE's row at the i-th time (its rows may begin with the load frame).
+    let row = |field: &str, i: usize| -> Vec<f64> {
+        let t: f64 = times[i].parse().unwrap();
+        let rows = theirs["series"][field]["rows"].as_array().unwrap();
+        let r = rows
+            .iter()
+            .map(&nums)
+            .find(|r| (r[0] - t).abs() < 1e-9)
+            .unwrap_or_else(|| panic!("X_ITE has no {field} at {t}"));
+        r[1..].to_vec()
+    };
+    let mut worst = [0.0f64; 4];
+    for (i, s) in samples.iter().enumerate() {
+        let pos = nums(&node(s, "Mover")["position"]);
+        worst[0] = worst[0].max(distance("", &pos, &row("Mover.translation", i)));
+        let q = nums(&node(s, "Spinner")["quaternion"]);
+        worst[1] = worst[1].max(distance(
+            "OrientationInterpolator",
+            &q,
+            &row("Spinner.rotation", i),
+        ));
+        let paint = s["materials"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|m| m["name"] == "Paint")
+            .unwrap();
+        worst[2] = worst[2].max(distance(
+            "",
+            &nums(&paint["color"]),
+            &row("Paint.diffuseColor", i),
+        ));
+        let choice = row("Pick.whichChoice", i)[0];
+        let shown: Vec<f64> = (0..2)
+            .filter(|c| node(s, &format!("Pick_choice{c}"))["visible"] == true)
+            .map(|c| c as f64)
+            .collect();
+        let want: Vec<f64> = if choice >= 0.0 { vec![choice] } else { vec![] };
+        worst[3] = worst[3].max(if shown == want { 0.0 } else { 1.0 });
+    }
+    eprintln!(
+        "timeline .glb in three.js against X_ITE at 100 times: Mover {:.1e}, Spinner {:.1e}, \
+         Paint {:.1e}, Switch {}",
+        worst[0], worst[1], worst[2], worst[3]
+    );
+    // The default bound (1e-4 relative; rotations 1e-4 rad), float32, and
+    // the 10 µs at up to 4 rad/s.
+    assert!(worst[..3].iter().all(|&w| w < 2e-4), "{worst:?}");
+    assert_eq!(worst[3], 0.0, "the Switch shows the child X_ITE shows");
+}
