@@ -98,6 +98,23 @@ impl Track {
         corners
     }
 
+    /// How many corners a fit of at most `max_keys` keys looks at: all of
+    /// them, however few keys it may write (a straight fit passes over
+    /// corners and must check them), up to four a key of the interpolator
+    /// and its modifiers (their preimages) or `max_keys`.
+    pub fn corner_room(&self, max_keys: usize) -> usize {
+        let keys = self.func.keys().len()
+            + self
+                .mods
+                .iter()
+                .map(|m| match m {
+                    Modifier::Ease(e) => e.corners().len(),
+                    Modifier::Scalar(it) => it.keys().len(),
+                })
+                .sum::<usize>();
+        max_keys.max(keys.saturating_mul(4).saturating_add(1024))
+    }
+
     /// The exact curve in fraction space, when the chain has one: no
     /// modifiers, and an interpolator that is linear, slerp, Hermite or steps.
     pub fn exact(&self) -> Option<Exact<'_>> {
@@ -328,7 +345,7 @@ impl Clip {
         };
         fit::fewest(
             &self.map,
-            &track.corners(max_keys),
+            &track.corners(track.corner_room(max_keys)),
             track.func.width(),
             shapes,
             bound,

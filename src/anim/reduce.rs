@@ -210,23 +210,39 @@ pub fn thin<'a>(
     Ok((thinned, error))
 }
 
-/// True when the keyframes' curve is within `tol` of `value`: at every key,
-/// and for cubic keys (which may swing past their ends) at three points
-/// inside each segment. (Between linear or slerp keys the curve's distance
-/// from a value is largest at a key.)
+/// True when the keyframes' curve is within `tol` of `value`: at every key;
+/// between linear keys the distance from a value is largest at a key;
+/// along a slerp arc too, unless the arc passes a rotation half a turn from
+/// the value (where their dot product changes sign: the distance there is
+/// π); cubic keys (which may swing past their ends) are checked at three
+/// points inside each segment.
 pub fn constant_at(k: &Keyframes, value: &[f64], tol: f64, rotation: bool, per: usize) -> bool {
     let near = |v: &[f64]| distance(v, value, rotation, per) <= tol;
     if value.len() != k.width || !(0..k.len()).all(|i| near(k.value(i))) {
         return false;
     }
     let mut v = Vec::new();
-    k.interpolation != Interpolation::Cubic
-        || k.times.windows(2).all(|t| {
+    match k.interpolation {
+        Interpolation::Cubic => k.times.windows(2).all(|t| {
             [0.25, 0.5, 0.75].iter().all(|s| {
                 k.eval(t[0] + s * (t[1] - t[0]), &mut v);
                 near(&v)
             })
-        })
+        }),
+        Interpolation::Slerp if k.quaternions && tol < std::f64::consts::PI => {
+            let p = DQuat::from_slice(value);
+            (1..k.len()).all(|i| {
+                let (a, b) = (
+                    DQuat::from_slice(k.value(i - 1)),
+                    DQuat::from_slice(k.value(i)),
+                );
+                // The player's arc is the short one: b on a's side.
+                let b = if a.dot(b) < 0.0 { -b } else { b };
+                p.dot(a) * p.dot(b) >= 0.0
+            })
+        }
+        _ => true,
+    }
 }
 
 /// Keeps one keyframe of a track that never moves more than `tol`.

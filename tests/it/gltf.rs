@@ -1369,3 +1369,32 @@ fn long_def_names_are_cut_in_the_gltf() {
         .collect();
     assert_eq!(names, [cut.as_str(), cut.as_str()]);
 }
+
+/// A full turn in quarter steps is never one value within 3 rad: between
+/// its keys at a quarter and three quarters of a turn, the slerp arc passes
+/// the half turn, π from the start. (Keys alone were all within π/2 of it,
+/// and the track collapsed to one key, π off.)
+#[test]
+fn a_turn_is_not_constant_within_less_than_pi() {
+    let (dir, x3d) = util::scene_file(
+        "turn.x3d",
+        "<X3D><Scene><Transform DEF='T'><Shape><Box/></Shape></Transform>\
+         <TimeSensor DEF='TS' loop='true' cycleInterval='4'/>\
+         <OrientationInterpolator DEF='OI' key='0 0.25 0.5 0.75 1' \
+          keyValue='1 0 0 0, 1 0 0 1.571, 1 0 0 3.142, 1 0 0 4.712, 1 0 0 6.2831'/>\
+         <ROUTE fromNode='TS' fromField='fraction_changed' toNode='OI' toField='set_fraction'/>\
+         <ROUTE fromNode='OI' fromField='value_changed' toNode='T' toField='rotation'/>\
+         </Scene></X3D>",
+    );
+    let out = dir.path().join("turn.glb");
+    for tol in ["2.24", "3"] {
+        bake_ok(&x3d, &out, &["--tolerance", tol, "--keep-constant"]);
+        let (err, keys) = max_error(Path::new(&x3d), &out);
+        let tol: f64 = tol.parse().unwrap();
+        assert!(
+            err <= tol * 1.001,
+            "{keys} keys, {err} rad off at --tolerance {tol}"
+        );
+        assert!(keys > 1);
+    }
+}

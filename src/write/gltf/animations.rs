@@ -15,6 +15,9 @@ pub(super) fn sampled_interpolation(opts: &Options, track: &Track) -> Interpolat
     }
 }
 
+/// Thinned keys at most this many are fitted again (see `keyframes`).
+const REFIT_KEYS: usize = 64;
+
 /// How a track no keyframe format holds is fitted in the default mode:
 /// its bound and the shapes tried (CUBICSPLINE only where the target takes
 /// it, `cubic`); `None` for a track that is exact or sampled.
@@ -921,25 +924,31 @@ impl Writer<'_> {
             (Some(k), None) => (k, 0.0),
             // Step curves are kept: their error is zero.
             (Some(k), Some(_)) if k.interpolation == Interpolation::Step => (k, 0.0),
-            // Linear keys are thinned; slerp and cubic ones are fitted
-            // within the tolerance, and kept when that needs as many keys.
-            (Some(k), Some(tol)) => match reduce::thin(k, tol, per) {
-                Ok(thinned) => thinned,
-                Err(k) => {
-                    let shapes: &[Shape] = match k.interpolation {
-                        Interpolation::Cubic => &[Shape::Cubic, Shape::Linear],
-                        _ => linear,
-                    };
-                    let room = k.len().saturating_sub(1);
-                    match clip.fitted(track, tol, shapes, room) {
-                        Ok(fewer) => {
-                            self.values -= charged;
-                            self.spent(clip, track, Ok(fewer))?
-                        }
-                        Err(TooMany) => (k, 0.0),
+            // Linear and slerp keys are thinned (at their own keys); a fit
+            // within the tolerance, free to put keys anywhere, replaces
+            // them when it needs fewer: always for cubic keys, and where
+            // thinning left few keys (a fit costs microseconds a key).
+            (Some(k), Some(tol)) => {
+                let (k, error, refit) = match reduce::thin(k, tol, per) {
+                    Ok((k, error)) => {
+                        let few = k.len() <= REFIT_KEYS;
+                        (k, error, few)
                     }
+                    Err(k) => (k, 0.0, true),
+                };
+                let shapes: &[Shape] = match k.interpolation {
+                    Interpolation::Cubic => &[Shape::Cubic, Shape::Linear],
+                    _ => linear,
+                };
+                let room = k.len().saturating_sub(1);
+                match refit.then(|| clip.fitted(track, tol, shapes, room)) {
+                    Some(Ok(fewer)) => {
+                        self.values -= charged;
+                        self.spent(clip, track, Ok(fewer))?
+                    }
+                    _ => (k, error),
                 }
-            },
+            }
             (None, tol) => {
                 let interpolation = sampled_interpolation(opts, track);
                 let straight =
@@ -1001,7 +1010,10 @@ impl Writer<'_> {
         value_at: &mut dyn FnMut(f64, &mut Vec<f64>),
     ) -> Option<Keyframes<'static>> {
         let room = self.room(width, shapes.contains(&Shape::Cubic));
-        let mut corners: Vec<f64> = tracks.iter().flat_map(|t| t.corners(room)).collect();
+        let mut corners: Vec<f64> = tracks
+            .iter()
+            .flat_map(|t| t.corners(t.corner_room(room)))
+            .collect();
         corners.sort_by(f64::total_cmp);
         let bound = fit::Bound {
             tol: self.opts.tolerance.unwrap_or(fit::DEFAULT_RELATIVE),
