@@ -787,17 +787,7 @@ impl Builder<'_> {
 
 /// fraction → fraction, for a fraction routed straight into a float field.
 fn identity() -> Interpolator {
-    let spec = crate::interp::Spec {
-        kind: Kind::Linear,
-        keys: &[0.0, 1.0],
-        key_value: (&[0.0, 1.0][..]).into(),
-        elem: 1,
-        multiple: false,
-        key_velocity: &[],
-        closed: false,
-        normalize_velocity: false,
-        rule: TangentRule::AsWritten,
-    };
+    let spec = crate::interp::Spec::scalar(Kind::Linear, &[0.0, 1.0], vec![0.0, 1.0]);
     Interpolator::new(spec, &mut Vec::new())
 }
 
@@ -1018,17 +1008,7 @@ fn set_fields_clip(b: &mut Builder<'_>, sets: &[cascade::Set]) -> Option<Clip> {
             values.push(set.value);
         }
         range = (range.0.min(keys[0]), range.1.max(keys[keys.len() - 1]));
-        let spec = crate::interp::Spec {
-            kind: Kind::Step,
-            keys: &keys,
-            key_value: values.into(),
-            elem: 1,
-            multiple: false,
-            key_velocity: &[],
-            closed: false,
-            normalize_velocity: false,
-            rule: TangentRule::AsWritten,
-        };
+        let spec = crate::interp::Spec::scalar(Kind::Step, &keys, values);
         let func = Arc::new(Interpolator::new(spec, &mut Vec::new()));
         let mut track = b.track(r, r.from, &[], func, false);
         track.field = key.1.to_string();

@@ -85,6 +85,24 @@ pub struct Spec<'a> {
     pub rule: TangentRule,
 }
 
+impl<'a> Spec<'a> {
+    /// One number a key, no spline options: what a scalar curve made by
+    /// x3dbake itself needs.
+    pub fn scalar(kind: Kind, keys: &'a [f64], values: Vec<f64>) -> Spec<'a> {
+        Spec {
+            kind,
+            keys,
+            key_value: values.into(),
+            elem: 1,
+            multiple: false,
+            key_velocity: &[],
+            closed: false,
+            normalize_velocity: false,
+            rule: TangentRule::AsWritten,
+        }
+    }
+}
+
 /// An interpolator ready to evaluate.
 #[derive(Clone, Debug)]
 pub struct Interpolator {

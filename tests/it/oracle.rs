@@ -385,6 +385,29 @@ fn deliberate_differences_from_x_ite_are_differences() {
     }
 }
 
+/// X_ITE playing `scene` on a simulated clock at `times`, started as the
+/// text says (`--kick-start`), with chain.x3d's Switch recorded too.
+fn xite_timeline(
+    dir: &std::path::Path,
+    scene: &std::path::Path,
+    times: &[String],
+) -> serde_json::Value {
+    let script = dir.join("xite-timeline.mjs");
+    let out = util::node(
+        &[
+            script.as_os_str(),
+            scene.as_os_str(),
+            times.join(",").as_ref(),
+            "--kick-start".as_ref(),
+            "--field".as_ref(),
+            "Pick.whichChoice".as_ref(),
+        ],
+        Some(dir),
+        &[],
+    );
+    serde_json::from_slice(&out).expect("xite-timeline prints JSON")
+}
+
 /// A chain of clocks and event utilities (fixtures/scenes/chain.x3d:
 /// isActive → BooleanFilter → TimeTrigger → startTime and → stopTime,
 /// cycleTime → BooleanTrigger → IntegerTrigger → a Switch, a BooleanToggle)
@@ -396,20 +419,7 @@ fn a_chain_of_clocks_and_triggers_plays_as_in_x_ite() {
     let Some(dir) = oracle() else { return };
     let scene = util::root().join("fixtures/scenes/chain.x3d");
     let times: Vec<String> = (0..=100).map(|i| format!("{}", i as f64 / 20.0)).collect();
-    let script = dir.join("xite-timeline.mjs");
-    let out = util::node(
-        &[
-            script.as_os_str(),
-            scene.as_os_str(),
-            times.join(",").as_ref(),
-            "--kick-start".as_ref(),
-            "--field".as_ref(),
-            "Pick.whichChoice".as_ref(),
-        ],
-        Some(&dir),
-        &[],
-    );
-    let theirs: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    let theirs = xite_timeline(&dir, &scene, &times);
     let o = util::run(&[
         &scene.to_string_lossy(),
         "-o",
@@ -510,20 +520,7 @@ fn the_timeline_glb_plays_in_three_js_as_in_x_ite() {
     let after: Vec<String> = (0..100)
         .map(|i| format!("{}", i as f64 / 20.0 + 1e-5))
         .collect();
-    let script = dir.join("xite-timeline.mjs");
-    let theirs: serde_json::Value = serde_json::from_slice(&util::node(
-        &[
-            script.as_os_str(),
-            scene.as_os_str(),
-            times.join(",").as_ref(),
-            "--kick-start".as_ref(),
-            "--field".as_ref(),
-            "Pick.whichChoice".as_ref(),
-        ],
-        Some(&dir),
-        &[],
-    ))
-    .unwrap();
+    let theirs = xite_timeline(&dir, &scene, &times);
     let mut args = vec![
         util::root().join("tools/three-play.mjs").into_os_string(),
         glb.into_os_string(),
