@@ -104,39 +104,44 @@ impl Ev {
 
 /// An event on its way to a node's field, at a time; `seq` keeps the order
 /// of sending within one time.
-struct Pending {
+struct Pending<'s> {
     time: f64,
     seq: u64,
     node: NodeId,
-    field: Field,
+    field: Field<'s>,
     value: Ev,
     /// The route it came along.
     via: Option<usize>,
 }
 
-/// The field a pending event goes to: an input by its name, or a clock's
-/// own timer (its start, a cycle's end, its stop), checked when it fires
-/// against the run it was set for.
+/// The field a pending event goes to: an input by its catalogue name; a
+/// user's event, which the node sends from an output, receives into an
+/// input, or both; or a clock's own timer (its start, a cycle's end, its
+/// stop), checked when it fires against the run it was set for.
 #[derive(Clone, Debug, PartialEq)]
-enum Field {
-    Input(String),
+enum Field<'s> {
+    Input(&'s str),
+    User {
+        sends: Option<&'s str>,
+        receives: Option<&'s str>,
+    },
     Start,
     CycleEnd(u32),
     Stop(u32),
 }
 
-impl PartialEq for Pending {
+impl PartialEq for Pending<'_> {
     fn eq(&self, o: &Self) -> bool {
         self.cmp(o) == Ordering::Equal
     }
 }
-impl Eq for Pending {}
-impl PartialOrd for Pending {
+impl Eq for Pending<'_> {}
+impl PartialOrd for Pending<'_> {
     fn partial_cmp(&self, o: &Self) -> Option<Ordering> {
         Some(self.cmp(o))
     }
 }
-impl Ord for Pending {
+impl Ord for Pending<'_> {
     // Earliest first (the heap is a max-heap).
     fn cmp(&self, o: &Self) -> Ordering {
         o.time.total_cmp(&self.time).then(o.seq.cmp(&self.seq))
@@ -146,11 +151,17 @@ impl Ord for Pending {
 /// A TimeSensor as the cascade plays it.
 struct Sensor {
     clock: Clock,
-    /// The run under way: its number and start.
-    active: Option<(u32, f64)>,
-    runs: u32,
-    /// Runs so far: the clock with each run's start and stop.
+    /// When the run under way began (its number is `played.len()`).
+    active: Option<f64>,
+    /// Runs ended so far: the clock with each run's start and stop.
     played: Vec<Clock>,
+}
+
+impl Sensor {
+    /// The run under way: its number and start.
+    fn current(&self) -> Option<(u32, f64)> {
+        self.active.map(|start| (self.played.len() as u32, start))
+    }
 }
 
 /// The runs and routes the cascade found.
@@ -198,6 +209,15 @@ pub fn play(scene: &Scene, events: &[UserEvent], until: f64, diags: &mut Diagnos
         sensors: HashMap::default(),
         toggles: HashMap::default(),
         routes: HashMap::default(),
+        inputs: scene
+            .routes
+            .iter()
+            .map(|r| {
+                scene
+                    .find_field(r.to, &r.to_field, Dir::In)
+                    .map_or(r.to_field.as_str(), |d| d.name.as_str())
+            })
+            .collect(),
         fired: HashSet::default(),
         now: f64::NEG_INFINITY,
         played: Played::default(),
@@ -205,7 +225,7 @@ pub fn play(scene: &Scene, events: &[UserEvent], until: f64, diags: &mut Diagnos
     };
     for (ri, r) in scene.routes.iter().enumerate() {
         p.routes
-            .entry((r.from, r.from_field.clone()))
+            .entry((r.from, r.from_field.as_str()))
             .or_default()
             .push(ri);
     }
@@ -220,7 +240,6 @@ pub fn play(scene: &Scene, events: &[UserEvent], until: f64, diags: &mut Diagnos
                 Sensor {
                     clock,
                     active: None,
-                    runs: 0,
                     played: Vec::new(),
                 },
             );
@@ -235,10 +254,9 @@ pub fn play(scene: &Scene, events: &[UserEvent], until: f64, diags: &mut Diagnos
             );
             continue;
         };
-        let value = match scene
-            .find_field(node, &e.field, Dir::Out)
-            .or_else(|| scene.find_field(node, &e.field, Dir::In))
-        {
+        let sends = scene.find_field(node, &e.field, Dir::Out);
+        let receives = scene.find_field(node, &e.field, Dir::In);
+        let value = match sends.or(receives) {
             Some(def) => parse_value(&e.value, def.ty.single().name()),
             None => {
                 diags.error(
@@ -264,12 +282,11 @@ pub fn play(scene: &Scene, events: &[UserEvent], until: f64, diags: &mut Diagnos
             );
             continue;
         };
-        p.push(
-            e.time,
-            node,
-            Field::Input(format!("@user:{}", e.field)),
-            value,
-        );
+        let field = Field::User {
+            sends: sends.map(|d| d.name.as_str()),
+            receives: receives.map(|d| d.name.as_str()),
+        };
+        p.push(e.time, node, field, value);
     }
     let mut processed = 0;
     while let Some(ev) = p.queue.pop() {
@@ -296,7 +313,7 @@ pub fn play(scene: &Scene, events: &[UserEvent], until: f64, diags: &mut Diagnos
     // Runs still under way at the end go on.
     for (id, s) in p.sensors {
         let mut runs = s.played;
-        if let Some((_, start)) = s.active {
+        if let Some(start) = s.active {
             runs.push(s.clock.run(start, f64::NEG_INFINITY));
         }
         runs.sort_by(|a, b| a.start().total_cmp(&b.start()));
@@ -342,12 +359,15 @@ fn parse_value(text: &str, ty: &str) -> Option<Ev> {
 
 struct Player<'s> {
     scene: &'s Scene,
-    queue: BinaryHeap<Pending>,
+    queue: BinaryHeap<Pending<'s>>,
     seq: u64,
     sensors: HashMap<NodeId, Sensor>,
     /// BooleanToggle states.
     toggles: HashMap<NodeId, bool>,
-    routes: HashMap<(NodeId, String), Vec<usize>>,
+    /// The routes from each node's output field.
+    routes: HashMap<(NodeId, &'s str), Vec<usize>>,
+    /// Each route's input field, by its catalogue name.
+    inputs: Vec<&'s str>,
     /// Routes that fired at the current time.
     fired: HashSet<usize>,
     now: f64,
@@ -355,12 +375,19 @@ struct Player<'s> {
     until: f64,
 }
 
-impl Player<'_> {
-    fn push(&mut self, time: f64, node: NodeId, field: Field, value: Ev) {
+impl<'s> Player<'s> {
+    fn push(&mut self, time: f64, node: NodeId, field: Field<'s>, value: Ev) {
         self.push_via(time, node, field, value, None);
     }
 
-    fn push_via(&mut self, time: f64, node: NodeId, field: Field, value: Ev, via: Option<usize>) {
+    fn push_via(
+        &mut self,
+        time: f64,
+        node: NodeId,
+        field: Field<'s>,
+        value: Ev,
+        via: Option<usize>,
+    ) {
         self.seq += 1;
         self.queue.push(Pending {
             time,
@@ -375,22 +402,14 @@ impl Player<'_> {
     /// `node` sends `field` at time `t`: along each route from it, once a
     /// timestamp.
     fn send(&mut self, t: f64, node: NodeId, field: &str, value: Ev) {
-        let routes = self
-            .routes
-            .get(&(node, field.to_string()))
-            .cloned()
-            .unwrap_or_default();
+        let routes = self.routes.get(&(node, field)).cloned().unwrap_or_default();
         for ri in routes {
             if !self.fired.insert(ri) {
                 continue; // a loop: this route has fired at this time
             }
             self.played.followed.insert(ri);
-            let r = &self.scene.routes[ri];
-            let to = self
-                .scene
-                .find_field(r.to, &r.to_field, Dir::In)
-                .map_or_else(|| r.to_field.clone(), |d| d.name.clone());
-            self.push_via(t, r.to, Field::Input(to), value, Some(ri));
+            let to = self.scene.routes[ri].to;
+            self.push_via(t, to, Field::Input(self.inputs[ri]), value, Some(ri));
         }
     }
 
@@ -412,26 +431,16 @@ impl Player<'_> {
         }
     }
 
-    fn deliver(&mut self, ev: Pending) {
+    fn deliver(&mut self, ev: Pending<'s>) {
         let (t, id) = (ev.time, ev.node);
         match ev.field {
-            Field::Input(name) => {
-                if let Some(out) = name.strip_prefix("@user:") {
-                    // A user's event: sent by the node, or received.
-                    let out = out.to_string();
-                    let sends = self.routes.contains_key(&(id, out.clone()));
-                    if sends {
-                        self.send(t, id, &out, ev.value);
-                    }
-                    let input = self
-                        .scene
-                        .find_field(id, &out, Dir::In)
-                        .map(|d| d.name.clone());
-                    if let Some(input) = input {
-                        self.input(t, id, &input, ev.value, None);
-                    }
-                } else {
-                    self.input(t, id, &name, ev.value, ev.via);
+            Field::Input(name) => self.input(t, id, name, ev.value, ev.via),
+            Field::User { sends, receives } => {
+                if let Some(out) = sends {
+                    self.send(t, id, out, ev.value);
+                }
+                if let Some(input) = receives {
+                    self.input(t, id, input, ev.value, None);
                 }
             }
             Field::Start => {
@@ -446,7 +455,7 @@ impl Player<'_> {
             }
             Field::CycleEnd(run) => self.cycle_end(t, id, run),
             Field::Stop(run) => {
-                if self.sensors[&id].active.is_some_and(|(r, _)| r == run) {
+                if self.sensors[&id].current().is_some_and(|(r, _)| r == run) {
                     self.end(t, id);
                 }
             }
@@ -454,9 +463,9 @@ impl Player<'_> {
     }
 
     /// An event into an input of a node.
-    fn input(&mut self, t: f64, id: NodeId, field: &str, v: Ev, via: Option<usize>) {
-        let ty = self.scene.node(id).type_name.clone();
-        match (ty.as_str(), field) {
+    fn input(&mut self, t: f64, id: NodeId, field: &'s str, v: Ev, via: Option<usize>) {
+        let scene = self.scene;
+        match (scene.node(id).type_name.as_str(), field) {
             ("TimeSensor", _) => self.sensor_input(t, id, field, v),
             ("BooleanFilter", "set_boolean") => {
                 let b = v.truth();
@@ -517,8 +526,8 @@ impl Player<'_> {
         }
     }
 
-    fn sensor_input(&mut self, t: f64, id: NodeId, field: &str, v: Ev) {
-        let active = self.sensors[&id].active;
+    fn sensor_input(&mut self, t: f64, id: NodeId, field: &'s str, v: Ev) {
+        let active = self.sensors[&id].current();
         let Some(s) = self.sensors.get_mut(&id) else {
             return;
         };
@@ -584,9 +593,8 @@ impl Player<'_> {
         if cycle_interval <= 0.0 {
             return;
         }
-        s.runs += 1;
-        let run = s.runs;
-        s.active = Some((run, t));
+        let run = s.played.len() as u32;
+        s.active = Some(t);
         if let Clock::TimeSensor { stop_time, .. } = s.clock
             && stop_time > t
         {
@@ -601,7 +609,7 @@ impl Player<'_> {
 
     fn cycle_end(&mut self, t: f64, id: NodeId, run: u32) {
         let s = &self.sensors[&id];
-        if s.active.is_none_or(|(r, _)| r != run) {
+        if s.current().is_none_or(|(r, _)| r != run) {
             return;
         }
         let Clock::TimeSensor {
@@ -618,7 +626,7 @@ impl Player<'_> {
         }
         self.send(t, id, "cycleTime", Ev::Time(t));
         // Only when something listens: a looping clock has no end.
-        let listened = self.routes.contains_key(&(id, "cycleTime".to_string()));
+        let listened = self.routes.contains_key(&(id, "cycleTime"));
         if listened && t + cycle_interval <= self.until {
             self.push(t + cycle_interval, id, Field::CycleEnd(run), Ev::Time(t));
         }
@@ -627,7 +635,7 @@ impl Player<'_> {
     /// The run under way ends at `t`.
     fn end(&mut self, t: f64, id: NodeId) {
         let s = self.sensors.get_mut(&id).expect("a sensor");
-        let Some((_, start)) = s.active.take() else {
+        let Some(start) = s.active.take() else {
             return;
         };
         let run = s.clock.run(start, t);

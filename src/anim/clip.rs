@@ -35,6 +35,15 @@ impl Modifier {
             }
         }
     }
+
+    /// Where its own output is not smooth: an EaseInEaseOut's keys and
+    /// parabola ends, a scalar interpolator's keys.
+    fn own_corners(&self) -> Vec<f64> {
+        match self {
+            Modifier::Ease(e) => e.corners(),
+            Modifier::Scalar(it) => it.keys().to_vec(),
+        }
+    }
 }
 
 /// One animated field of a clip.
@@ -80,10 +89,7 @@ impl Track {
         }
         let mut corners = self.func.corners();
         for m in self.mods.iter().rev() {
-            let own = match m {
-                Modifier::Ease(e) => e.corners(),
-                Modifier::Scalar(it) => it.keys().to_vec(),
-            };
+            let own = m.own_corners();
             sort_corners(&mut corners);
             let mut before = match m {
                 // Monotonic, with an inverse in closed form.
@@ -107,10 +113,7 @@ impl Track {
             + self
                 .mods
                 .iter()
-                .map(|m| match m {
-                    Modifier::Ease(e) => e.corners().len(),
-                    Modifier::Scalar(it) => it.keys().len(),
-                })
+                .map(|m| m.own_corners().len())
                 .sum::<usize>();
         max_keys.max(keys.saturating_mul(4).saturating_add(1024))
     }
@@ -147,24 +150,7 @@ impl Track {
     /// The target field's own value in the file, as numbers (rotations as
     /// quaternions, like the track's values).
     pub fn initial_value(&self, scene: &Scene, out: &mut Vec<f64>) {
-        out.clear();
-        let Some(v) = scene.value(self.target, &self.field) else {
-            return;
-        };
-        if v.ty.single() == FieldType::SFRotation {
-            for r in v.floats().chunks_exact(4) {
-                let aa: Vec<f64> = r.iter().map(|&x| x as f64).collect();
-                out.extend_from_slice(&crate::interp::rotation::from_axis_angle(&aa).to_array());
-            }
-            return;
-        }
-        match &v.data {
-            Data::Floats(x) => out.extend(x.iter().map(|&f| f as f64)),
-            Data::Doubles(x) => out.extend_from_slice(x),
-            Data::Ints(x) => out.extend(x.iter().map(|&i| i as f64)),
-            Data::Bools(x) => out.extend(x.iter().map(|&b| f64::from(u8::from(b)))),
-            Data::Strings(_) | Data::Nodes(_) => {}
-        }
+        field_numbers(scene, self.target, &self.field, out);
     }
 
     /// Numbers per element of the target's value (3 for MFVec3f, 4 for a
@@ -190,6 +176,29 @@ impl Track {
             Kind::Step => Interpolation::Step,
             _ => Interpolation::Linear,
         }
+    }
+}
+
+/// A field's own value in the file, as numbers (rotations as quaternions,
+/// like a track's values; a bool as 0 or 1); none for strings and nodes.
+fn field_numbers(scene: &Scene, node: NodeId, field: &str, out: &mut Vec<f64>) {
+    out.clear();
+    let Some(v) = scene.value(node, field) else {
+        return;
+    };
+    if v.ty.single() == FieldType::SFRotation {
+        for r in v.floats().chunks_exact(4) {
+            let aa: Vec<f64> = r.iter().map(|&x| x as f64).collect();
+            out.extend_from_slice(&crate::interp::rotation::from_axis_angle(&aa).to_array());
+        }
+        return;
+    }
+    match &v.data {
+        Data::Floats(x) => out.extend(x.iter().map(|&f| f as f64)),
+        Data::Doubles(x) => out.extend_from_slice(x),
+        Data::Ints(x) => out.extend(x.iter().map(|&i| i as f64)),
+        Data::Bools(x) => out.extend(x.iter().map(|&b| f64::from(u8::from(b)))),
+        Data::Strings(_) | Data::Nodes(_) => {}
     }
 }
 
@@ -463,21 +472,15 @@ impl WorldCurve {
 /// `world_value`), the field's own value before. Its fraction is the
 /// world time.
 pub fn timeline_clip(scene: &Scene, clips: &[Clip], start: f64, end: f64) -> Option<Clip> {
-    let mut order: Vec<(NodeId, &str)> = Vec::new();
-    let mut by_field: HashMap<(NodeId, &str), Vec<(&Clip, usize)>> = HashMap::default();
-    for clip in clips {
-        for (i, t) in clip.tracks.iter().enumerate() {
-            let key = (t.target, t.field.as_str());
-            if !by_field.contains_key(&key) {
-                order.push(key);
-            }
-            by_field.entry(key).or_default().push((clip, i));
-        }
-    }
-    let tracks: Vec<Track> = order
+    let sources = clips.iter().flat_map(|clip| {
+        (0..clip.tracks.len()).map(move |i| {
+            let t = &clip.tracks[i];
+            ((t.target, t.field.as_str()), (clip, i))
+        })
+    });
+    let tracks: Vec<Track> = by_field(sources)
         .into_iter()
-        .map(|key| {
-            let list = &by_field[&key];
+        .map(|(_, list)| {
             let first = &list[0].0.tracks[list[0].1];
             let mut initial = Vec::new();
             first.initial_value(scene, &mut initial);
@@ -494,18 +497,39 @@ pub fn timeline_clip(scene: &Scene, clips: &[Clip], start: f64, end: f64) -> Opt
             }
         })
         .collect();
-    let source = tracks.first()?.source;
+    world_time_clip("timeline", tracks, (start, end))
+}
+
+/// Items grouped by field, the fields in the order first met, each group's
+/// items in order.
+fn by_field<'k, T>(
+    items: impl Iterator<Item = ((NodeId, &'k str), T)>,
+) -> Vec<((NodeId, &'k str), Vec<T>)> {
+    let mut groups: Vec<((NodeId, &str), Vec<T>)> = Vec::new();
+    let mut index: HashMap<(NodeId, &str), usize> = HashMap::default();
+    for (key, item) in items {
+        let i = *index.entry(key).or_insert_with(|| {
+            groups.push((key, Vec::new()));
+            groups.len() - 1
+        });
+        groups[i].1.push(item);
+    }
+    groups
+}
+
+/// A clip over world time (its fraction is the world time, across `span`)
+/// named `name`; `None` without tracks.
+fn world_time_clip(name: &str, tracks: Vec<Track>, span: (f64, f64)) -> Option<Clip> {
     let clock = Clock::Timer {
         period: -1.0,
         shift: 0.0,
     };
-    let map = clock.clip(1, (start, end))?;
     Some(Clip {
-        name: "timeline".into(),
-        clock_node: source,
-        world_start: clock.clip_start((start, end)),
+        name: name.into(),
+        clock_node: tracks.first()?.source,
+        world_start: clock.clip_start(span),
+        map: clock.clip(1, span)?,
         clock,
-        map,
         tracks,
         runs: None,
     })
@@ -954,19 +978,9 @@ pub fn clips_using(
 /// world time.
 fn set_fields_clip(b: &mut Builder<'_>, sets: &[cascade::Set]) -> Option<Clip> {
     let scene = b.scene;
-    let mut order: Vec<(NodeId, &str)> = Vec::new();
-    let mut by_field: HashMap<(NodeId, &str), Vec<&cascade::Set>> = HashMap::default();
-    for set in sets {
-        let key = (set.node, set.field.as_str());
-        if !by_field.contains_key(&key) {
-            order.push(key);
-        }
-        by_field.entry(key).or_default().push(set);
-    }
     let mut tracks = Vec::new();
     let mut range = (f64::INFINITY, f64::NEG_INFINITY);
-    for key in order {
-        let list = &by_field[&key];
+    for (key, list) in by_field(sets.iter().map(|s| ((s.node, s.field.as_str()), s))) {
         let first = list[0];
         let numeric = matches!(
             first.ty,
@@ -989,17 +1003,13 @@ fn set_fields_clip(b: &mut Builder<'_>, sets: &[cascade::Set]) -> Option<Clip> {
             );
             continue;
         }
-        let own = scene.value(key.0, key.1).map_or(0.0, |v| match &v.data {
-            Data::Bools(x) => x.first().map_or(0.0, |&b| f64::from(u8::from(b))),
-            Data::Ints(x) => x.first().map_or(0.0, |&i| i.into()),
-            Data::Floats(x) => x.first().map_or(0.0, |&f| f.into()),
-            Data::Doubles(x) => x.first().copied().unwrap_or(0.0),
-            _ => 0.0,
-        });
+        let mut own = Vec::new();
+        field_numbers(scene, key.0, key.1, &mut own);
         // The field's own value before the first event; the last value set
         // at each time.
+        let own = own.first().copied().unwrap_or(0.0);
         let (mut keys, mut values) = (vec![first.time - 1.0], vec![own]);
-        for set in list {
+        for &set in &list {
             if keys.last() == Some(&set.time) {
                 values.pop();
                 keys.pop();
@@ -1015,24 +1025,7 @@ fn set_fields_clip(b: &mut Builder<'_>, sets: &[cascade::Set]) -> Option<Clip> {
         track.ty = Some(first.ty);
         tracks.push(track);
     }
-    if tracks.is_empty() {
-        return None;
-    }
-    // Fraction = world time.
-    let clock = Clock::Timer {
-        period: -1.0,
-        shift: 0.0,
-    };
-    let map = clock.clip(1, range)?;
-    Some(Clip {
-        name: "events".into(),
-        clock_node: tracks[0].source,
-        world_start: clock.clip_start(range),
-        clock,
-        map,
-        tracks,
-        runs: None,
-    })
+    world_time_clip("events", tracks, range)
 }
 
 /// A Link's first string in `field` (project three's Links name nodes by

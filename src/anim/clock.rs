@@ -187,15 +187,9 @@ impl Clock {
                 if !enabled || c <= 0.0 {
                     return;
                 }
-                let stop = if stop_time > s {
-                    stop_time
-                } else {
-                    f64::INFINITY
-                };
-                let mut end = if looping { stop } else { stop.min(s + c) };
-                if pause_time > resume_time && pause_time > s && pause_time < end {
-                    end = pause_time;
-                }
+                let run = Run::of(s, c, looping, stop_time, pause_time, resume_time);
+                // (A paused clock sends nothing more.)
+                let end = run.pause.unwrap_or(run.end);
                 push(s, out);
                 push(end, out);
                 let first = ((from - s) / c).floor().max(0.0) as u64;
@@ -303,18 +297,11 @@ impl Clock {
                 if !enabled || cycle <= 0.0 || t < start {
                     return None;
                 }
-                let stop = if stop > start { stop } else { f64::INFINITY };
-                // A one-cycle run ends by itself.
-                let end = if looping {
-                    stop
-                } else {
-                    stop.min(start + cycle)
-                };
-                let paused = pause > resume && pause > start && pause < end;
+                let run = Run::of(start, cycle, looping, stop, pause, resume);
                 // The time of the last event: now, or the end of the run, or
                 // the pause.
-                let last = match (paused, t.min(end)) {
-                    (true, now) if now >= pause => pause,
+                let last = match (run.pause, t.min(run.end)) {
+                    (Some(pause), now) if now >= pause => pause,
                     (_, now) => now,
                 };
                 let cycles = (last - start) / cycle;
@@ -323,13 +310,37 @@ impl Clock {
                 }
                 let f = cycles.fract();
                 // A run stopped exactly at the end of a cycle shows 1.
-                if f == 0.0 && cycles > 0.0 && last >= stop {
+                if f == 0.0 && cycles > 0.0 && last >= run.stop {
                     Some((1.0, last))
                 } else {
                     Some((f, last))
                 }
             }
         }
+    }
+}
+
+/// When a TimeSensor's run from `start` ends: at a stopTime after its
+/// start (`stop`, else never), or after one cycle when it does not loop;
+/// and where it pauses, at a pauseTime inside the run that is after the
+/// resumeTime (one at or before it is ignored, as the defaults 0 and 0 are).
+struct Run {
+    stop: f64,
+    end: f64,
+    pause: Option<f64>,
+}
+
+impl Run {
+    fn of(start: f64, cycle: f64, looping: bool, stop: f64, pause: f64, resume: f64) -> Run {
+        let stop = if stop > start { stop } else { f64::INFINITY };
+        // A one-cycle run ends by itself.
+        let end = if looping {
+            stop
+        } else {
+            stop.min(start + cycle)
+        };
+        let pause = (pause > resume && pause > start && pause < end).then_some(pause);
+        Run { stop, end, pause }
     }
 }
 

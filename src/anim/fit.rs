@@ -77,6 +77,13 @@ pub enum Shape {
     Linear,
 }
 
+impl Shape {
+    /// Cubic, then straight (kept on a tie: less data a key).
+    pub const EITHER: &'static [Shape] = &[Shape::Cubic, Shape::Linear];
+    /// Straight only.
+    pub const STRAIGHT: &'static [Shape] = &[Shape::Linear];
+}
+
 /// Fitted keyframes and the largest distance of their curve from the true
 /// curve the fit measured (at most the bound).
 #[derive(Debug)]

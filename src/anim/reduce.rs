@@ -149,11 +149,11 @@ fn kept(fit: &Fit) -> Vec<usize> {
 /// to those a fit of the same kind within `tol` needs. They are their own
 /// grid: between linear keys the curve is linear, so a fit's largest
 /// distance from it on a stretch is at one of them (slerp keys are checked
-/// at the middle of each segment too). The same keys as [`reduce`] finds
-/// on its grid, without evaluating the curve again; when every key is
-/// needed the keyframes are returned as they are (borrowed values stay
-/// borrowed), with the largest distance of the thinned curve from the
-/// exact one. Anything else is returned unchanged as `Err`.
+/// at the middle of each segment too), so the curve is not evaluated
+/// again; when every key is needed the keyframes are returned as they are
+/// (borrowed values stay borrowed), with the largest distance of the
+/// thinned curve from the exact one. Anything else is returned unchanged
+/// as `Err`.
 pub fn thin<'a>(
     k: Keyframes<'a>,
     tol: f64,

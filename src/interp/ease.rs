@@ -59,14 +59,9 @@ impl Ease {
             return y;
         };
         let (a, b) = (self.keys[i], self.keys[i + 1]);
-        let (mut e_out, mut e_in) = (self.ease[i][1], self.ease[i + 1][0]);
-        let s = e_out + e_in;
-        if s <= 0.0 {
+        let Some((e_out, e_in)) = scaled(self.ease[i][1], self.ease[i + 1][0]) else {
             return y;
-        }
-        if s > 1.0 {
-            (e_out, e_in) = (e_out / s, e_in / s);
-        }
+        };
         let t = 1.0 / (2.0 - e_out - e_in);
         let u = if e_out > 0.0 && v < t * e_out {
             (v * e_out / t).sqrt()
@@ -85,13 +80,11 @@ impl Ease {
         let mut out = self.keys.clone();
         for i in 0..self.keys.len().saturating_sub(1) {
             let (a, b) = (self.keys[i], self.keys[i + 1]);
-            let (mut e_out, mut e_in) = (self.ease[i][1], self.ease[i + 1][0]);
-            let s = e_out + e_in;
-            if s <= 0.0 || b <= a {
+            let Some((e_out, e_in)) = scaled(self.ease[i][1], self.ease[i + 1][0]) else {
                 continue;
-            }
-            if s > 1.0 {
-                (e_out, e_in) = (e_out / s, e_in / s);
+            };
+            if b <= a {
+                continue;
             }
             out.extend([a + (b - a) * e_out, b - (b - a) * e_in]);
         }
@@ -99,18 +92,25 @@ impl Ease {
     }
 }
 
+/// A segment's easeOut and easeIn as the text uses them: scaled to sum to 1
+/// when they sum to more; `None` when they sum to 0 or less (no easing).
+fn scaled(e_out: f64, e_in: f64) -> Option<(f64, f64)> {
+    let s = e_out + e_in;
+    if s <= 0.0 {
+        None
+    } else if s > 1.0 {
+        Some((e_out / s, e_in / s))
+    } else {
+        Some((e_out, e_in))
+    }
+}
+
 /// The eased local fraction g(u) of the X3D text, with S = 0 meaning no
 /// modification and the divisions by e_out and e_in guarded at zero.
 pub fn ease_local(u: f64, e_out: f64, e_in: f64) -> f64 {
-    let (mut e_out, mut e_in) = (e_out, e_in);
-    let s = e_out + e_in;
-    if s <= 0.0 {
+    let Some((e_out, e_in)) = scaled(e_out, e_in) else {
         return u;
-    }
-    if s > 1.0 {
-        e_out /= s;
-        e_in /= s;
-    }
+    };
     let t = 1.0 / (2.0 - e_out - e_in);
     if u < e_out {
         (t / e_out) * u * u

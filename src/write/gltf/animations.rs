@@ -36,10 +36,10 @@ pub(super) fn default_fit(
     let tol = opts
         .tolerance
         .unwrap_or_else(|| fit::default_tolerance(track));
-    let shapes: &'static [Shape] = if cubic {
-        &[Shape::Cubic, Shape::Linear]
+    let shapes = if cubic {
+        Shape::EITHER
     } else {
-        &[Shape::Linear]
+        Shape::STRAIGHT
     };
     Some((tol, shapes))
 }
@@ -431,8 +431,7 @@ impl Writer<'_> {
                     }
                     Keyframes::sample(&clip.map, opts.rate, 4, interpolation, false, rgba)
                 } else {
-                    let shapes = [Shape::Cubic, Shape::Linear];
-                    self.joint(clip, &[track, tr], 4, &shapes, &mut rgba)?
+                    self.joint(clip, &[track, tr], 4, Shape::EITHER, &mut rgba)?
                 }
             }
             (None, None) => self.keyframes(clip, track, opts, true)?,
@@ -538,8 +537,8 @@ impl Writer<'_> {
                     )
                 } else {
                     let tracks: Vec<&Track> = together.iter().map(|(_, t)| *t).collect();
-                    let shapes = [Shape::Cubic, Shape::Linear];
-                    let Some(k) = self.joint(clip, &tracks, part.width(), &shapes, &mut value_at)
+                    let width = part.width();
+                    let Some(k) = self.joint(clip, &tracks, width, Shape::EITHER, &mut value_at)
                     else {
                         continue;
                     };
@@ -918,7 +917,6 @@ impl Writer<'_> {
             None => None,
         };
         let (rotation, per) = (track.is_rotation(), track.per_element());
-        let linear: &[Shape] = &[Shape::Linear];
         // The keyframes, and how far their curve is from the true one.
         let (mut k, error) = match (exact, opts.tolerance) {
             (Some(k), None) => (k, 0.0),
@@ -936,9 +934,9 @@ impl Writer<'_> {
                     }
                     Err(k) => (k, 0.0, true),
                 };
-                let shapes: &[Shape] = match k.interpolation {
-                    Interpolation::Cubic => &[Shape::Cubic, Shape::Linear],
-                    _ => linear,
+                let shapes = match k.interpolation {
+                    Interpolation::Cubic => Shape::EITHER,
+                    _ => Shape::STRAIGHT,
                 };
                 let room = k.len().saturating_sub(1);
                 match refit.then(|| clip.fitted(track, tol, shapes, room)) {
@@ -956,7 +954,7 @@ impl Writer<'_> {
                 match (default_fit(opts, track, cubic), tol) {
                     (Some((tol, shapes)), _) => self.fitted(clip, track, tol, shapes)?,
                     (None, Some(tol)) if straight && opts.mode == Mode::Sample => {
-                        self.fitted(clip, track, tol, linear)?
+                        self.fitted(clip, track, tol, Shape::STRAIGHT)?
                     }
                     // Samples: no bound.
                     _ => (self.sampled(clip, track, interpolation)?, 0.0),
