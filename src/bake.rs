@@ -196,8 +196,7 @@ impl Bake {
 
     /// The CSV table, in memory (at most [`Limits::csv_bytes`]).
     pub fn csv(&self, opts: &CsvOptions) -> Result<Vec<u8>, Error> {
-        let span = opts.timeline.map_or(0.0, |(start, end)| end - start);
-        self.check_samples(span, opts.rate)?;
+        self.check_table(opts)?;
         Ok(csv::to_vec(
             &self.scene,
             &self.clips,
@@ -209,10 +208,16 @@ impl Bake {
     /// The CSV table, streamed: rows are written to `out` as they are
     /// computed (memory does not grow with the rows).
     pub fn write_csv(&self, opts: &CsvOptions, out: &mut dyn std::io::Write) -> Result<(), Error> {
-        let span = opts.timeline.map_or(0.0, |(start, end)| end - start);
-        self.check_samples(span, opts.rate)?;
+        self.check_table(opts)?;
         csv::write(&self.scene, &self.clips, opts, out)?;
         Ok(())
+    }
+
+    /// Whether a table's rows (each clip, or the timeline's span, at its
+    /// rate) stay within [`Limits::samples_per_track`].
+    fn check_table(&self, opts: &CsvOptions) -> Result<(), Error> {
+        let span = opts.timeline.map_or(0.0, |(start, end)| end - start);
+        self.check_samples(span, opts.rate)
     }
 
     /// The plain-text account of `x3dbake inspect`.

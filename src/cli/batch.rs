@@ -116,14 +116,16 @@ fn bake_one(job: &Job, index: usize, path: &str) -> (Outcome, String) {
         msg.push_str(&format!("x3dbake: {path}: {e}\n"));
         return (Outcome::UsageOrIo, msg);
     }
+    // World time: from --start (0) to --end (where the last clock's run
+    // ends).
+    let timeline = job.timeline.map(|(start, end)| {
+        let end = end.unwrap_or_else(|| csv::default_timeline_end(&bake.clips));
+        (start.unwrap_or(0.0), end)
+    });
     // The glTF document outlives the files: a GLB or .bin writes its buffer.
     let mut doc = None;
     let files = match job.format {
         Format::Csv => {
-            let timeline = job.timeline.map(|(start, end)| {
-                let end = end.unwrap_or_else(|| csv::default_timeline_end(&bake.clips));
-                (start.unwrap_or(0.0), end)
-            });
             let opts = CsvOptions {
                 rate: job.gltf_opts.rate,
                 wide: job.wide,
@@ -170,9 +172,8 @@ fn bake_one(job: &Job, index: usize, path: &str) -> (Outcome, String) {
         }
         Format::Gltf | Format::Glb => {
             // World time: one clip of the whole scene.
-            if let Some((start, end)) = job.timeline {
-                let end = end.unwrap_or_else(|| csv::default_timeline_end(&bake.clips));
-                bake.clips = timeline_clip(&bake.scene, &bake.clips, start.unwrap_or(0.0), end)
+            if let Some((start, end)) = timeline {
+                bake.clips = timeline_clip(&bake.scene, &bake.clips, start, end)
                     .into_iter()
                     .collect();
             }

@@ -14,12 +14,7 @@ use std::fmt::Write as _;
 pub fn report(scene: &Scene, clips: &[Clip], forms: &Forms, limits: &Limits) -> String {
     let mut out = String::new();
     let label = |id: NodeId| scene.display_name(id);
-    let known = |id: NodeId| matches!(scene.node(id).class, NodeClass::Known(_));
-
-    let live = |id: NodeId| known(id) && scene.node(id).in_proto.is_none();
-    let clocks: Vec<NodeId> = ids(scene)
-        .filter(|&id| live(id) && is_clock(&scene.node(id).type_name))
-        .collect();
+    let clocks: Vec<NodeId> = live(scene, is_clock).collect();
     let _ = writeln!(out, "clocks: {}", clocks.len());
     for id in clocks {
         let n = scene.node(id);
@@ -43,9 +38,7 @@ pub fn report(scene: &Scene, clips: &[Clip], forms: &Forms, limits: &Limits) -> 
         }
     }
 
-    let interps: Vec<NodeId> = ids(scene)
-        .filter(|&id| live(id) && is_interpolator(&scene.node(id).type_name))
-        .collect();
+    let interps: Vec<NodeId> = live(scene, is_interpolator).collect();
     let _ = writeln!(out, "interpolators: {}", interps.len());
     for id in interps {
         let keys = scene.value(id, "key").map(|v| v.len()).unwrap_or(0);
@@ -84,6 +77,15 @@ pub fn report(scene: &Scene, clips: &[Clip], forms: &Forms, limits: &Limits) -> 
     }
     clips_section(&mut out, scene, clips, limits.animation_values);
     out
+}
+
+/// The nodes of the scene itself (known types, not prototype templates)
+/// whose type `kind` accepts.
+fn live(scene: &Scene, kind: fn(&str) -> bool) -> impl Iterator<Item = NodeId> + '_ {
+    ids(scene).filter(move |&id| {
+        let n = scene.node(id);
+        matches!(n.class, NodeClass::Known(_)) && n.in_proto.is_none() && kind(&n.type_name)
+    })
 }
 
 fn clips_section(out: &mut String, scene: &Scene, clips: &[Clip], max_values: usize) {
@@ -242,11 +244,7 @@ impl std::fmt::Display for TrackForm {
 /// clocks, interpolators, routes, and clips with their tracks.
 pub fn report_json(scene: &Scene, clips: &[Clip], forms: &Forms, limits: &Limits) -> Value {
     let label = |id: NodeId| scene.display_name(id);
-    let live = |id: NodeId| {
-        matches!(scene.node(id).class, NodeClass::Known(_)) && scene.node(id).in_proto.is_none()
-    };
-    let clocks: Vec<Value> = ids(scene)
-        .filter(|&id| live(id) && is_clock(&scene.node(id).type_name))
+    let clocks: Vec<Value> = live(scene, is_clock)
         .map(|id| {
             let ty = &scene.node(id).type_name;
             let mut c = json!({"name": label(id), "type": ty});
@@ -260,8 +258,7 @@ pub fn report_json(scene: &Scene, clips: &[Clip], forms: &Forms, limits: &Limits
             c
         })
         .collect();
-    let interpolators: Vec<Value> = ids(scene)
-        .filter(|&id| live(id) && is_interpolator(&scene.node(id).type_name))
+    let interpolators: Vec<Value> = live(scene, is_interpolator)
         .map(|id| {
             json!({
                 "name": label(id),
