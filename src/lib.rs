@@ -21,6 +21,7 @@ pub mod load;
 pub mod mesh;
 pub mod par;
 pub mod scene;
+pub mod script;
 pub mod source;
 pub mod syntax;
 pub mod write;

@@ -1,0 +1,382 @@
+//! Script nodes in ECMAScript, run by an embedded QuickJS engine
+//! (`rquickjs`) with the X3D ECMAScript binding (`binding.js`). Each Script
+//! has its own context: its fields are its globals, its functions are
+//! called with an event's value and timestamp, and what it sends is
+//! returned as [`Output`]s for the event cascade to pass on.
+//!
+//! A Script cannot hang or exhaust the bake: each call has a budget of
+//! QuickJS interrupt checks (counted, so deterministic), and the engine a
+//! memory and stack limit. A Script that throws, or runs out of budget, is
+//! reported with the file line of the statement, and the call's outputs
+//! are dropped.
+
+mod convert;
+mod source;
+
+pub use source::{Language, ScriptSource};
+
+use crate::scene::{Access, FieldType, NodeId, Scene, Value};
+use rquickjs::{Context, Ctx, Runtime};
+use std::cell::Cell;
+use std::rc::Rc;
+
+/// The binding, run in each Script's context before its own source.
+const BINDING: &str = include_str!("binding.js");
+
+/// Interrupt checks a call may take (QuickJS checks about every 10 000
+/// instructions: some 2·10⁸ instructions, a fraction of a second).
+const BUDGET: u32 = 20_000;
+
+/// Memory all Scripts of a bake may hold together.
+const MEMORY: usize = 512 << 20;
+
+/// The nodes a Script can reach through its SFNode and MFNode fields (and
+/// theirs) that it is given, at most.
+const MAX_NODES: usize = 4096;
+
+/// Something a Script did in a call.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Output {
+    /// It sent a value from one of its fields (an assignment to an
+    /// outputOnly or inputOutput field).
+    Send {
+        /// The field.
+        field: String,
+        /// The value.
+        value: Value,
+    },
+    /// It wrote a field of a node it holds (directOutput).
+    Write {
+        /// The node.
+        node: NodeId,
+        /// The field, by its catalogue name.
+        field: String,
+        /// The value.
+        value: Value,
+    },
+    /// It printed a line (`print`, `Browser.println`).
+    Print(String),
+}
+
+/// Why a call failed.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Failure {
+    /// The exception's message (its class and text).
+    pub message: String,
+    /// The line of the Script's source, from 1, when known.
+    pub line: Option<u32>,
+}
+
+/// The engine all Scripts of a bake share.
+pub struct Engine {
+    runtime: Runtime,
+    budget: Rc<Cell<u32>>,
+}
+
+impl Engine {
+    /// A new engine with its limits set.
+    pub fn new() -> Result<Engine, Failure> {
+        let runtime = Runtime::new().map_err(|e| failure(&e.to_string()))?;
+        runtime.set_memory_limit(MEMORY);
+        runtime.set_max_stack_size(1 << 20);
+        let budget = Rc::new(Cell::new(BUDGET));
+        let left = budget.clone();
+        runtime.set_interrupt_handler(Some(Box::new(move || {
+            let n = left.get();
+            left.set(n.saturating_sub(1));
+            n == 0
+        })));
+        Ok(Engine { runtime, budget })
+    }
+}
+
+fn failure(message: &str) -> Failure {
+    Failure {
+        message: message.to_string(),
+        line: None,
+    }
+}
+
+/// One Script node, loaded and initialised.
+pub struct Script {
+    context: Context,
+    budget: Rc<Cell<u32>>,
+    /// The Script's fields: name, type, access.
+    fields: Vec<(String, FieldType, Access)>,
+}
+
+impl Script {
+    /// Loads a Script's ECMAScript source in a new context of `engine`,
+    /// with its fields and the nodes it holds. Its `initialize` is not
+    /// called yet.
+    pub fn load(
+        engine: &Engine,
+        scene: &Scene,
+        node: NodeId,
+        code: &str,
+    ) -> Result<Script, Failure> {
+        let context = Context::full(&engine.runtime).map_err(|e| failure(&e.to_string()))?;
+        let fields: Vec<(String, FieldType, Access)> = scene
+            .node(node)
+            .user_fields
+            .iter()
+            .map(|f| (f.name.clone(), f.ty, f.access))
+            .collect();
+        let setup = convert::setup(scene, node, MAX_NODES);
+        let script = Script {
+            context,
+            budget: engine.budget.clone(),
+            fields,
+        };
+        script.run(|ctx| {
+            ctx.eval::<(), _>(BINDING)?;
+            let f: rquickjs::Function = ctx.globals().get("__x3d_setup")?;
+            f.call::<_, ()>((setup.as_str(),))?;
+            let opts = {
+                let mut o = rquickjs::context::EvalOptions::default();
+                o.global = true;
+                o.strict = false;
+                o.filename = Some(source::FILE_NAME.into());
+                o
+            };
+            ctx.eval_with_options::<(), _>(code, opts)
+        })?;
+        Ok(script)
+    }
+
+    /// Calls `initialize()`, if the Script has one.
+    pub fn initialize(&self, time: f64) -> Result<Vec<Output>, Failure> {
+        self.call("initialize", None, time)
+    }
+
+    /// Calls `eventsProcessed()`, if the Script has one.
+    pub fn events_processed(&self, time: f64) -> Result<Vec<Output>, Failure> {
+        self.call("eventsProcessed", None, time)
+    }
+
+    /// Delivers an event to the Script's input field `field` (declared
+    /// name): sets the field and calls its function.
+    pub fn event(&self, field: &str, value: &Value, time: f64) -> Result<Vec<Output>, Failure> {
+        self.call(field, Some(value), time)
+    }
+
+    /// The Script's field of a name: its type and access.
+    pub fn field(&self, name: &str) -> Option<(FieldType, Access)> {
+        self.fields
+            .iter()
+            .find(|f| f.0 == name)
+            .map(|&(_, ty, access)| (ty, access))
+    }
+
+    fn call(&self, name: &str, value: Option<&Value>, time: f64) -> Result<Vec<Output>, Failure> {
+        let json = value.map(convert::to_json);
+        let done: String = self.run(|ctx| {
+            let f: rquickjs::Function = ctx.globals().get("__x3d_call")?;
+            f.call((name, json.as_deref(), time))
+        })?;
+        convert::outputs(&done, |field| self.field(field).map(|f| f.0))
+            .map_err(|m| failure(&format!("x3dbake could not read what the Script did: {m}")))
+    }
+
+    /// Runs `f` in the Script's context with a fresh budget; an exception
+    /// becomes a [`Failure`] with its source line.
+    fn run<T>(&self, f: impl FnOnce(&Ctx<'_>) -> rquickjs::Result<T>) -> Result<T, Failure> {
+        self.budget.set(BUDGET);
+        self.context.with(|ctx| match f(&ctx) {
+            Ok(v) => Ok(v),
+            Err(rquickjs::Error::Exception) => Err(caught(&ctx, self.budget.get() == 0)),
+            Err(e) => Err(failure(&e.to_string())),
+        })
+    }
+}
+
+/// The exception pending in `ctx`, as a failure with the line of the
+/// Script's source it was thrown at.
+fn caught(ctx: &Ctx<'_>, out_of_budget: bool) -> Failure {
+    let value = ctx.catch();
+    if out_of_budget {
+        return Failure {
+            message: format!("ran longer than x3dbake allows a call ({BUDGET} interrupt checks)"),
+            line: None,
+        };
+    }
+    let Some(e) = value.as_exception() else {
+        let text = value
+            .as_string()
+            .and_then(|s| s.to_string().ok())
+            .unwrap_or_else(|| format!("{:?}", value.type_of()));
+        return failure(&format!("threw {text}"));
+    };
+    let name: Option<String> = e.get("name").ok();
+    let message = e.message().unwrap_or_default();
+    let line = e.stack().as_deref().and_then(source::script_line).or_else(|| {
+        // A syntax error has no frame of the Script: its line is in the
+        // exception's own fields.
+        e.get::<_, Option<u32>>("lineNumber").ok().flatten()
+    });
+    Failure {
+        message: match name {
+            Some(n) if !n.is_empty() => format!("{n}: {message}"),
+            _ => message,
+        },
+        line,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::diag::Diagnostics;
+    use crate::limits::Limits;
+    use crate::scene::value::Data;
+    use crate::source::Sources;
+
+    fn scene(text: &str) -> Scene {
+        let mut sources = Sources::new();
+        let file = sources.add("t.x3dv", text.to_string());
+        let mut diags = Diagnostics::default();
+        let scene = crate::syntax::parse(&sources, file, &Limits::default(), &mut diags);
+        assert!(!diags.has_errors(), "{:?}", diags.list());
+        scene
+    }
+
+    fn vec3(x: f32, y: f32, z: f32) -> Value {
+        Value {
+            ty: FieldType::SFVec3f,
+            data: Data::Floats(vec![x, y, z]),
+        }
+    }
+
+    fn loaded(scene: &Scene, engine: &Engine) -> Script {
+        let id = scene.def("S").expect("S");
+        let ScriptSource::Inline { code, .. } = ScriptSource::of(scene, id) else {
+            panic!("inline")
+        };
+        Script::load(engine, scene, id, &code).expect("loads")
+    }
+
+    /// The binding's rotation maths against values worked by hand: a
+    /// quarter turn about z takes x to y.
+    #[test]
+    fn a_rotation_turns_a_vector_as_worked_by_hand() {
+        let s = scene(
+            r#"#X3D V4.0 utf8
+DEF S Script {
+  inputOnly SFRotation set_rotation
+  outputOnly SFVec3f vector_changed
+  initializeOnly SFVec3f vector 1 0 0
+  url "ecmascript:
+function set_rotation (value, time) { vector_changed = value.multVec(vector); }
+"
+}"#,
+        );
+        let engine = Engine::new().expect("engine");
+        let script = loaded(&s, &engine);
+        let quarter = Value {
+            ty: FieldType::SFRotation,
+            data: Data::Floats(vec![0.0, 0.0, 1.0, std::f32::consts::FRAC_PI_2]),
+        };
+        let out = script.event("set_rotation", &quarter, 1.0).expect("runs");
+        let [Output::Send { field, value }] = out.as_slice() else {
+            panic!("{out:?}")
+        };
+        assert_eq!(field, "vector_changed");
+        let v = value.floats();
+        assert!((v[0]).abs() < 1e-6 && (v[1] - 1.0).abs() < 1e-6 && v[2].abs() < 1e-6);
+    }
+
+    /// Fields keep their values between calls; an inputOutput field set
+    /// by an event sends it and calls `set_NAME`; a field changed in place
+    /// sends too; directOutput writes name the node and field.
+    #[test]
+    fn fields_persist_send_and_write_nodes() {
+        let s = scene(
+            r#"#X3D V4.0 utf8
+DEF T TimeSensor { }
+DEF S Script {
+  directOutput TRUE
+  inputOutput SFFloat level 0
+  outputOnly SFVec3f moved
+  initializeOnly SFNode clock USE T
+  initializeOnly SFInt32 calls 0
+  url "javascript:
+function initialize() { moved = new SFVec3f(1, 2, 3); }
+function set_level(v, t) { calls++; moved[1] = v * calls; clock.set_startTime = t; }
+"
+}"#,
+        );
+        let engine = Engine::new().expect("engine");
+        let script = loaded(&s, &engine);
+        let init = script.initialize(0.0).expect("initialize");
+        assert_eq!(
+            init,
+            vec![Output::Send {
+                field: "moved".into(),
+                value: vec3(1.0, 2.0, 3.0)
+            }]
+        );
+        let level = |x: f32| Value {
+            ty: FieldType::SFFloat,
+            data: Data::Floats(vec![x]),
+        };
+        script.event("level", &level(5.0), 2.0).expect("first");
+        let out = script.event("level", &level(5.0), 3.0).expect("second");
+        assert_eq!(
+            out,
+            vec![
+                Output::Send {
+                    field: "level".into(),
+                    value: level(5.0)
+                },
+                Output::Write {
+                    node: s.def("T").expect("T"),
+                    field: "startTime".into(),
+                    value: Value {
+                        ty: FieldType::SFTime,
+                        data: Data::Doubles(vec![3.0])
+                    }
+                },
+                Output::Send {
+                    field: "moved".into(),
+                    value: vec3(1.0, 10.0, 3.0)
+                },
+            ]
+        );
+    }
+
+    /// A Script that throws, loops for ever or recurses without end fails
+    /// with its line; the engine goes on.
+    #[test]
+    fn a_script_that_throws_fails_with_its_line() {
+        let s = scene(
+            r#"#X3D V4.0 utf8
+DEF S Script {
+  inputOnly SFTime go
+  inputOnly SFTime spin
+  inputOnly SFTime deep
+  url "ecmascript:
+function go(v) {
+  undefinedThing.x = 1;
+}
+function spin(v) { for (;;) {} }
+function deep(v) { return deep(v) + 1; }
+"
+}"#,
+        );
+        let engine = Engine::new().expect("engine");
+        let script = loaded(&s, &engine);
+        let time = Value {
+            ty: FieldType::SFTime,
+            data: Data::Doubles(vec![1.0]),
+        };
+        let e = script.event("go", &time, 1.0).expect_err("throws");
+        assert_eq!(e.line, Some(3), "{e:?}");
+        assert!(e.message.contains("undefinedThing"), "{e:?}");
+        let e = script.event("spin", &time, 1.0).expect_err("stops");
+        assert!(e.message.contains("ran longer"), "{e:?}");
+        let e = script.event("deep", &time, 1.0).expect_err("overflows");
+        assert!(e.message.contains("stack") || e.message.contains("recursion"), "{e:?}");
+        // Still answers.
+        assert!(script.initialize(2.0).expect("runs").is_empty());
+    }
+}
