@@ -130,6 +130,7 @@ impl Bake {
         let checked = check::check(&self.scene, &mut self.diags);
         self.forms = checked.forms;
         let built = &checked.built;
+        let world = world.map(|w| (w, &self.sources));
         self.clips = clips_using(&self.scene, opts, built, world, &mut self.diags);
     }
 

@@ -10,9 +10,8 @@ use super::{InterpOptions, NodeFn, node_function};
 use crate::diag::{Diagnostic, Diagnostics};
 use crate::hash::{HashMap, HashSet};
 use crate::interp::{Ease, Exact, Interpolator, Kind, TangentRule};
-use crate::scene::value::Data;
 use crate::scene::{Dir, FieldType, NodeId, Route, Scene};
-use crate::source::Span;
+use crate::source::{Sources, Span};
 use std::sync::Arc;
 
 /// A fraction modifier between a clock and an interpolator.
@@ -193,13 +192,7 @@ fn field_numbers(scene: &Scene, node: NodeId, field: &str, out: &mut Vec<f64>) {
         }
         return;
     }
-    match &v.data {
-        Data::Floats(x) => out.extend(x.iter().map(|&f| f as f64)),
-        Data::Doubles(x) => out.extend_from_slice(x),
-        Data::Ints(x) => out.extend(x.iter().map(|&i| i as f64)),
-        Data::Bools(x) => out.extend(x.iter().map(|&b| f64::from(u8::from(b)))),
-        Data::Strings(_) | Data::Nodes(_) => {}
-    }
+    out.extend(super::value_numbers(v));
 }
 
 fn sort_corners(c: &mut Vec<f64>) {
@@ -847,7 +840,7 @@ pub fn clips_using(
     scene: &Scene,
     opts: ClipOptions,
     built: &Built,
-    world: Option<&World>,
+    world: Option<(&World, &Sources)>,
     diags: &mut Diagnostics,
 ) -> Vec<Clip> {
     let mut funcs = HashMap::default();
@@ -944,15 +937,20 @@ pub fn clips_using(
     }
     // World time: the clocks' runs as the event cascade plays them, and
     // the routes it follows are baked.
-    if let Some(world) = world.filter(|_| !b.stopped) {
+    if let Some((world, sources)) = world.filter(|_| !b.stopped) {
         let played = cascade::play(
             scene,
-            &world.events,
+            sources,
+            world,
             world.end.unwrap_or(cascade::HORIZON),
             b.diags,
         );
         for (ri, r) in scene.routes.iter().enumerate() {
-            if played.followed.contains(&ri) || cascade::simulates(scene, r) {
+            if played.followed.contains(&ri)
+                || played.framed.contains(&ri)
+                || played.scripts.contains(&r.from)
+                || cascade::simulates(scene, r)
+            {
                 b.used[ri] = true;
             }
         }
@@ -960,7 +958,10 @@ pub fn clips_using(
             if let Some(runs) = played.runs.get(&clip.clock_node) {
                 clip.runs = Some(runs.clone());
             }
+            // What a clock sends a Script, the Script got at frames.
+            clip.tracks.retain(|t| !played.scripts.contains(&t.target));
         }
+        clips.retain(|c| !c.tracks.is_empty());
         clips.extend(set_fields_clip(&mut b, &played.sets));
     }
     // After a routing limit the unfollowed routes are not news.
@@ -972,26 +973,28 @@ pub fn clips_using(
 }
 
 /// The fields the event cascade sets (a Switch's whichChoice from an
-/// IntegerTrigger) as a clip named `events` in world time: a step track a
-/// field, from the field's own value to each value set, at the times set
-/// (the last of one time). Its clock is a Timer whose fraction is the
-/// world time.
+/// IntegerTrigger, a Transform's translation from a Script) as a clip
+/// named `events` in world time: a track a field, from the field's own
+/// value to each value set, at the times set (the last of one time). A
+/// value set at frames (a Script following a clock) is interpolated
+/// between them, linearly or (a rotation) on the shorter arc; one set by
+/// discrete events holds until the next. Its clock is a Timer whose
+/// fraction is the world time.
 fn set_fields_clip(b: &mut Builder<'_>, sets: &[cascade::Set]) -> Option<Clip> {
     let scene = b.scene;
     let mut tracks = Vec::new();
     let mut range = (f64::INFINITY, f64::NEG_INFINITY);
     for (key, list) in by_field(sets.iter().map(|s| ((s.node, s.field.as_str()), s))) {
         let first = list[0];
-        let numeric = matches!(
-            first.ty,
-            FieldType::SFBool
-                | FieldType::SFInt32
-                | FieldType::SFFloat
-                | FieldType::SFDouble
-                | FieldType::SFTime
-        );
-        let r = &scene.routes[first.route];
-        if !numeric {
+        let width = first.ty.components();
+        let shown = !first.ty.is_mf()
+            && !matches!(
+                first.ty.scalar(),
+                crate::scene::value::Scalar::String | crate::scene::value::Scalar::Node
+            )
+            && first.ty != FieldType::SFMatrix3f
+            && first.ty != FieldType::SFMatrix4f;
+        if !shown {
             b.diags.warning(
                 format!(
                     "`{}.{}` ({}) is set by events in world time, which the timeline does not show",
@@ -999,31 +1002,64 @@ fn set_fields_clip(b: &mut Builder<'_>, sets: &[cascade::Set]) -> Option<Clip> {
                     key.1,
                     first.ty.name()
                 ),
-                Some(r.span),
+                Some(first.span),
             );
             continue;
         }
-        let mut own = Vec::new();
-        field_numbers(scene, key.0, key.1, &mut own);
+        let framed = list.iter().any(|s| s.framed);
+        let kind = match first.ty {
+            FieldType::SFRotation => Kind::Orientation,
+            _ if framed => Kind::Linear,
+            FieldType::SFBool
+            | FieldType::SFInt32
+            | FieldType::SFFloat
+            | FieldType::SFDouble
+            | FieldType::SFTime => Kind::Step,
+            _ => Kind::Linear,
+        };
+        // Held values as jumps (a key repeated) where the kind blends.
+        let held = !framed && kind != Kind::Step;
         // The field's own value before the first event; the last value set
         // at each time.
-        let own = own.first().copied().unwrap_or(0.0);
-        let (mut keys, mut values) = (vec![first.time - 1.0], vec![own]);
+        let mut own: Vec<f64> = scene
+            .value(key.0, key.1)
+            .map(super::value_numbers)
+            .unwrap_or_default();
+        own.resize(width, 0.0);
+        let (mut keys, mut values) = (vec![first.time - 1.0], own);
         for &set in &list {
+            if set.values.len() != width {
+                continue;
+            }
             if keys.last() == Some(&set.time) {
-                values.pop();
                 keys.pop();
+                values.truncate(values.len() - width);
+            }
+            if held {
+                let before = values[values.len() - width..].to_vec();
+                keys.push(set.time);
+                values.extend_from_slice(&before);
             }
             keys.push(set.time);
-            values.push(set.value);
+            values.extend_from_slice(&set.values);
         }
         range = (range.0.min(keys[0]), range.1.max(keys[keys.len() - 1]));
-        let spec = crate::interp::Spec::scalar(Kind::Step, &keys, values);
+        let spec = crate::interp::Spec {
+            elem: width,
+            ..crate::interp::Spec::scalar(kind, &keys, values)
+        };
         let func = Arc::new(Interpolator::new(spec, &mut Vec::new()));
-        let mut track = b.track(r, r.from, &[], func, false);
-        track.field = key.1.to_string();
-        track.ty = Some(first.ty);
-        tracks.push(track);
+        tracks.push(Track {
+            target: key.0,
+            field: key.1.to_string(),
+            ty: Some(first.ty),
+            source: first.route.map_or(key.0, |ri| scene.routes[ri].from),
+            modifiers: Vec::new(),
+            span: first.span,
+            func,
+            mods: Vec::new(),
+            world: None,
+        });
     }
     world_time_clip("events", tracks, range)
 }

@@ -34,9 +34,15 @@ pub struct InterpOptions {
 
 /// The numbers of a field as f64 (booleans as 0 and 1).
 fn numbers(scene: &Scene, id: NodeId, field: &str) -> Vec<f64> {
-    let Some(v) = scene.value(id, field) else {
-        return Vec::new();
-    };
+    scene
+        .value(id, field)
+        .map(value_numbers)
+        .unwrap_or_default()
+}
+
+/// The numbers of a value as f64 (booleans as 0 and 1; none for strings
+/// and nodes).
+pub fn value_numbers(v: &crate::scene::Value) -> Vec<f64> {
     match &v.data {
         Data::Floats(x) => x.iter().map(|&f| f as f64).collect(),
         Data::Doubles(x) => x.clone(),

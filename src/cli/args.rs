@@ -403,6 +403,7 @@ impl BakeArgs {
             world: self.timeline.then_some(World {
                 events: self.events,
                 end: self.end,
+                rate: self.rate,
             }),
             clips: self.clips,
             quiet: self.common.quiet,

@@ -59,7 +59,7 @@ pub fn from_json(ty: FieldType, data: &Json) -> Option<Value> {
         ),
     };
     let value = Value { ty, data };
-    let whole = value.scalar_len() % ty.components() == 0;
+    let whole = value.scalar_len().is_multiple_of(ty.components());
     let single = ty.is_mf() || value.scalar_len() == value.ty.components();
     let node = ty == FieldType::SFNode && value.scalar_len() <= 1;
     (whole && (single || node)).then_some(value)

@@ -13,7 +13,7 @@
 mod convert;
 mod source;
 
-pub use source::{Language, ScriptSource};
+pub use source::{Language, ScriptSource, line_span};
 
 use crate::scene::{Access, FieldType, NodeId, Scene, Value};
 use rquickjs::{Context, Ctx, Runtime};
@@ -99,6 +99,8 @@ fn failure(message: &str) -> Failure {
 
 /// One Script node, loaded and initialised.
 pub struct Script {
+    /// The node's name (its DEF, or `<Script>`).
+    name: String,
     context: Context,
     budget: Rc<Cell<u32>>,
     /// The Script's fields: name, type, access.
@@ -124,6 +126,7 @@ impl Script {
             .collect();
         let setup = convert::setup(scene, node, MAX_NODES);
         let script = Script {
+            name: scene.display_name(node),
             context,
             budget: engine.budget.clone(),
             fields,
@@ -158,6 +161,11 @@ impl Script {
     /// name): sets the field and calls its function.
     pub fn event(&self, field: &str, value: &Value, time: f64) -> Result<Vec<Output>, Failure> {
         self.call(field, Some(value), time)
+    }
+
+    /// The node's name (its DEF, or `<Script>`).
+    pub fn name(&self) -> &str {
+        &self.name
     }
 
     /// The Script's field of a name: its type and access.
@@ -209,11 +217,15 @@ fn caught(ctx: &Ctx<'_>, out_of_budget: bool) -> Failure {
     };
     let name: Option<String> = e.get("name").ok();
     let message = e.message().unwrap_or_default();
-    let line = e.stack().as_deref().and_then(source::script_line).or_else(|| {
-        // A syntax error has no frame of the Script: its line is in the
-        // exception's own fields.
-        e.get::<_, Option<u32>>("lineNumber").ok().flatten()
-    });
+    let line = e
+        .stack()
+        .as_deref()
+        .and_then(source::script_line)
+        .or_else(|| {
+            // A syntax error has no frame of the Script: its line is in the
+            // exception's own fields.
+            e.get::<_, Option<u32>>("lineNumber").ok().flatten()
+        });
     Failure {
         message: match name {
             Some(n) if !n.is_empty() => format!("{n}: {message}"),
@@ -375,7 +387,10 @@ function deep(v) { return deep(v) + 1; }
         let e = script.event("spin", &time, 1.0).expect_err("stops");
         assert!(e.message.contains("ran longer"), "{e:?}");
         let e = script.event("deep", &time, 1.0).expect_err("overflows");
-        assert!(e.message.contains("stack") || e.message.contains("recursion"), "{e:?}");
+        assert!(
+            e.message.contains("stack") || e.message.contains("recursion"),
+            "{e:?}"
+        );
         // Still answers.
         assert!(script.initialize(2.0).expect("runs").is_empty());
     }

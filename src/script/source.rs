@@ -135,7 +135,10 @@ mod tests {
         else {
             panic!("inline")
         };
-        assert_eq!((language, code.as_str()), (Language::EcmaScript, " function f() {}"));
+        assert_eq!(
+            (language, code.as_str()),
+            (Language::EcmaScript, " function f() {}")
+        );
         let Some(ScriptSource::Inline { language, .. }) = inline("castlescript: x := 1", span())
         else {
             panic!("inline")
@@ -147,7 +150,10 @@ mod tests {
 
     #[test]
     fn a_stack_names_the_script_line() {
-        assert_eq!(script_line("    at f (x3d-script:12:3)\n    at <eval>"), Some(12));
+        assert_eq!(
+            script_line("    at f (x3d-script:12:3)\n    at <eval>"),
+            Some(12)
+        );
         assert_eq!(script_line("    at <eval> (eval_script:1)"), None);
     }
 }

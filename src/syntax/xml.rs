@@ -5,7 +5,7 @@ use crate::diag::Diagnostics;
 use crate::hash::HashSet;
 use crate::limits::Limits;
 use crate::scene::build::TextPos;
-use crate::scene::value::{Encoding, parse_value};
+use crate::scene::value::{Data, Encoding, parse_value};
 use crate::scene::{Access, Builder, FieldDef, FieldType, NodeClass, NodeId, Scene, Value};
 use crate::source::{FileId, SourceFile, Span};
 use quick_xml::XmlVersion;
@@ -130,7 +130,12 @@ impl<'s, 'd> Reader<'s, 'd> {
                 Event::Empty(e) => self.start(&e, true),
                 Event::End(_) => self.end(),
                 Event::Text(t) => self.text_content(&t),
-                Event::CData(_) | Event::Comment(_) | Event::Decl(_) | Event::PI(_) => {}
+                Event::CData(c) => {
+                    let code: &str = c.as_ref();
+                    let span = self.span_of(code, 0);
+                    self.script_text(code, span);
+                }
+                Event::Comment(_) | Event::Decl(_) | Event::PI(_) => {}
                 Event::GeneralRef(_) => {}
                 Event::DocType(d) => {
                     if d.contains("<!ENTITY") {
@@ -175,13 +180,36 @@ impl<'s, 'd> Reader<'s, 'd> {
         format!("line {line}, column {col}")
     }
 
+    /// The text inside a Script element (in CDATA or not) is its program:
+    /// its `sourceCode`.
+    fn script_text(&mut self, code: &str, span: Span) {
+        if code.trim().is_empty() {
+            return;
+        }
+        if let Some((Frame::Node(id), _, _)) = self.frames.last()
+            && self.b.scene().node(*id).type_name == "Script"
+        {
+            let id = *id;
+            let value = Value {
+                ty: FieldType::SFString,
+                data: Data::Strings(vec![code.to_string()]),
+            };
+            self.b.set_value(id, "sourceCode", value, span);
+        }
+    }
+
     fn text_content(&mut self, t: &quick_xml::events::BytesText<'_>) {
         if t.trim().is_empty() {
             return;
         }
         if let Some((Frame::Node(id), _, _)) = self.frames.last() {
             let ty = &self.b.scene().node(*id).type_name;
-            if ty != "Script" && ty != "ShaderPart" && ty != "ShaderProgram" {
+            if ty == "Script" {
+                let raw: &str = t.as_ref();
+                let span = self.span_of(raw, 0);
+                let code = quick_xml::escape::unescape(raw).unwrap_or(Cow::Borrowed(raw));
+                self.script_text(&code, span);
+            } else if ty != "ShaderPart" && ty != "ShaderProgram" {
                 let span = self.span_of(t, 0);
                 let msg = format!("text inside <{ty}> is ignored");
                 self.b.diags().warning(msg, Some(span));

@@ -1143,3 +1143,90 @@ fn event_utilities_pass_user_events_on_in_world_time() {
     assert_eq!(form.status.code(), Some(2));
     assert!(util::stderr(&form).contains("is not TIME:NODE.FIELD=VALUE"));
 }
+
+/// Scripts in world time, against values worked by hand
+/// (fixtures/scenes/scripts.x3d): a Script that follows a clock moves a
+/// Box to 2 × fraction at every frame; one started by a clock starts
+/// another half a second on and hides a Shape through directOutput; one
+/// that throws is named with the file line of the statement, and what it
+/// sent in that call is dropped. Scripts x3dbake cannot run are named.
+#[test]
+fn scripts_run_in_world_time_and_a_throw_is_named_with_its_line() {
+    let scene = util::root().join("fixtures/scenes/scripts.x3d");
+    let o = util::run(&[
+        &scene.to_string_lossy(),
+        "-o",
+        "-",
+        "--timeline",
+        "--rate",
+        "4",
+        "--end",
+        "3",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", util::stderr(&o));
+    let rows = lines(&o);
+    let at = |t: &str, what: &str| {
+        rows.iter()
+            .find(|r| r.starts_with(&format!("timeline,{t},{what},")))
+            .unwrap_or_else(|| panic!("no {what} at {t}: {rows:#?}"))
+            .clone()
+    };
+    // Box: x = 2 × fraction = 2 × (t / 2 mod 1) = t mod 2.
+    assert_eq!(
+        at("0.75", "Box,translation"),
+        "timeline,0.75,Box,translation,0,0.75,0,0,"
+    );
+    assert_eq!(
+        at("2.5", "Box,translation"),
+        "timeline,2.5,Box,translation,0,0.5,0,0,"
+    );
+    // Later runs from load (startTime 0), then from 1.5 s as Starter says.
+    assert_eq!(
+        at("0.5", "Slider,translation"),
+        "timeline,0.5,Slider,translation,0,0.5,0,0,"
+    );
+    assert_eq!(
+        at("1.5", "Slider,translation"),
+        "timeline,1.5,Slider,translation,0,0,0,0,"
+    );
+    assert_eq!(
+        at("2", "Slider,translation"),
+        "timeline,2,Slider,translation,0,0.5,0,0,"
+    );
+    assert_eq!(
+        at("0.75", "Hidden,visible"),
+        "timeline,0.75,Hidden,visible,0,true,,,"
+    );
+    assert_eq!(
+        at("1", "Hidden,visible"),
+        "timeline,1,Hidden,visible,0,false,,,"
+    );
+    // Broken's spin, sent before it threw, is dropped.
+    assert!(
+        !rows.iter().any(|r| r.contains("Slider,rotation")),
+        "{rows:#?}"
+    );
+    let err = util::stderr(&o);
+    assert!(
+        err.contains("scripts.x3d:50:1: warning: Script `Broken` failed in `set_active` at 1 s: ReferenceError: nothing is not defined"),
+        "{err}"
+    );
+
+    // A Script in another language, one in a file, one with no program.
+    let (_dir, x3d) = util::scene_file(
+        "other.x3dv",
+        "#X3D V3.0 utf8\n\
+         DEF Castle Script { url \"castlescript: x := 1\" }\n\
+         DEF Away Script { url \"move.js\" }\n\
+         DEF Nothing Script { }\n",
+    );
+    let o = util::run(&[&x3d, "-o", "-", "--timeline", "--end", "1"]);
+    let err = util::stderr(&o);
+    for want in [
+        "other.x3dv:2:12: warning: Script `Castle` is written in castlescript, which x3dbake does not run",
+        "other.x3dv:3:10: warning: Script `Away`: its program is in a file (move.js), which x3dbake does not read",
+        "other.x3dv:4:13: warning: Script `Nothing` has no program",
+    ] {
+        assert!(err.contains(want), "{want}\n{err}");
+    }
+}

@@ -13,13 +13,19 @@
 //! runs found. What the cascade gives: every run of every TimeSensor, and
 //! the routes it followed.
 
+mod frames;
+mod scripts;
+
 use super::clip::clock_of;
 use super::clock::Clock;
 use crate::diag::Diagnostics;
 use crate::hash::{HashMap, HashSet};
-use crate::scene::{Dir, NodeId, Scene};
+use crate::scene::value::Data;
+use crate::scene::{Dir, FieldType, NodeId, Scene, Value};
+use crate::source::{Sources, Span};
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
+use std::rc::Rc;
 
 /// An event a person would cause (a click, a key), given on the command
 /// line as `TIME:NODE.FIELD=VALUE`: at world time TIME, NODE sends FIELD
@@ -59,45 +65,97 @@ impl std::str::FromStr for UserEvent {
 }
 
 /// World time asked for: the user's events and how far to play them.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct World {
     /// Events given on the command line.
     pub events: Vec<UserEvent>,
     /// The end of the timeline, when given.
     pub end: Option<f64>,
+    /// Frames a second at which Scripts get continuous events (a
+    /// TimeSensor's fraction, an interpolator's value).
+    pub rate: f64,
+}
+
+impl Default for World {
+    fn default() -> World {
+        World {
+            events: Vec::new(),
+            end: None,
+            rate: 60.0,
+        }
+    }
 }
 
 /// How far the cascade plays when no end is given, seconds.
 pub const HORIZON: f64 = 3600.0;
 
-/// A discrete event's value.
-#[derive(Clone, Copy, Debug, PartialEq)]
+/// An event's value: the scalar ones the event utilities pass, or any
+/// other (a Script's or an interpolator's).
+#[derive(Clone, Debug, PartialEq)]
 enum Ev {
     Bool(bool),
     Time(f64),
     Int(i64),
+    Value(Rc<Value>),
 }
 
 impl Ev {
-    fn truth(self) -> bool {
-        match self {
-            Ev::Bool(b) => b,
-            Ev::Time(t) => t != 0.0,
-            Ev::Int(i) => i != 0,
+    /// The event of a value: a scalar one as such.
+    fn of(value: Value) -> Ev {
+        match value.ty {
+            FieldType::SFBool => Ev::Bool(value.as_bool()),
+            FieldType::SFInt32 => Ev::Int(value.ints().first().copied().unwrap_or(0).into()),
+            FieldType::SFTime | FieldType::SFDouble | FieldType::SFFloat => {
+                Ev::Time(value.as_f64())
+            }
+            _ => Ev::Value(Rc::new(value)),
         }
     }
-    fn number(self) -> f64 {
+    /// The value it gives a field of type `ty` (`None`: not of the type).
+    fn value(&self, ty: FieldType) -> Option<Value> {
+        let scalar = |x: f64| {
+            let data = match ty {
+                FieldType::SFBool => Data::Bools(vec![x != 0.0]),
+                FieldType::SFInt32 => Data::Ints(vec![x as i32]),
+                FieldType::SFFloat => Data::Floats(vec![x as f32]),
+                FieldType::SFTime | FieldType::SFDouble => Data::Doubles(vec![x]),
+                _ => return None,
+            };
+            Some(Value { ty, data })
+        };
         match self {
-            Ev::Bool(b) => f64::from(u8::from(b)),
-            Ev::Time(t) => t,
-            Ev::Int(i) => i as f64,
+            Ev::Value(v) => (v.ty == ty).then(|| (**v).clone()),
+            scalar_event => scalar(scalar_event.number()),
         }
     }
-    fn time(self) -> Option<f64> {
+    fn truth(&self) -> bool {
         match self {
-            Ev::Time(t) => Some(t),
-            Ev::Int(i) => Some(i as f64),
-            Ev::Bool(_) => None,
+            Ev::Bool(b) => *b,
+            Ev::Value(v) => v.as_bool() || v.as_f64() != 0.0,
+            other => other.number() != 0.0,
+        }
+    }
+    fn number(&self) -> f64 {
+        match self {
+            Ev::Bool(b) => f64::from(u8::from(*b)),
+            Ev::Time(t) => *t,
+            Ev::Int(i) => *i as f64,
+            Ev::Value(v) => v.as_f64(),
+        }
+    }
+    fn time(&self) -> Option<f64> {
+        match self {
+            Ev::Time(t) => Some(*t),
+            Ev::Int(i) => Some(*i as f64),
+            Ev::Bool(_) | Ev::Value(_) => None,
+        }
+    }
+    /// The numbers of the value (a bool as 0 or 1; none for strings and
+    /// nodes).
+    fn numbers(&self) -> Vec<f64> {
+        match self {
+            Ev::Value(v) => crate::anim::value_numbers(v),
+            scalar => vec![scalar.number()],
         }
     }
 }
@@ -110,8 +168,21 @@ struct Pending<'s> {
     node: NodeId,
     field: Field<'s>,
     value: Ev,
-    /// The route it came along.
-    via: Option<usize>,
+    /// Where it came from.
+    via: Via,
+    /// A frame's copy of a continuous event, sent only towards Scripts.
+    framed: bool,
+}
+
+/// Where an event came from.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Via {
+    /// A clock's own timer, or the user.
+    Nothing,
+    /// Along a route.
+    Route(usize),
+    /// Written by a Script (directOutput).
+    Script(NodeId),
 }
 
 /// The field a pending event goes to: an input by its catalogue name; a
@@ -128,6 +199,10 @@ enum Field<'s> {
     Start,
     CycleEnd(u32),
     Stop(u32),
+    /// A frame: continuous events into Scripts.
+    Frame(u64),
+    /// A Script's initialize().
+    Initialize,
 }
 
 impl PartialEq for Pending<'_> {
@@ -176,6 +251,10 @@ pub struct Played {
     /// Fields of other nodes set by events (a Switch's whichChoice from an
     /// IntegerTrigger), in the order set.
     pub sets: Vec<Set>,
+    /// Script nodes that ran.
+    pub scripts: HashSet<NodeId>,
+    /// Routes along which frames carry continuous events into Scripts.
+    pub framed: HashSet<usize>,
 }
 
 /// A field set by an event of the cascade.
@@ -188,26 +267,45 @@ pub struct Set {
     /// Its field.
     pub field: String,
     /// The field's type.
-    pub ty: crate::scene::FieldType,
-    /// The value as a number (a bool as 0 or 1).
-    pub value: f64,
-    /// The route the event came along.
-    pub route: usize,
+    pub ty: FieldType,
+    /// The value's numbers (a bool as 0 or 1, a rotation as axis and
+    /// angle; none for strings and nodes).
+    pub values: Vec<f64>,
+    /// The route the event came along (none: a Script wrote it).
+    pub route: Option<usize>,
+    /// The ROUTE, or the Script that wrote it.
+    pub span: Span,
+    /// Set at a frame (a value that changes continuously).
+    pub framed: bool,
 }
 
 /// Events processed at most (a cascade that keeps sending stops there,
 /// with a warning).
 const MAX_EVENTS: usize = 1_000_000;
 
-/// Plays the discrete events of the scene from world time 0 to `until`.
-/// A user event naming no node, or no field of it, is an error.
-pub fn play(scene: &Scene, events: &[UserEvent], until: f64, diags: &mut Diagnostics) -> Played {
+/// Plays the events of the scene from world time 0 to `until`, Scripts
+/// included. A user event naming no node, or no field of it, is an error.
+pub fn play(
+    scene: &Scene,
+    sources: &Sources,
+    world: &World,
+    until: f64,
+    diags: &mut Diagnostics,
+) -> Played {
+    let scripts = scripts::Scripts::load(scene, sources, diags);
+    let frames = frames::Frames::find(scene, &scripts.running(), world.rate);
     let mut p = Player {
         scene,
+        sources,
         queue: BinaryHeap::new(),
         seq: 0,
         sensors: HashMap::default(),
         toggles: HashMap::default(),
+        functions: HashMap::default(),
+        scripts,
+        touched: Vec::new(),
+        frames,
+        framing: false,
         routes: HashMap::default(),
         inputs: scene
             .routes
@@ -229,6 +327,13 @@ pub fn play(scene: &Scene, events: &[UserEvent], until: f64, diags: &mut Diagnos
             .or_default()
             .push(ri);
     }
+    // Scripts are initialised before anything else happens.
+    for id in p.scripts.running() {
+        p.push(0.0, id, Field::Initialize, Ev::Bool(true));
+    }
+    if !p.frames.sensors.is_empty() {
+        p.push(0.0, NodeId(0), Field::Frame(0), Ev::Bool(true));
+    }
     for id in (0..scene.nodes.len() as u32).map(NodeId) {
         // (A prototype's template: its instances' copies are the clocks.)
         if scene.node(id).in_proto.is_some() {
@@ -246,7 +351,7 @@ pub fn play(scene: &Scene, events: &[UserEvent], until: f64, diags: &mut Diagnos
             p.initial_start(id);
         }
     }
-    for e in events {
+    for e in &world.events {
         let Some(node) = scene.def(&e.node) else {
             diags.error(
                 format!("--event {}: no node named `{}`", e.time, e.node),
@@ -289,7 +394,14 @@ pub fn play(scene: &Scene, events: &[UserEvent], until: f64, diags: &mut Diagnos
         p.push(e.time, node, field, value);
     }
     let mut processed = 0;
-    while let Some(ev) = p.queue.pop() {
+    loop {
+        // After the events of a timestamp, the Scripts that got some
+        // process them (their outputs are events of the same time).
+        if !p.touched.is_empty() && p.queue.peek().is_none_or(|e| e.time > p.now) {
+            p.events_processed();
+            continue;
+        }
+        let Some(ev) = p.queue.pop() else { break };
         if ev.time > until {
             break;
         }
@@ -319,6 +431,9 @@ pub fn play(scene: &Scene, events: &[UserEvent], until: f64, diags: &mut Diagnos
         runs.sort_by(|a, b| a.start().total_cmp(&b.start()));
         p.played.runs.insert(id, runs);
     }
+    p.scripts.report(scene, diags);
+    p.played.scripts = p.scripts.running().into_iter().collect();
+    p.played.framed = p.frames.routes.clone();
     p.played
 }
 
@@ -359,11 +474,21 @@ fn parse_value(text: &str, ty: &str) -> Option<Ev> {
 
 struct Player<'s> {
     scene: &'s Scene,
+    sources: &'s Sources,
     queue: BinaryHeap<Pending<'s>>,
     seq: u64,
     sensors: HashMap<NodeId, Sensor>,
     /// BooleanToggle states.
     toggles: HashMap<NodeId, bool>,
+    /// Interpolators, sequencers and EaseInEaseOut as events reach them
+    /// (`None`: not one).
+    functions: HashMap<NodeId, Option<super::NodeFn>>,
+    scripts: scripts::Scripts,
+    /// Scripts that got events at the current time.
+    touched: Vec<NodeId>,
+    frames: frames::Frames,
+    /// The event being delivered is a frame's copy of a continuous one.
+    framing: bool,
     /// The routes from each node's output field.
     routes: HashMap<(NodeId, &'s str), Vec<usize>>,
     /// Each route's input field, by its catalogue name.
@@ -377,17 +502,10 @@ struct Player<'s> {
 
 impl<'s> Player<'s> {
     fn push(&mut self, time: f64, node: NodeId, field: Field<'s>, value: Ev) {
-        self.push_via(time, node, field, value, None);
+        self.push_via(time, node, field, value, Via::Nothing);
     }
 
-    fn push_via(
-        &mut self,
-        time: f64,
-        node: NodeId,
-        field: Field<'s>,
-        value: Ev,
-        via: Option<usize>,
-    ) {
+    fn push_via(&mut self, time: f64, node: NodeId, field: Field<'s>, value: Ev, via: Via) {
         self.seq += 1;
         self.queue.push(Pending {
             time,
@@ -396,6 +514,7 @@ impl<'s> Player<'s> {
             field,
             value,
             via,
+            framed: self.framing,
         });
     }
 
@@ -404,12 +523,22 @@ impl<'s> Player<'s> {
     fn send(&mut self, t: f64, node: NodeId, field: &str, value: Ev) {
         let routes = self.routes.get(&(node, field)).cloned().unwrap_or_default();
         for ri in routes {
+            // A frame's events go only towards Scripts.
+            if self.framing && !self.frames.routes.contains(&ri) {
+                continue;
+            }
             if !self.fired.insert(ri) {
                 continue; // a loop: this route has fired at this time
             }
             self.played.followed.insert(ri);
             let to = self.scene.routes[ri].to;
-            self.push_via(t, to, Field::Input(self.inputs[ri]), value, Some(ri));
+            self.push_via(
+                t,
+                to,
+                Field::Input(self.inputs[ri]),
+                value.clone(),
+                Via::Route(ri),
+            );
         }
     }
 
@@ -433,14 +562,15 @@ impl<'s> Player<'s> {
 
     fn deliver(&mut self, ev: Pending<'s>) {
         let (t, id) = (ev.time, ev.node);
+        self.framing = ev.framed;
         match ev.field {
             Field::Input(name) => self.input(t, id, name, ev.value, ev.via),
             Field::User { sends, receives } => {
                 if let Some(out) = sends {
-                    self.send(t, id, out, ev.value);
+                    self.send(t, id, out, ev.value.clone());
                 }
                 if let Some(input) = receives {
-                    self.input(t, id, input, ev.value, None);
+                    self.input(t, id, input, ev.value, Via::Nothing);
                 }
             }
             Field::Start => {
@@ -459,12 +589,25 @@ impl<'s> Player<'s> {
                     self.end(t, id);
                 }
             }
+            Field::Frame(k) => self.frame(t, k),
+            Field::Initialize => {
+                let out = self.scripts.initialize(id, t, self.sources);
+                self.script_outputs(t, id, out);
+            }
         }
     }
 
     /// An event into an input of a node.
-    fn input(&mut self, t: f64, id: NodeId, field: &'s str, v: Ev, via: Option<usize>) {
+    fn input(&mut self, t: f64, id: NodeId, field: &'s str, v: Ev, via: Via) {
         let scene = self.scene;
+        if self.scripts.runs(id) {
+            self.script_event(t, id, field, &v);
+            return;
+        }
+        if field == "set_fraction" && self.function(id).is_some() {
+            self.evaluate(t, id, v.number());
+            return;
+        }
         match (scene.node(id).type_name.as_str(), field) {
             ("TimeSensor", _) => self.sensor_input(t, id, field, v),
             ("BooleanFilter", "set_boolean") => {
@@ -507,15 +650,25 @@ impl<'s> Player<'s> {
                 let Some(def) = self.scene.field_def(id, field) else {
                     return;
                 };
+                if v.value(def.ty).is_none() {
+                    return; // not of the field's type
+                }
                 // A field of the scene set at a time: shown in world time.
-                if let Some(ri) = via {
+                let origin = match via {
+                    Via::Route(ri) => Some((Some(ri), self.scene.routes[ri].span)),
+                    Via::Script(s) => Some((None, self.scene.node(s).span)),
+                    Via::Nothing => None,
+                };
+                if let Some((route, span)) = origin {
                     self.played.sets.push(Set {
                         time: t,
                         node: id,
                         field: field.to_string(),
                         ty: def.ty,
-                        value: v.number(),
-                        route: ri,
+                        values: v.numbers(),
+                        route,
+                        span,
+                        framed: self.framing,
                     });
                 }
                 // An inputOutput field passes its new value on.
@@ -639,7 +792,11 @@ impl<'s> Player<'s> {
             return;
         };
         let run = s.clock.run(start, t);
-        s.played.push(run);
+        s.played.push(run.clone());
+        // Scripts that follow the fraction get its last value.
+        if self.frames.sensors.contains(&id) {
+            self.continuous(t, id, &run, start);
+        }
         self.send(t, id, "isActive", Ev::Bool(false));
     }
 }

@@ -1,0 +1,160 @@
+//! Continuous events into Scripts. A TimeSensor's fraction_changed, time
+//! and elapsedTime, and the values of the interpolators they drive, change
+//! at every instant: the clips evaluate them at any time, but a Script
+//! needs them as events, as a browser sends them once a frame. The
+//! cascade sends them at frames (`rate` a second, from world time 0) while
+//! the sensor runs, and once more when its run ends, along the routes
+//! that lead to a Script only; the routes to other nodes stay exact in
+//! the clips.
+
+use super::{Ev, Field, Player};
+use crate::anim::clock::Clock;
+use crate::anim::{InterpOptions, NodeFn, node_function};
+use crate::hash::HashSet;
+use crate::interp::rotation;
+use crate::scene::value::{Data, Scalar};
+use crate::scene::{FieldType, NodeId, Scene, Value};
+use glam::DQuat;
+
+/// The continuous outputs of a TimeSensor.
+const CONTINUOUS: [&str; 3] = ["fraction_changed", "time", "elapsedTime"];
+
+/// The routes frames follow.
+pub(super) struct Frames {
+    /// Routes from a TimeSensor's continuous outputs, or from an
+    /// interpolator they drive, that lead to a Script.
+    pub routes: HashSet<usize>,
+    /// TimeSensors with such routes.
+    pub sensors: HashSet<NodeId>,
+    /// Frames a second.
+    pub rate: f64,
+}
+
+impl Frames {
+    /// The routes from continuous outputs that lead to one of `scripts`.
+    pub fn find(scene: &Scene, scripts: &[NodeId], rate: f64) -> Frames {
+        let mut leads: HashSet<NodeId> = scripts.iter().copied().collect();
+        // Interpolators and EaseInEaseOut whose outputs lead to a Script,
+        // through others of them: grown until nothing is added.
+        loop {
+            let mut grown = false;
+            for r in &scene.routes {
+                if leads.contains(&r.to) && !leads.contains(&r.from) && is_function(scene, r.from) {
+                    leads.insert(r.from);
+                    grown = true;
+                }
+            }
+            if !grown {
+                break;
+            }
+        }
+        let mut frames = Frames {
+            routes: HashSet::default(),
+            sensors: HashSet::default(),
+            rate,
+        };
+        for (ri, r) in scene.routes.iter().enumerate() {
+            if !leads.contains(&r.to) {
+                continue;
+            }
+            let from_sensor = scene.node(r.from).type_name == "TimeSensor"
+                && CONTINUOUS.contains(&r.from_field.as_str());
+            if from_sensor {
+                frames.sensors.insert(r.from);
+                frames.routes.insert(ri);
+            } else if leads.contains(&r.from) && is_function(scene, r.from) {
+                frames.routes.insert(ri);
+            }
+        }
+        frames
+    }
+}
+
+/// Whether a node computes a value from a fraction (an interpolator, a
+/// sequencer, EaseInEaseOut).
+fn is_function(scene: &Scene, id: NodeId) -> bool {
+    scene.known(id).is_some_and(|d| {
+        d.name == "EaseInEaseOut" || crate::interp::Kind::of_node(&d.name).is_some()
+    })
+}
+
+impl<'s> Player<'s> {
+    /// Frame `k`: the running sensors that Scripts follow send their
+    /// continuous outputs.
+    pub(super) fn frame(&mut self, t: f64, k: u64) {
+        let mut sensors: Vec<NodeId> = self.frames.sensors.iter().copied().collect();
+        sensors.sort();
+        for id in sensors {
+            if let Some((_, start)) = self.sensors[&id].current() {
+                let run = self.sensors[&id].clock.run(start, f64::NEG_INFINITY);
+                self.continuous(t, id, &run, start);
+            }
+        }
+        let next = (k + 1) as f64 / self.frames.rate;
+        if next <= self.until {
+            self.framing = false;
+            self.push(next, NodeId(0), Field::Frame(k + 1), Ev::Bool(true));
+        }
+    }
+
+    /// A sensor's continuous outputs at `t` in a run, towards Scripts.
+    pub(super) fn continuous(&mut self, t: f64, id: NodeId, run: &Clock, start: f64) {
+        let Some((fraction, _)) = run.world_event(t) else {
+            return;
+        };
+        self.framing = true;
+        self.send(t, id, "fraction_changed", Ev::Time(fraction));
+        self.send(t, id, "time", Ev::Time(t));
+        self.send(t, id, "elapsedTime", Ev::Time(t - start));
+    }
+
+    /// The function of an interpolator, sequencer or EaseInEaseOut, built
+    /// the first time an event reaches it.
+    pub(super) fn function(&mut self, id: NodeId) -> Option<&NodeFn> {
+        let scene = self.scene;
+        self.functions
+            .entry(id)
+            .or_insert_with(|| node_function(scene, id, InterpOptions::default()).map(|(f, _)| f))
+            .as_ref()
+    }
+
+    /// An interpolator (or EaseInEaseOut) gets a fraction: it sends its value.
+    pub(super) fn evaluate(&mut self, t: f64, id: NodeId, fraction: f64) {
+        let scene = self.scene;
+        let (field, numbers) = match self.function(id) {
+            Some(NodeFn::Value(it)) => {
+                let mut out = Vec::new();
+                it.eval(fraction, &mut out);
+                ("value_changed", out)
+            }
+            Some(NodeFn::Fraction(ease)) => {
+                ("modifiedFraction_changed", vec![ease.modify(fraction)])
+            }
+            None => return,
+        };
+        let Some(def) = scene.field_def(id, field) else {
+            return;
+        };
+        self.send(t, id, field, Ev::of(value_of(def.ty, numbers)));
+    }
+}
+
+/// A value of type `ty` from an interpolator's numbers (rotations as
+/// quaternions).
+fn value_of(ty: FieldType, numbers: Vec<f64>) -> Value {
+    let numbers = if ty.single() == FieldType::SFRotation {
+        numbers
+            .chunks_exact(4)
+            .flat_map(|q| rotation::to_axis_angle(DQuat::from_slice(q)))
+            .collect()
+    } else {
+        numbers
+    };
+    let data = match ty.scalar() {
+        Scalar::Bool => Data::Bools(numbers.iter().map(|&x| x != 0.0).collect()),
+        Scalar::Int => Data::Ints(numbers.iter().map(|&x| x as i32).collect()),
+        Scalar::Double => Data::Doubles(numbers),
+        _ => Data::Floats(numbers.iter().map(|&x| x as f32).collect()),
+    };
+    Value { ty, data }
+}

@@ -1,0 +1,288 @@
+//! Script nodes in the cascade: each loaded at the start of world time,
+//! its initialize() called at 0, each event into one of its inputs a call
+//! of its function, eventsProcessed() after the events of a timestamp,
+//! and what it sends passed on along its routes, or (directOutput) into
+//! the nodes it holds. A Script that cannot run is named once, with why;
+//! a call that throws is named with its file line, and its outputs are
+//! dropped.
+
+use super::{Ev, Field, Player, Via};
+use crate::diag::Diagnostics;
+use crate::hash::HashMap;
+use crate::scene::{NodeId, Scene, Value};
+use crate::script::{Engine, Failure, Language, Output, Script, ScriptSource, line_span};
+use crate::source::{Sources, Span};
+
+/// A Script that runs, and what it did that is reported at the end.
+struct Hosted {
+    script: Script,
+    /// Where its program stands (lines count from there).
+    span: Span,
+    /// Calls that failed after the first (which is reported at once).
+    failures: usize,
+    /// Lines printed, and the first.
+    prints: usize,
+    first_print: Option<String>,
+}
+
+/// The Scripts of a scene.
+pub(super) struct Scripts {
+    hosted: HashMap<NodeId, Hosted>,
+    /// Running Scripts in scene order.
+    order: Vec<NodeId>,
+    /// Diagnostics of calls, to be merged into the bake's.
+    diags: Diagnostics,
+    /// The engine (dropped after the Scripts, which live in it).
+    _engine: Option<Engine>,
+}
+
+/// What is called.
+enum Call<'a> {
+    Initialize,
+    EventsProcessed,
+    Event(&'a str, &'a Value),
+}
+
+impl Scripts {
+    /// Loads every ECMAScript Script of the scene; names each Script that
+    /// will not run, and why.
+    pub fn load(scene: &Scene, sources: &Sources, diags: &mut Diagnostics) -> Scripts {
+        let mut hosted = HashMap::default();
+        let mut order = Vec::new();
+        let mut engine = None;
+        for id in (0..scene.nodes.len() as u32).map(NodeId) {
+            let node = scene.node(id);
+            if node.type_name != "Script" || node.in_proto.is_some() {
+                continue;
+            }
+            let name = scene.display_name(id);
+            let (code, span) = match ScriptSource::of(scene, id) {
+                ScriptSource::Inline {
+                    language: Language::EcmaScript,
+                    code,
+                    span,
+                    ..
+                } => (code, span),
+                ScriptSource::Inline { prefix, .. } => {
+                    let language = prefix.unwrap_or_default();
+                    diags.warning(
+                        format!(
+                            "Script `{name}` is written in {language}, which x3dbake does not run: it sends nothing"
+                        ),
+                        Some(node.span),
+                    );
+                    continue;
+                }
+                ScriptSource::External(urls) => {
+                    diags.warning(
+                        format!(
+                            "Script `{name}`: its program is in a file ({}), which x3dbake does not read: it sends nothing",
+                            urls.join(", ")
+                        ),
+                        Some(node.span),
+                    );
+                    continue;
+                }
+                ScriptSource::Empty => {
+                    diags.warning(
+                        format!("Script `{name}` has no program: it sends nothing"),
+                        Some(node.span),
+                    );
+                    continue;
+                }
+            };
+            if engine.is_none() {
+                match Engine::new() {
+                    Ok(e) => engine = Some(e),
+                    Err(f) => {
+                        diags.error(
+                            format!("the ECMAScript engine does not start: {}", f.message),
+                            None,
+                        );
+                        break;
+                    }
+                }
+            }
+            let Some(e) = &engine else { break };
+            match Script::load(e, scene, id, &code) {
+                Ok(script) => {
+                    hosted.insert(
+                        id,
+                        Hosted {
+                            script,
+                            span,
+                            failures: 0,
+                            prints: 0,
+                            first_print: None,
+                        },
+                    );
+                    order.push(id);
+                }
+                Err(f) => diags.warning(
+                    format!(
+                        "Script `{name}` does not load: {}; it sends nothing",
+                        f.message
+                    ),
+                    Some(at_line(sources, span, &f)),
+                ),
+            }
+        }
+        Scripts {
+            hosted,
+            order,
+            diags: Diagnostics::default(),
+            _engine: engine,
+        }
+    }
+
+    /// The Scripts that run, in scene order.
+    pub fn running(&self) -> Vec<NodeId> {
+        self.order.clone()
+    }
+
+    /// Whether `id` is a Script that runs.
+    pub fn runs(&self, id: NodeId) -> bool {
+        self.hosted.contains_key(&id)
+    }
+
+    /// Calls `initialize()`.
+    pub fn initialize(&mut self, id: NodeId, t: f64, sources: &Sources) -> Vec<Output> {
+        self.call(id, Call::Initialize, t, sources)
+    }
+
+    fn call(&mut self, id: NodeId, call: Call<'_>, t: f64, sources: &Sources) -> Vec<Output> {
+        let Some(h) = self.hosted.get_mut(&id) else {
+            return Vec::new();
+        };
+        let (result, what) = match call {
+            Call::Initialize => (h.script.initialize(t), "initialize()".to_string()),
+            Call::EventsProcessed => (
+                h.script.events_processed(t),
+                "eventsProcessed()".to_string(),
+            ),
+            Call::Event(field, value) => (h.script.event(field, value, t), format!("`{field}`")),
+        };
+        match result {
+            Ok(out) => {
+                for o in &out {
+                    if let Output::Print(text) = o {
+                        h.prints += 1;
+                        h.first_print.get_or_insert_with(|| text.clone());
+                    }
+                }
+                out
+            }
+            Err(f) => {
+                if h.failures == 0 {
+                    let span = at_line(sources, h.span, &f);
+                    self.diags.warning(
+                        format!(
+                            "Script `{}` failed in {what} at {t} s: {}; what it sent in that call is dropped",
+                            h.script.name(),
+                            f.message
+                        ),
+                        Some(span),
+                    );
+                }
+                h.failures += 1;
+                Vec::new()
+            }
+        }
+    }
+
+    /// Names what the Scripts did that the bake does not show: calls that
+    /// failed after the first, and lines printed.
+    pub fn report(&mut self, scene: &Scene, diags: &mut Diagnostics) {
+        for d in std::mem::take(&mut self.diags).list() {
+            diags.push(d.clone());
+        }
+        for &id in &self.order {
+            let h = &self.hosted[&id];
+            let span = Some(scene.node(id).span);
+            if h.failures > 1 {
+                diags.warning(
+                    format!(
+                        "Script `{}` failed in {} calls in all",
+                        h.script.name(),
+                        h.failures
+                    ),
+                    span,
+                );
+            }
+            if let Some(first) = &h.first_print {
+                diags.warning(
+                    format!(
+                        "Script `{}` printed {} lines, which a bake does not show (the first: {first:?})",
+                        h.script.name(),
+                        h.prints
+                    ),
+                    span,
+                );
+            }
+        }
+    }
+}
+
+/// The span of a failure's line in the file, or of the program's field.
+fn at_line(sources: &Sources, span: Span, f: &Failure) -> Span {
+    match f.line {
+        Some(line) => line_span(sources, span, line),
+        None => span,
+    }
+}
+
+impl<'s> Player<'s> {
+    /// An event into a Script's input.
+    pub(super) fn script_event(&mut self, t: f64, id: NodeId, field: &str, v: &Ev) {
+        let Some((ty, _)) = self
+            .scripts
+            .hosted
+            .get(&id)
+            .and_then(|h| h.script.field(field))
+        else {
+            return;
+        };
+        let Some(value) = v.value(ty) else {
+            return; // not of the field's type
+        };
+        if !self.touched.contains(&id) {
+            self.touched.push(id);
+        }
+        let out = self
+            .scripts
+            .call(id, Call::Event(field, &value), t, self.sources);
+        self.script_outputs(t, id, out);
+    }
+
+    /// The Scripts that got events at the current time process them.
+    pub(super) fn events_processed(&mut self) {
+        let t = self.now;
+        for id in std::mem::take(&mut self.touched) {
+            let out = self
+                .scripts
+                .call(id, Call::EventsProcessed, t, self.sources);
+            self.script_outputs(t, id, out);
+        }
+    }
+
+    /// What a Script sent: along its routes, or into the nodes it holds.
+    pub(super) fn script_outputs(&mut self, t: f64, id: NodeId, out: Vec<Output>) {
+        // A Script's values are new: they go everywhere, not only towards
+        // other Scripts.
+        self.framing = false;
+        let scene = self.scene;
+        for o in out {
+            match o {
+                Output::Send { field, value } => self.send(t, id, &field, Ev::of(value)),
+                Output::Write { node, field, value } => {
+                    let Some(def) = scene.field_def(node, &field) else {
+                        continue;
+                    };
+                    let name = def.name.as_str();
+                    self.push_via(t, node, Field::Input(name), Ev::of(value), Via::Script(id));
+                }
+                Output::Print(_) => {}
+            }
+        }
+    }
+}
