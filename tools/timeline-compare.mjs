@@ -11,9 +11,11 @@
 //
 //   X3DBAKE_XITE=DIR X3DBAKE_THREE=DIR node tools/timeline-compare.mjs X3DBAKE_BIN SCENE END [COUNT] [--event E]...
 //
-// three.js plays 10 µs after each time: at a jump a player may show either
-// side. X_ITE stamps chained events with its frame times, so its clocks
-// chain up to a frame (END/COUNT) later than the ideal times x3dbake uses.
+// Both play 10 µs after each time, so that at a jump both show the side
+// after it. X_ITE stamps events with its frame times, so its clocks chain
+// up to a frame (END/COUNT) later than the ideal times x3dbake uses, and a
+// clock that ends between two frames sends its last value in the frame
+// after, where it overrides a clock still running on the same field.
 
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
@@ -37,7 +39,7 @@ if (!bin || !scene || !endArg || !xite || !three) {
 }
 const end = Number(endArg);
 const count = Number(countArg ?? 100);
-const times = Array.from({ length: count }, (_, i) => (i * end) / count);
+const times = Array.from({ length: count }, (_, i) => (i * end) / count + 1e-5);
 const here = path.dirname(fileURLToPath(import.meta.url));
 const work = fs.mkdtempSync(path.join(os.tmpdir(), "timeline-compare-"));
 process.on("exit", () => fs.rmSync(work, { recursive: true, force: true }));
@@ -48,7 +50,7 @@ execFileSync(bin, [scene, "-o", glb, "--timeline", "--end", String(end), "--quie
 });
 const big = { maxBuffer: 1 << 30 };
 const played = JSON.parse(
-  execFileSync("node", [path.join(here, "three-play.mjs"), glb, ...times.map((t) => String(t + 1e-5))], {
+  execFileSync("node", [path.join(here, "three-play.mjs"), glb, ...times.map(String)], {
     ...big,
     env: { ...process.env, X3DBAKE_THREE: three },
   }),
@@ -92,7 +94,7 @@ for (const [key, series] of Object.entries(theirs.series)) {
   };
   const rows = new Map(series.rows.map((r) => [r[0].toFixed(6), r.slice(1)]));
   for (const s of samples) {
-    const want = rows.get((s.t - 1e-5).toFixed(6));
+    const want = rows.get(s.t.toFixed(6));
     if (!want) continue;
     let e;
     if (field === "diffuseColor") {
@@ -109,7 +111,7 @@ for (const [key, series] of Object.entries(theirs.series)) {
       else if (field === "scale") e = far(n.scale, want);
       else continue;
     }
-    if (!(key in worst) || e > worst[key][0]) worst[key] = [e, s.t - 1e-5];
+    if (!(key in worst) || e > worst[key][0]) worst[key] = [e, s.t];
   }
 }
 let sceneWorst = [0, 0, ""];
