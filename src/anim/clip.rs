@@ -948,7 +948,7 @@ pub fn clips_using(
         for (ri, r) in scene.routes.iter().enumerate() {
             if played.followed.contains(&ri)
                 || played.framed.contains(&ri)
-                || played.scripts.contains(&r.from)
+                || played.listeners.contains(&r.from)
                 || cascade::simulates(scene, r)
             {
                 b.used[ri] = true;
@@ -958,8 +958,9 @@ pub fn clips_using(
             if let Some(runs) = played.runs.get(&clip.clock_node) {
                 clip.runs = Some(runs.clone());
             }
-            // What a clock sends a Script, the Script got at frames.
-            clip.tracks.retain(|t| !played.scripts.contains(&t.target));
+            // What a clock sends a Script or a follower, it got at frames.
+            clip.tracks
+                .retain(|t| !played.listeners.contains(&t.target));
         }
         clips.retain(|c| !c.tracks.is_empty());
         clips.extend(set_fields_clip(&mut b, &played.sets));
@@ -1006,7 +1007,7 @@ fn set_fields_clip(b: &mut Builder<'_>, sets: &[cascade::Set]) -> Option<Clip> {
             );
             continue;
         }
-        let framed = list.iter().any(|s| s.framed);
+        let framed = list.iter().any(|s| s.sampled);
         let kind = match first.ty {
             FieldType::SFRotation => Kind::Orientation,
             _ if framed => Kind::Linear,

@@ -1230,3 +1230,59 @@ fn scripts_run_in_world_time_and_a_throw_is_named_with_its_line() {
         assert!(err.contains(want), "{want}\n{err}");
     }
 }
+
+/// Followers in world time against their closed forms worked by hand
+/// (fixtures/scenes/followers.x3d): a PositionChaser (duration 2) sent
+/// 4 0 0 at 1 s by the user moves as 4·(½ − ½cos(π(t − 1)/2)); a
+/// PositionDamper (order 1, tau 1) moving from load to 0 2 0 as
+/// 2·(1 − e⁻ᵗ), at rest at its destination once within 0.001 of it; a
+/// damper following a clock's interpolator reaches the interpolator's end.
+#[test]
+fn followers_move_as_their_closed_forms() {
+    let scene = util::root().join("fixtures/scenes/followers.x3d");
+    let o = util::run(&[
+        &scene.to_string_lossy(),
+        "-o",
+        "-",
+        "--timeline",
+        "--rate",
+        "4",
+        "--end",
+        "10",
+        "--event",
+        "1:Chase.set_destination=4 0 0",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", util::stderr(&o));
+    let rows = lines(&o);
+    let at = |t: &str, what: &str, c: usize| -> f64 {
+        let row = rows
+            .iter()
+            .find(|r| r.starts_with(&format!("timeline,{t},{what},")))
+            .unwrap_or_else(|| panic!("no {what} at {t}: {rows:#?}"));
+        row.split(',').nth(5 + c).unwrap().parse().unwrap()
+    };
+    let pi = std::f64::consts::PI;
+    for (t, want) in [
+        (1.0, 0.0),
+        (1.5, 2.0 * (1.0 - (pi / 4.0).cos())),
+        (2.0, 2.0),
+        (3.0, 4.0),
+    ] {
+        let got = at(&t.to_string(), "Box,translation", 0);
+        assert!((got - want).abs() < 1e-6, "Chase at {t}: {got} ≠ {want}");
+    }
+    for t in [0.5f64, 1.0, 2.5] {
+        let want = 2.0 * (1.0 - (-t).exp());
+        let got = at(&t.to_string(), "Ball,translation", 1);
+        assert!((got - want).abs() < 1e-6, "Drift at {t}: {got} ≠ {want}");
+    }
+    // 2·e⁻ᵗ ≤ 0.001 from t = 7.6 s: at rest at 0 2 0 by 7.75.
+    assert_eq!(at("7.75", "Ball,translation", 1), 2.0);
+    assert!(at("7.5", "Ball,translation", 1) < 2.0);
+    assert_eq!(at("6", "Cone,rotation", 3), 3.0);
+    // What the clock sends the damper is the damper's, not a column.
+    assert!(
+        !rows.iter().any(|r| r.contains("set_destination")),
+        "{rows:#?}"
+    );
+}

@@ -1,13 +1,14 @@
-//! Continuous events into Scripts. A TimeSensor's fraction_changed, time
+//! Continuous events into Scripts and followers. A TimeSensor's fraction_changed, time
 //! and elapsedTime, and the values of the interpolators they drive, change
 //! at every instant: the clips evaluate them at any time, but a Script
-//! needs them as events, as a browser sends them once a frame. The
-//! cascade sends them at frames (`rate` a second, from world time 0) while
-//! the sensor runs, and once more when its run ends, along the routes
-//! that lead to a Script only; the routes to other nodes stay exact in
-//! the clips.
+//! needs them as events, as a browser sends them once a frame, and so does
+//! a follower. The cascade sends them at frames (`rate` a second, from
+//! world time 0) while the sensor runs, and once more when its run ends,
+//! along the routes that lead to a Script or a follower only; the routes
+//! to other nodes stay exact in the clips. Moving followers send their
+//! values at the same frames.
 
-use super::{Ev, Field, Player};
+use super::{Ev, Field, Player, Sending};
 use crate::anim::clock::Clock;
 use crate::anim::{InterpOptions, NodeFn, node_function};
 use crate::hash::HashSet;
@@ -22,7 +23,7 @@ const CONTINUOUS: [&str; 3] = ["fraction_changed", "time", "elapsedTime"];
 /// The routes frames follow.
 pub(super) struct Frames {
     /// Routes from a TimeSensor's continuous outputs, or from an
-    /// interpolator they drive, that lead to a Script.
+    /// interpolator they drive, that lead to a Script or a follower.
     pub routes: HashSet<usize>,
     /// TimeSensors with such routes.
     pub sensors: HashSet<NodeId>,
@@ -31,10 +32,11 @@ pub(super) struct Frames {
 }
 
 impl Frames {
-    /// The routes from continuous outputs that lead to one of `scripts`.
-    pub fn find(scene: &Scene, scripts: &[NodeId], rate: f64) -> Frames {
-        let mut leads: HashSet<NodeId> = scripts.iter().copied().collect();
-        // Interpolators and EaseInEaseOut whose outputs lead to a Script,
+    /// The routes from continuous outputs that lead to one of `listeners`
+    /// (Scripts, followers).
+    pub fn find(scene: &Scene, listeners: &[NodeId], rate: f64) -> Frames {
+        let mut leads: HashSet<NodeId> = listeners.iter().copied().collect();
+        // Interpolators and EaseInEaseOut whose outputs lead to a Script or a follower,
         // through others of them: grown until nothing is added.
         loop {
             let mut grown = false;
@@ -79,7 +81,7 @@ fn is_function(scene: &Scene, id: NodeId) -> bool {
 }
 
 impl<'s> Player<'s> {
-    /// Frame `k`: the running sensors that Scripts follow send their
+    /// Frame `k`: the running sensors that Scripts and followers follow send their
     /// continuous outputs.
     pub(super) fn frame(&mut self, t: f64, k: u64) {
         let mut sensors: Vec<NodeId> = self.frames.sensors.iter().copied().collect();
@@ -90,19 +92,23 @@ impl<'s> Player<'s> {
                 self.continuous(t, id, &run, start);
             }
         }
+        self.followers_frame(t);
         let next = (k + 1) as f64 / self.frames.rate;
         if next <= self.until {
-            self.framing = false;
+            self.sending = Sending::default();
             self.push(next, NodeId(0), Field::Frame(k + 1), Ev::Bool(true));
         }
     }
 
-    /// A sensor's continuous outputs at `t` in a run, towards Scripts.
+    /// A sensor's continuous outputs at `t` in a run, towards Scripts and followers.
     pub(super) fn continuous(&mut self, t: f64, id: NodeId, run: &Clock, start: f64) {
         let Some((fraction, _)) = run.world_event(t) else {
             return;
         };
-        self.framing = true;
+        self.sending = Sending {
+            towards_frames: true,
+            sampled: true,
+        };
         self.send(t, id, "fraction_changed", Ev::Time(fraction));
         self.send(t, id, "time", Ev::Time(t));
         self.send(t, id, "elapsedTime", Ev::Time(t - start));
@@ -141,7 +147,7 @@ impl<'s> Player<'s> {
 
 /// A value of type `ty` from an interpolator's numbers (rotations as
 /// quaternions).
-fn value_of(ty: FieldType, numbers: Vec<f64>) -> Value {
+pub(super) fn value_of(ty: FieldType, numbers: Vec<f64>) -> Value {
     let numbers = if ty.single() == FieldType::SFRotation {
         numbers
             .chunks_exact(4)

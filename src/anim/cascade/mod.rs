@@ -13,6 +13,7 @@
 //! runs found. What the cascade gives: every run of every TimeSensor, and
 //! the routes it followed.
 
+mod followers;
 mod frames;
 mod scripts;
 
@@ -170,8 +171,19 @@ struct Pending<'s> {
     value: Ev,
     /// Where it came from.
     via: Via,
-    /// A frame's copy of a continuous event, sent only towards Scripts.
-    framed: bool,
+    /// How it was sent (see [`Sending`]).
+    sending: Sending,
+}
+
+/// How the event being delivered was sent.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+struct Sending {
+    /// A frame's copy of a continuous event: it goes only along the routes
+    /// towards Scripts and followers (the clips have the rest exact).
+    towards_frames: bool,
+    /// A value at a frame of a value that changes continuously (a Script
+    /// following a clock, a follower): interpolated between frames.
+    sampled: bool,
 }
 
 /// Where an event came from.
@@ -251,8 +263,9 @@ pub struct Played {
     /// Fields of other nodes set by events (a Switch's whichChoice from an
     /// IntegerTrigger), in the order set.
     pub sets: Vec<Set>,
-    /// Script nodes that ran.
-    pub scripts: HashSet<NodeId>,
+    /// Script nodes that ran, and followers: nodes whose inputs the
+    /// cascade plays (a clip's track into them is played there).
+    pub listeners: HashSet<NodeId>,
     /// Routes along which frames carry continuous events into Scripts.
     pub framed: HashSet<usize>,
 }
@@ -276,7 +289,7 @@ pub struct Set {
     /// The ROUTE, or the Script that wrote it.
     pub span: Span,
     /// Set at a frame (a value that changes continuously).
-    pub framed: bool,
+    pub sampled: bool,
 }
 
 /// Events processed at most (a cascade that keeps sending stops there,
@@ -293,7 +306,10 @@ pub fn play(
     diags: &mut Diagnostics,
 ) -> Played {
     let scripts = scripts::Scripts::load(scene, sources, diags);
-    let frames = frames::Frames::find(scene, &scripts.running(), world.rate);
+    let followers = followers::load(scene);
+    let mut listeners = scripts.running();
+    listeners.extend(followers.keys());
+    let frames = frames::Frames::find(scene, &listeners, world.rate);
     let mut p = Player {
         scene,
         sources,
@@ -303,9 +319,10 @@ pub fn play(
         toggles: HashMap::default(),
         functions: HashMap::default(),
         scripts,
+        followers,
         touched: Vec::new(),
         frames,
-        framing: false,
+        sending: Sending::default(),
         routes: HashMap::default(),
         inputs: scene
             .routes
@@ -331,7 +348,7 @@ pub fn play(
     for id in p.scripts.running() {
         p.push(0.0, id, Field::Initialize, Ev::Bool(true));
     }
-    if !p.frames.sensors.is_empty() {
+    if !p.frames.sensors.is_empty() || !p.followers.is_empty() {
         p.push(0.0, NodeId(0), Field::Frame(0), Ev::Bool(true));
     }
     for id in (0..scene.nodes.len() as u32).map(NodeId) {
@@ -362,7 +379,7 @@ pub fn play(
         let sends = scene.find_field(node, &e.field, Dir::Out);
         let receives = scene.find_field(node, &e.field, Dir::In);
         let value = match sends.or(receives) {
-            Some(def) => parse_value(&e.value, def.ty.single().name()),
+            Some(def) => parse_value(&e.value, def.ty),
             None => {
                 diags.error(
                     format!(
@@ -432,7 +449,8 @@ pub fn play(
         p.played.runs.insert(id, runs);
     }
     p.scripts.report(scene, diags);
-    p.played.scripts = p.scripts.running().into_iter().collect();
+    p.played.listeners = p.scripts.running().into_iter().collect();
+    p.played.listeners.extend(p.followers.keys());
     p.played.framed = p.frames.routes.clone();
     p.played
 }
@@ -454,22 +472,21 @@ pub fn simulates(scene: &Scene, r: &crate::scene::Route) -> bool {
     }
 }
 
-/// A value as written on the command line, for a field of type `ty`.
-fn parse_value(text: &str, ty: &str) -> Option<Ev> {
-    match ty {
-        "SFBool" => match text {
-            "true" | "TRUE" | "1" => Some(Ev::Bool(true)),
-            "false" | "FALSE" | "0" => Some(Ev::Bool(false)),
-            _ => None,
-        },
-        "SFInt32" => text.parse().ok().map(Ev::Int),
-        "SFTime" | "SFFloat" | "SFDouble" => text
-            .parse()
-            .ok()
-            .filter(|t: &f64| t.is_finite())
-            .map(Ev::Time),
-        _ => None,
-    }
+/// A value as written on the command line, for a field of type `ty`: as
+/// in a ClassicVRML file (`4 0 0`, `"text"`), a bool also as `true`,
+/// `false`, 1 or 0.
+fn parse_value(text: &str, ty: FieldType) -> Option<Ev> {
+    let text = match (ty, text) {
+        (FieldType::SFBool, "true" | "1") => "TRUE",
+        (FieldType::SFBool, "false" | "0") => "FALSE",
+        _ => text,
+    };
+    let value =
+        crate::scene::value::parse_value(ty, text, crate::scene::value::Encoding::Vrml).ok()?;
+    let finite = crate::anim::value_numbers(&value)
+        .iter()
+        .all(|x| x.is_finite());
+    finite.then(|| Ev::of(value))
 }
 
 struct Player<'s> {
@@ -484,11 +501,12 @@ struct Player<'s> {
     /// (`None`: not one).
     functions: HashMap<NodeId, Option<super::NodeFn>>,
     scripts: scripts::Scripts,
+    followers: HashMap<NodeId, followers::Follower>,
     /// Scripts that got events at the current time.
     touched: Vec<NodeId>,
     frames: frames::Frames,
-    /// The event being delivered is a frame's copy of a continuous one.
-    framing: bool,
+    /// How the event being delivered was sent.
+    sending: Sending,
     /// The routes from each node's output field.
     routes: HashMap<(NodeId, &'s str), Vec<usize>>,
     /// Each route's input field, by its catalogue name.
@@ -514,7 +532,7 @@ impl<'s> Player<'s> {
             field,
             value,
             via,
-            framed: self.framing,
+            sending: self.sending,
         });
     }
 
@@ -524,7 +542,7 @@ impl<'s> Player<'s> {
         let routes = self.routes.get(&(node, field)).cloned().unwrap_or_default();
         for ri in routes {
             // A frame's events go only towards Scripts.
-            if self.framing && !self.frames.routes.contains(&ri) {
+            if self.sending.towards_frames && !self.frames.routes.contains(&ri) {
                 continue;
             }
             if !self.fired.insert(ri) {
@@ -562,7 +580,7 @@ impl<'s> Player<'s> {
 
     fn deliver(&mut self, ev: Pending<'s>) {
         let (t, id) = (ev.time, ev.node);
-        self.framing = ev.framed;
+        self.sending = ev.sending;
         match ev.field {
             Field::Input(name) => self.input(t, id, name, ev.value, ev.via),
             Field::User { sends, receives } => {
@@ -602,6 +620,10 @@ impl<'s> Player<'s> {
         let scene = self.scene;
         if self.scripts.runs(id) {
             self.script_event(t, id, field, &v);
+            return;
+        }
+        if self.followers.contains_key(&id) {
+            self.follower_input(t, id, field, &v);
             return;
         }
         if field == "set_fraction" && self.function(id).is_some() {
@@ -668,7 +690,7 @@ impl<'s> Player<'s> {
                         values: v.numbers(),
                         route,
                         span,
-                        framed: self.framing,
+                        sampled: self.sending.sampled,
                     });
                 }
                 // An inputOutput field passes its new value on.

@@ -268,8 +268,8 @@ impl<'s> Player<'s> {
     /// What a Script sent: along its routes, or into the nodes it holds.
     pub(super) fn script_outputs(&mut self, t: f64, id: NodeId, out: Vec<Output>) {
         // A Script's values are new: they go everywhere, not only towards
-        // other Scripts.
-        self.framing = false;
+        // other Scripts (sampled still, when they answer a frame).
+        self.sending.towards_frames = false;
         let scene = self.scene;
         for o in out {
             match o {
