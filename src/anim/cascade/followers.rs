@@ -393,6 +393,69 @@ impl<'s> Player<'s> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::diag::Diagnostics;
+    use crate::limits::Limits;
+    use crate::source::Sources;
+
+    /// Every follower type of X3D 4.0 moves by its family's law, component
+    /// by component (a rotation as a normalised quaternion), from its
+    /// initialValue to its initialDestination from load: a Chaser
+    /// (duration 1) halfway at 0.5 s, a Damper (tau 0.5, order 2) at
+    /// d + (v₀ − d)·e⁻¹·(1 + 1).
+    #[test]
+    fn every_follower_type_follows_its_law() {
+        let types = [
+            ("Color", "0 0 0", "1 0.5 0.25"),
+            ("Coordinate", "0 0 0 1 1 1", "2 0 0 3 1 1"),
+            ("Orientation", "0 1 0 0", "0 1 0 1"),
+            ("Position", "0 0 0", "4 2 0"),
+            ("Position2D", "0 0", "4 2"),
+            ("Scalar", "0", "3"),
+            ("TexCoord2D", "0 0 1 1", "1 1 0 0"),
+        ];
+        let mut text = String::from("#X3D V4.0 utf8\n");
+        for (name, from, to) in types {
+            let (chaser, damper) = match name.strip_suffix("2D") {
+                Some(base) => (format!("{base}Chaser2D"), format!("{base}Damper2D")),
+                None => (format!("{name}Chaser"), format!("{name}Damper")),
+            };
+            let (from, to) = match name {
+                "Coordinate" | "TexCoord2D" => (format!("[{from}]"), format!("[{to}]")),
+                _ => (from.to_string(), to.to_string()),
+            };
+            text += &format!(
+                "DEF C{name} {chaser} {{ duration 1 initialValue {from} initialDestination {to} }}\n\
+                 DEF D{name} {damper} {{ tau 0.5 order 2 initialValue {from} initialDestination {to} }}\n"
+            );
+        }
+        let mut sources = Sources::new();
+        let file = sources.add("f.x3dv", text);
+        let mut diags = Diagnostics::default();
+        let scene = crate::syntax::parse(&sources, file, &Limits::default(), &mut diags);
+        assert!(!diags.has_errors(), "{:?}", diags.list());
+        let followers = load(&scene);
+        assert_eq!(followers.len(), 14);
+        for (name, _, _) in types {
+            for (prefix, w) in [("C", 0.5), ("D", 1.0 - (-1.0f64).exp() * 2.0)] {
+                let id = scene.def(&format!("{prefix}{name}")).expect("node");
+                let f = &followers[&id];
+                assert!(f.active, "{prefix}{name} moves from load");
+                let value = |field: &str| numbers(f.ty, scene.value(id, field).unwrap());
+                let (from, to) = (value("initialValue"), value("initialDestination"));
+                let mut want: Vec<f64> =
+                    from.iter().zip(&to).map(|(a, b)| a + (b - a) * w).collect();
+                if name == "Orientation" {
+                    let n = want.iter().map(|x| x * x).sum::<f64>().sqrt();
+                    want.iter_mut().for_each(|x| *x /= n);
+                }
+                let got = f.value(0.5);
+                assert_eq!(got.len(), want.len(), "{prefix}{name}");
+                for (g, x) in got.iter().zip(&want) {
+                    assert!((g - x).abs() < 1e-12, "{prefix}{name}: {got:?} ≠ {want:?}");
+                }
+            }
+        }
+    }
 
     fn damper(order: usize, tau: f64) -> Follower {
         Follower {
