@@ -130,8 +130,8 @@ impl Bake {
         let checked = check::check(&self.scene, &mut self.diags);
         self.forms = checked.forms;
         let built = &checked.built;
-        let world = world.map(|w| (w, &self.sources));
-        self.clips = clips_using(&self.scene, opts, built, world, &mut self.diags);
+        let sources = Some(&self.sources);
+        self.clips = clips_using(&self.scene, opts, built, world, sources, &mut self.diags);
     }
 
     /// Keeps only the clips named (all when `names` is empty).

@@ -622,6 +622,19 @@ impl Builder<'_> {
         }
     }
 
+    /// The routes the cascade played are baked.
+    fn mark_played(&mut self, played: &cascade::Played) {
+        for (ri, r) in self.scene.routes.iter().enumerate() {
+            if played.followed.contains(&ri)
+                || played.framed.contains(&ri)
+                || played.listeners.contains(&r.from)
+                || cascade::simulates(self.scene, r)
+            {
+                self.used[ri] = true;
+            }
+        }
+    }
+
     fn routes_from(&self, node: NodeId, field: &str) -> Vec<usize> {
         self.out_routes
             .get(&(node, field))
@@ -831,7 +844,7 @@ pub fn clock_of(scene: &Scene, id: NodeId) -> Option<Clock> {
 /// Every clip of a scene: one per clock that drives at least one field.
 /// Problems (cycles, unbakeable routes, conflicts) go to `diags`.
 pub fn clips(scene: &Scene, opts: ClipOptions, diags: &mut Diagnostics) -> Vec<Clip> {
-    clips_using(scene, opts, &Built::default(), None, diags)
+    clips_using(scene, opts, &Built::default(), None, None, diags)
 }
 
 /// [`clips`], taking interpolators already built with the default options
@@ -840,7 +853,8 @@ pub fn clips_using(
     scene: &Scene,
     opts: ClipOptions,
     built: &Built,
-    world: Option<(&World, &Sources)>,
+    world: Option<&World>,
+    sources: Option<&Sources>,
     diags: &mut Diagnostics,
 ) -> Vec<Clip> {
     let mut funcs = HashMap::default();
@@ -866,6 +880,16 @@ pub fn clips_using(
             .push(i);
     }
     let timer_links = links_by_timer(scene);
+    // Clip mode: the clocks whose events reach a Script or a follower,
+    // which the clip plays (`through_listeners`), with or without tracks.
+    let feeds: HashSet<NodeId> = if world.is_none() && sources.is_some() {
+        (0..scene.nodes.len() as u32)
+            .map(NodeId)
+            .filter(|&id| reaches_listener(scene, id))
+            .collect()
+    } else {
+        HashSet::default()
+    };
     let mut clips = Vec::new();
     let mut ordinal: HashMap<&str, usize> = HashMap::default();
     for i in 0..scene.nodes.len() {
@@ -899,7 +923,7 @@ pub fn clips_using(
             let links = timer_links.get(&id).map_or(&[][..], Vec::as_slice);
             link_tracks(&mut b, links, &mut tracks, periodic);
         }
-        if tracks.is_empty() {
+        if tracks.is_empty() && !feeds.contains(&id) {
             continue;
         }
         // After a routing limit the clip is not baked: no warnings for it.
@@ -937,33 +961,31 @@ pub fn clips_using(
     }
     // World time: the clocks' runs as the event cascade plays them, and
     // the routes it follows are baked.
-    if let Some((world, sources)) = world.filter(|_| !b.stopped) {
-        let played = cascade::play(
-            scene,
-            sources,
-            world,
-            world.end.unwrap_or(cascade::HORIZON),
-            b.diags,
-        );
-        for (ri, r) in scene.routes.iter().enumerate() {
-            if played.followed.contains(&ri)
-                || played.framed.contains(&ri)
-                || played.listeners.contains(&r.from)
-                || cascade::simulates(scene, r)
-            {
-                b.used[ri] = true;
+    match (world, sources) {
+        _ if b.stopped => {}
+        (Some(world), Some(sources)) => {
+            let played = cascade::play(
+                scene,
+                sources,
+                world,
+                world.end.unwrap_or(cascade::HORIZON),
+                b.diags,
+            );
+            b.mark_played(&played);
+            for clip in &mut clips {
+                if let Some(runs) = played.runs.get(&clip.clock_node) {
+                    clip.runs = Some(runs.clone());
+                }
+                // What a clock sends a Script or a follower, it got at frames.
+                clip.tracks
+                    .retain(|t| !played.listeners.contains(&t.target));
             }
+            clips.retain(|c| !c.tracks.is_empty());
+            let (tracks, range) = set_tracks(&mut b, &played.sets, |t| t);
+            clips.extend(world_time_clip("events", tracks, range));
         }
-        for clip in &mut clips {
-            if let Some(runs) = played.runs.get(&clip.clock_node) {
-                clip.runs = Some(runs.clone());
-            }
-            // What a clock sends a Script or a follower, it got at frames.
-            clip.tracks
-                .retain(|t| !played.listeners.contains(&t.target));
-        }
-        clips.retain(|c| !c.tracks.is_empty());
-        clips.extend(set_fields_clip(&mut b, &played.sets));
+        (None, Some(sources)) => through_listeners(&mut b, &mut clips, &feeds, sources),
+        _ => {}
     }
     // After a routing limit the unfollowed routes are not news.
     if !b.stopped {
@@ -974,14 +996,17 @@ pub fn clips_using(
 }
 
 /// The fields the event cascade sets (a Switch's whichChoice from an
-/// IntegerTrigger, a Transform's translation from a Script) as a clip
-/// named `events` in world time: a track a field, from the field's own
-/// value to each value set, at the times set (the last of one time). A
-/// value set at frames (a Script following a clock) is interpolated
-/// between them, linearly or (a rotation) on the shorter arc; one set by
-/// discrete events holds until the next. Its clock is a Timer whose
-/// fraction is the world time.
-fn set_fields_clip(b: &mut Builder<'_>, sets: &[cascade::Set]) -> Option<Clip> {
+/// IntegerTrigger, a Transform's translation from a Script) as tracks, and
+/// the range of their keys: a track a field, from the field's own value to
+/// each value set, keyed at `key_of(time set)` (the last of one time). A
+/// value set at frames (a Script following a clock, a follower) is
+/// interpolated between them, linearly or (a rotation) on the shorter
+/// arc; one set by discrete events holds until the next.
+fn set_tracks(
+    b: &mut Builder<'_>,
+    sets: &[cascade::Set],
+    key_of: impl Fn(f64) -> f64,
+) -> (Vec<Track>, (f64, f64)) {
     let scene = b.scene;
     let mut tracks = Vec::new();
     let mut range = (f64::INFINITY, f64::NEG_INFINITY);
@@ -1027,21 +1052,22 @@ fn set_fields_clip(b: &mut Builder<'_>, sets: &[cascade::Set]) -> Option<Clip> {
             .map(super::value_numbers)
             .unwrap_or_default();
         own.resize(width, 0.0);
-        let (mut keys, mut values) = (vec![first.time - 1.0], own);
+        let (mut keys, mut values) = (vec![key_of(first.time) - 1.0], own);
         for &set in &list {
             if set.values.len() != width {
                 continue;
             }
-            if keys.last() == Some(&set.time) {
+            let at = key_of(set.time);
+            if keys.last() == Some(&at) {
                 keys.pop();
                 values.truncate(values.len() - width);
             }
             if held {
                 let before = values[values.len() - width..].to_vec();
-                keys.push(set.time);
+                keys.push(at);
                 values.extend_from_slice(&before);
             }
-            keys.push(set.time);
+            keys.push(at);
             values.extend_from_slice(&set.values);
         }
         range = (range.0.min(keys[0]), range.1.max(keys[keys.len() - 1]));
@@ -1054,7 +1080,7 @@ fn set_fields_clip(b: &mut Builder<'_>, sets: &[cascade::Set]) -> Option<Clip> {
             target: key.0,
             field: key.1.to_string(),
             ty: Some(first.ty),
-            source: first.route.map_or(key.0, |ri| scene.routes[ri].from),
+            source: first.source,
             modifiers: Vec::new(),
             span: first.span,
             func,
@@ -1062,7 +1088,96 @@ fn set_fields_clip(b: &mut Builder<'_>, sets: &[cascade::Set]) -> Option<Clip> {
             world: None,
         });
     }
-    world_time_clip("events", tracks, range)
+    (tracks, range)
+}
+
+/// Frames a second at which the clip mode plays Scripts and followers.
+const CLIP_FRAMES: f64 = 60.0;
+
+/// Whether a node is a Script or a follower.
+fn listens(scene: &Scene, id: NodeId) -> bool {
+    let ty = scene.node(id).type_name.as_str();
+    ty == "Script" || ty.contains("Chaser") || ty.contains("Damper")
+}
+
+/// The nodes a clock's events reach along routes, through any node but
+/// another clock.
+fn downstream(scene: &Scene, clock: NodeId) -> HashSet<NodeId> {
+    let mut seen: HashSet<NodeId> = HashSet::default();
+    let mut stack = vec![clock];
+    while let Some(n) = stack.pop() {
+        for r in scene.routes.iter().filter(|r| r.from == n) {
+            let clock_too = scene.node(r.to).type_name == "TimeSensor";
+            if !clock_too && seen.insert(r.to) {
+                stack.push(r.to);
+            }
+        }
+    }
+    seen
+}
+
+/// Whether a TimeSensor's events reach a Script or a follower.
+fn reaches_listener(scene: &Scene, id: NodeId) -> bool {
+    scene.node(id).type_name == "TimeSensor"
+        && scene.node(id).in_proto.is_none()
+        && downstream(scene, id).iter().any(|&n| listens(scene, n))
+}
+
+/// The clip mode's clips whose clocks reach a Script or a follower
+/// (`feeds`): each clock's cycle is played alone from 0
+/// (`cascade::play_clip`) at `CLIP_FRAMES` frames a second, and what the
+/// nodes its events reach set becomes tracks of its clip, keyed by the
+/// clock's fraction; the tracks into Scripts and followers go. A clip of
+/// several cycles repeats the first.
+fn through_listeners(
+    b: &mut Builder<'_>,
+    clips: &mut Vec<Clip>,
+    feeds: &HashSet<NodeId>,
+    sources: &Sources,
+) {
+    let scene = b.scene;
+    for clip in clips.iter_mut() {
+        let Clock::TimeSensor { cycle_interval, .. } = clip.clock else {
+            continue;
+        };
+        if cycle_interval <= 0.0 || !feeds.contains(&clip.clock_node) {
+            continue;
+        }
+        // The Scripts' own warnings once, not once a clip.
+        let mut own = Diagnostics::default();
+        let played = cascade::play_clip(
+            scene,
+            sources,
+            clip.clock_node,
+            cycle_interval,
+            CLIP_FRAMES,
+            &mut own,
+        );
+        for d in own.list() {
+            if !b.diags.list().iter().any(|x| x.message == d.message) {
+                b.diags.push(d.clone());
+            }
+        }
+        b.mark_played(&played);
+        // Events into other clocks start nothing here (each clip plays
+        // alone): those routes stay named.
+        for (ri, r) in scene.routes.iter().enumerate() {
+            if r.to != clip.clock_node && scene.node(r.to).type_name == "TimeSensor" {
+                b.used[ri] = false;
+            }
+        }
+        let reached = downstream(scene, clip.clock_node);
+        let sets: Vec<cascade::Set> = played
+            .sets
+            .into_iter()
+            .filter(|s| reached.contains(&s.source))
+            .collect();
+        clip.tracks
+            .retain(|t| !played.listeners.contains(&t.target));
+        let (tracks, _) = set_tracks(b, &sets, |t| t / cycle_interval);
+        clip.tracks.extend(tracks);
+    }
+    clips.retain(|c| !c.tracks.is_empty());
 }
 
 /// A Link's first string in `field` (project three's Links name nodes by

@@ -1212,6 +1212,26 @@ fn scripts_run_in_world_time_and_a_throw_is_named_with_its_line() {
         "{err}"
     );
 
+    // The clip mode plays each clip's Scripts too: the Clock clip moves
+    // the Box (x = 2 × fraction), the Once clip hides the Shape from its
+    // start; Starter's startTime for Later is named (clips play alone).
+    let o = util::run(&[&scene.to_string_lossy(), "-o", "-", "--rate", "4"]);
+    assert_eq!(o.status.code(), Some(0), "{}", util::stderr(&o));
+    let rows = lines(&o);
+    for want in [
+        "Clock,0.5,Box,translation,0,0.5,0,0,",
+        "Clock,1.75,Box,translation,0,1.75,0,0,",
+        "Once,0,Hidden,visible,0,false,,,",
+    ] {
+        assert!(rows.iter().any(|r| r == want), "{want}: {rows:#?}");
+    }
+    assert!(
+        util::stderr(&o)
+            .contains("ROUTE from `Starter.go` (Script) to `Later.startTime` is not baked"),
+        "{}",
+        util::stderr(&o)
+    );
+
     // A Script in another language, one in a file, one with no program.
     let (_dir, x3d) = util::scene_file(
         "other.x3dv",

@@ -988,11 +988,15 @@ fn an_interrupted_bake_leaves_the_previous_output_untouched() {
     let out = dir.path().join("out.glb");
     let previous = b"a previous output, to be kept".to_vec();
     let bin = env!("CARGO_BIN_EXE_x3dbake");
-    // How long a whole bake takes here, then kills at points through it.
-    let start = std::time::Instant::now();
-    let o = bake(&input.to_string_lossy(), &dir.path().join("full.glb"), &[]);
-    assert_eq!(o.status.code(), Some(0));
-    let full = start.elapsed();
+    // How long a whole bake takes here (the fastest of three: the first
+    // reads a cold file), then kills at points through it.
+    let mut full = std::time::Duration::MAX;
+    for _ in 0..3 {
+        let start = std::time::Instant::now();
+        let o = bake(&input.to_string_lossy(), &dir.path().join("full.glb"), &[]);
+        assert_eq!(o.status.code(), Some(0));
+        full = full.min(start.elapsed());
+    }
     let whole = std::fs::read(dir.path().join("full.glb")).unwrap();
     let (mut kept, mut temps) = (0, 0);
     for step in 0..12 {

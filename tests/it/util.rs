@@ -189,8 +189,8 @@ pub fn load_clips(
     opts: x3dbake::anim::clip::ClipOptions,
 ) -> (x3dbake::scene::Scene, Vec<x3dbake::anim::clip::Clip>) {
     let mut bake = load_text(&path.to_string_lossy(), &std::fs::read(path).unwrap());
-    let found = x3dbake::anim::clip::clips(&bake.scene, opts, &mut bake.diags);
-    (bake.scene, found)
+    bake.animate(opts);
+    (bake.scene, bake.clips)
 }
 
 /// Runs `node` with the arguments (in `dir` when given, with `env` set) and

@@ -105,7 +105,11 @@ impl Follower {
                 duration: scene.number(id, "duration").max(0.0),
                 base: initial.clone(),
                 from: initial.clone(),
-                changes: vec![(0.0, destination)],
+                changes: if destination == initial {
+                    Vec::new()
+                } else {
+                    vec![(0.0, destination)]
+                },
             }
         } else {
             let order = scene

@@ -87,8 +87,11 @@ impl<'s> Player<'s> {
         let mut sensors: Vec<NodeId> = self.frames.sensors.iter().copied().collect();
         sensors.sort();
         for id in sensors {
-            if let Some((_, start)) = self.sensors[&id].current() {
-                let run = self.sensors[&id].clock.run(start, f64::NEG_INFINITY);
+            let Some(s) = self.sensors.get(&id) else {
+                continue; // not running here (another clip's clock)
+            };
+            if let Some((_, start)) = s.current() {
+                let run = s.clock.run(start, f64::NEG_INFINITY);
                 self.continuous(t, id, &run, start);
             }
         }

@@ -228,10 +228,20 @@ impl PartialOrd for Pending<'_> {
         Some(self.cmp(o))
     }
 }
+impl Pending<'_> {
+    /// A frame comes after the other events of its time, as a browser
+    /// starts and stops its clocks before it sends their fractions.
+    fn is_frame(&self) -> bool {
+        matches!(self.field, Field::Frame(_))
+    }
+}
 impl Ord for Pending<'_> {
-    // Earliest first (the heap is a max-heap).
+    // Earliest first (the heap is a max-heap); at one time, frames last.
     fn cmp(&self, o: &Self) -> Ordering {
-        o.time.total_cmp(&self.time).then(o.seq.cmp(&self.seq))
+        o.time
+            .total_cmp(&self.time)
+            .then(o.is_frame().cmp(&self.is_frame()))
+            .then(o.seq.cmp(&self.seq))
     }
 }
 
@@ -286,6 +296,8 @@ pub struct Set {
     pub values: Vec<f64>,
     /// The route the event came along (none: a Script wrote it).
     pub route: Option<usize>,
+    /// The node that sent it (the route's, or the Script).
+    pub source: NodeId,
     /// The ROUTE, or the Script that wrote it.
     pub span: Span,
     /// Set at a frame (a value that changes continuously).
@@ -305,154 +317,207 @@ pub fn play(
     until: f64,
     diags: &mut Diagnostics,
 ) -> Played {
-    let scripts = scripts::Scripts::load(scene, sources, diags);
-    let followers = followers::load(scene);
-    let mut listeners = scripts.running();
-    listeners.extend(followers.keys());
-    let frames = frames::Frames::find(scene, &listeners, world.rate);
-    let mut p = Player {
-        scene,
-        sources,
-        queue: BinaryHeap::new(),
-        seq: 0,
-        sensors: HashMap::default(),
-        toggles: HashMap::default(),
-        functions: HashMap::default(),
-        scripts,
-        followers,
-        touched: Vec::new(),
-        frames,
-        sending: Sending::default(),
-        routes: HashMap::default(),
-        inputs: scene
-            .routes
-            .iter()
-            .map(|r| {
-                scene
-                    .find_field(r.to, &r.to_field, Dir::In)
-                    .map_or(r.to_field.as_str(), |d| d.name.as_str())
-            })
-            .collect(),
-        fired: HashSet::default(),
-        now: f64::NEG_INFINITY,
-        played: Played::default(),
-        until,
-    };
-    for (ri, r) in scene.routes.iter().enumerate() {
-        p.routes
-            .entry((r.from, r.from_field.as_str()))
-            .or_default()
-            .push(ri);
-    }
-    // Scripts are initialised before anything else happens.
-    for id in p.scripts.running() {
-        p.push(0.0, id, Field::Initialize, Ev::Bool(true));
-    }
-    if !p.frames.sensors.is_empty() || !p.followers.is_empty() {
-        p.push(0.0, NodeId(0), Field::Frame(0), Ev::Bool(true));
-    }
-    for id in (0..scene.nodes.len() as u32).map(NodeId) {
-        // (A prototype's template: its instances' copies are the clocks.)
-        if scene.node(id).in_proto.is_some() {
-            continue;
-        }
-        if let Some(clock @ Clock::TimeSensor { .. }) = clock_of(scene, id) {
-            p.sensors.insert(
-                id,
-                Sensor {
-                    clock,
-                    active: None,
-                    played: Vec::new(),
-                },
-            );
-            p.initial_start(id);
-        }
-    }
-    for e in &world.events {
-        let Some(node) = scene.def(&e.node) else {
-            diags.error(
-                format!("--event {}: no node named `{}`", e.time, e.node),
-                None,
-            );
-            continue;
+    let mut p = Player::new(scene, sources, world.rate, until, None, diags);
+    p.user_events(&world.events, diags);
+    p.run(diags)
+}
+
+/// Plays one clock's clip as the clip mode bakes it: the clock alone,
+/// started at 0 (other clocks do not run), for `until` seconds, with the
+/// Scripts and followers it drives; what they set is in the result's
+/// `sets`.
+pub fn play_clip(
+    scene: &Scene,
+    sources: &Sources,
+    clock: NodeId,
+    until: f64,
+    rate: f64,
+    diags: &mut Diagnostics,
+) -> Played {
+    Player::new(scene, sources, rate, until, Some(clock), diags).run(diags)
+}
+
+impl<'s> Player<'s> {
+    /// A player of the scene with its Scripts loaded and its clocks set to
+    /// start (`solo`: that clock alone, from 0).
+    fn new(
+        scene: &'s Scene,
+        sources: &'s Sources,
+        rate: f64,
+        until: f64,
+        solo: Option<NodeId>,
+        diags: &mut Diagnostics,
+    ) -> Player<'s> {
+        let scripts = scripts::Scripts::load(scene, sources, diags);
+        let followers = followers::load(scene);
+        let mut listeners = scripts.running();
+        listeners.extend(followers.keys());
+        let frames = frames::Frames::find(scene, &listeners, rate);
+        let mut p = Player {
+            scene,
+            sources,
+            queue: BinaryHeap::new(),
+            seq: 0,
+            sensors: HashMap::default(),
+            toggles: HashMap::default(),
+            functions: HashMap::default(),
+            scripts,
+            followers,
+            touched: Vec::new(),
+            frames,
+            sending: Sending::default(),
+            routes: HashMap::default(),
+            inputs: scene
+                .routes
+                .iter()
+                .map(|r| {
+                    scene
+                        .find_field(r.to, &r.to_field, Dir::In)
+                        .map_or(r.to_field.as_str(), |d| d.name.as_str())
+                })
+                .collect(),
+            fired: HashSet::default(),
+            now: f64::NEG_INFINITY,
+            played: Played::default(),
+            until,
         };
-        let sends = scene.find_field(node, &e.field, Dir::Out);
-        let receives = scene.find_field(node, &e.field, Dir::In);
-        let value = match sends.or(receives) {
-            Some(def) => parse_value(&e.value, def.ty),
-            None => {
+        for (ri, r) in scene.routes.iter().enumerate() {
+            p.routes
+                .entry((r.from, r.from_field.as_str()))
+                .or_default()
+                .push(ri);
+        }
+        // Scripts are initialised before anything else happens.
+        for id in p.scripts.running() {
+            p.push(0.0, id, Field::Initialize, Ev::Bool(true));
+        }
+        if !p.frames.sensors.is_empty() || !p.followers.is_empty() {
+            p.push(0.0, NodeId(0), Field::Frame(0), Ev::Bool(true));
+        }
+        for id in (0..scene.nodes.len() as u32).map(NodeId) {
+            // (A prototype's template: its instances' copies are the clocks.)
+            if scene.node(id).in_proto.is_some() || solo.is_some_and(|c| c != id) {
+                continue;
+            }
+            if let Some(mut clock @ Clock::TimeSensor { .. }) = clock_of(scene, id) {
+                if let Clock::TimeSensor {
+                    start_time,
+                    stop_time,
+                    enabled,
+                    ..
+                } = &mut clock
+                    && solo.is_some()
+                {
+                    (*start_time, *stop_time, *enabled) = (0.0, 0.0, true);
+                }
+                p.sensors.insert(
+                    id,
+                    Sensor {
+                        clock,
+                        active: None,
+                        played: Vec::new(),
+                    },
+                );
+                p.initial_start(id);
+            }
+        }
+        p
+    }
+
+    /// The user's events, each at its time.
+    fn user_events(&mut self, events: &[UserEvent], diags: &mut Diagnostics) {
+        let scene = self.scene;
+        for e in events {
+            let Some(node) = scene.def(&e.node) else {
+                diags.error(
+                    format!("--event {}: no node named `{}`", e.time, e.node),
+                    None,
+                );
+                continue;
+            };
+            let sends = scene.find_field(node, &e.field, Dir::Out);
+            let receives = scene.find_field(node, &e.field, Dir::In);
+            let value = match sends.or(receives) {
+                Some(def) => parse_value(&e.value, def.ty),
+                None => {
+                    diags.error(
+                        format!(
+                            "--event {}: `{}` ({}) has no field `{}`",
+                            e.time,
+                            e.node,
+                            scene.node(node).type_name,
+                            e.field
+                        ),
+                        None,
+                    );
+                    continue;
+                }
+            };
+            let Some(value) = value else {
                 diags.error(
                     format!(
-                        "--event {}: `{}` ({}) has no field `{}`",
-                        e.time,
-                        e.node,
-                        scene.node(node).type_name,
-                        e.field
+                        "--event {}: `{}` is not a value of `{}.{}`",
+                        e.time, e.value, e.node, e.field
                     ),
                     None,
                 );
                 continue;
+            };
+            let field = Field::User {
+                sends: sends.map(|d| d.name.as_str()),
+                receives: receives.map(|d| d.name.as_str()),
+            };
+            self.push(e.time, node, field, value);
+        }
+    }
+
+    /// Plays the events in time order to the end, and gives what was played.
+    fn run(mut self, diags: &mut Diagnostics) -> Played {
+        let until = self.until;
+        let mut processed = 0;
+        loop {
+            // After the events of a timestamp, the Scripts that got some
+            // process them (their outputs are events of the same time).
+            if !self.touched.is_empty() && self.queue.peek().is_none_or(|e| e.time > self.now) {
+                self.events_processed();
+                continue;
             }
-        };
-        let Some(value) = value else {
-            diags.error(
-                format!(
-                    "--event {}: `{}` is not a value of `{}.{}`",
-                    e.time, e.value, e.node, e.field
-                ),
-                None,
-            );
-            continue;
-        };
-        let field = Field::User {
-            sends: sends.map(|d| d.name.as_str()),
-            receives: receives.map(|d| d.name.as_str()),
-        };
-        p.push(e.time, node, field, value);
+            let Some(ev) = self.queue.pop() else { break };
+            if ev.time > until {
+                break;
+            }
+            processed += 1;
+            if processed > MAX_EVENTS {
+                diags.warning(
+                    format!(
+                        "the event cascade passed {MAX_EVENTS} events before {until} s: stopped at {} s",
+                        ev.time
+                    ),
+                    None,
+                );
+                break;
+            }
+            if ev.time > self.now {
+                self.now = ev.time;
+                self.fired.clear();
+            }
+            self.deliver(ev);
+        }
+        // Runs still under way at the end go on.
+        for (id, s) in std::mem::take(&mut self.sensors) {
+            let mut runs = s.played;
+            if let Some(start) = s.active {
+                runs.push(s.clock.run(start, f64::NEG_INFINITY));
+            }
+            runs.sort_by(|a, b| a.start().total_cmp(&b.start()));
+            self.played.runs.insert(id, runs);
+        }
+        self.scripts.report(self.scene, diags);
+        self.played.listeners = self.scripts.running().into_iter().collect();
+        self.played.listeners.extend(self.followers.keys());
+        self.played.framed = self.frames.routes.clone();
+        self.played
     }
-    let mut processed = 0;
-    loop {
-        // After the events of a timestamp, the Scripts that got some
-        // process them (their outputs are events of the same time).
-        if !p.touched.is_empty() && p.queue.peek().is_none_or(|e| e.time > p.now) {
-            p.events_processed();
-            continue;
-        }
-        let Some(ev) = p.queue.pop() else { break };
-        if ev.time > until {
-            break;
-        }
-        processed += 1;
-        if processed > MAX_EVENTS {
-            diags.warning(
-                format!(
-                    "the event cascade passed {MAX_EVENTS} events before {until} s: stopped at {} s",
-                    ev.time
-                ),
-                None,
-            );
-            break;
-        }
-        if ev.time > p.now {
-            p.now = ev.time;
-            p.fired.clear();
-        }
-        p.deliver(ev);
-    }
-    // Runs still under way at the end go on.
-    for (id, s) in p.sensors {
-        let mut runs = s.played;
-        if let Some(start) = s.active {
-            runs.push(s.clock.run(start, f64::NEG_INFINITY));
-        }
-        runs.sort_by(|a, b| a.start().total_cmp(&b.start()));
-        p.played.runs.insert(id, runs);
-    }
-    p.scripts.report(scene, diags);
-    p.played.listeners = p.scripts.running().into_iter().collect();
-    p.played.listeners.extend(p.followers.keys());
-    p.played.framed = p.frames.routes.clone();
-    p.played
 }
 
 /// Whether the cascade plays the events of a route: from an event utility,
@@ -677,11 +742,14 @@ impl<'s> Player<'s> {
                 }
                 // A field of the scene set at a time: shown in world time.
                 let origin = match via {
-                    Via::Route(ri) => Some((Some(ri), self.scene.routes[ri].span)),
-                    Via::Script(s) => Some((None, self.scene.node(s).span)),
+                    Via::Route(ri) => {
+                        let r = &self.scene.routes[ri];
+                        Some((Some(ri), r.span, r.from))
+                    }
+                    Via::Script(s) => Some((None, self.scene.node(s).span, s)),
                     Via::Nothing => None,
                 };
-                if let Some((route, span)) = origin {
+                if let Some((route, span, source)) = origin {
                     self.played.sets.push(Set {
                         time: t,
                         node: id,
@@ -689,6 +757,7 @@ impl<'s> Player<'s> {
                         ty: def.ty,
                         values: v.numbers(),
                         route,
+                        source,
                         span,
                         sampled: self.sending.sampled,
                     });
@@ -702,7 +771,9 @@ impl<'s> Player<'s> {
     }
 
     fn sensor_input(&mut self, t: f64, id: NodeId, field: &'s str, v: Ev) {
-        let active = self.sensors[&id].current();
+        let Some(active) = self.sensors.get(&id).map(Sensor::current) else {
+            return; // a clock that does not run here (a clip's, alone)
+        };
         let Some(s) = self.sensors.get_mut(&id) else {
             return;
         };
