@@ -12,6 +12,14 @@ fn lines(o: &std::process::Output) -> Vec<String> {
     util::stdout(o).lines().map(String::from).collect()
 }
 
+/// The `--timeline` CSV row of NODE,field (`what`) at time `t`.
+fn timeline_row(rows: &[String], t: &str, what: &str) -> String {
+    rows.iter()
+        .find(|r| r.starts_with(&format!("timeline,{t},{what},")))
+        .unwrap_or_else(|| panic!("no {what} at {t}: {rows:#?}"))
+        .clone()
+}
+
 #[test]
 fn csv_long_form_header_order_and_values() {
     let o = util::run(&[BOX, "-o", "-", "--rate", "2", "--quiet"]);
@@ -1084,12 +1092,7 @@ fn event_utilities_pass_user_events_on_in_world_time() {
     ]);
     assert_eq!(o.status.code(), Some(0), "{}", util::stderr(&o));
     let rows = lines(&o);
-    let at = |t: &str, what: &str| {
-        rows.iter()
-            .find(|r| r.starts_with(&format!("timeline,{t},{what},")))
-            .unwrap_or_else(|| panic!("no {what} at {t}: {rows:#?}"))
-            .clone()
-    };
+    let at = |t: &str, what: &str| timeline_row(&rows, t, what);
     assert_eq!(
         at("0", "X,translation"),
         "timeline,0,X,translation,0,0,0,0,"
@@ -1165,12 +1168,7 @@ fn scripts_run_in_world_time_and_a_throw_is_named_with_its_line() {
     ]);
     assert_eq!(o.status.code(), Some(0), "{}", util::stderr(&o));
     let rows = lines(&o);
-    let at = |t: &str, what: &str| {
-        rows.iter()
-            .find(|r| r.starts_with(&format!("timeline,{t},{what},")))
-            .unwrap_or_else(|| panic!("no {what} at {t}: {rows:#?}"))
-            .clone()
-    };
+    let at = |t: &str, what: &str| timeline_row(&rows, t, what);
     // Box: x = 2 × fraction = 2 × (t / 2 mod 1) = t mod 2.
     assert_eq!(
         at("0.75", "Box,translation"),
@@ -1275,10 +1273,7 @@ fn followers_move_as_their_closed_forms() {
     assert_eq!(o.status.code(), Some(0), "{}", util::stderr(&o));
     let rows = lines(&o);
     let at = |t: &str, what: &str, c: usize| -> f64 {
-        let row = rows
-            .iter()
-            .find(|r| r.starts_with(&format!("timeline,{t},{what},")))
-            .unwrap_or_else(|| panic!("no {what} at {t}: {rows:#?}"));
+        let row = timeline_row(&rows, t, what);
         row.split(',').nth(5 + c).unwrap().parse().unwrap()
     };
     let pi = std::f64::consts::PI;

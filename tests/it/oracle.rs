@@ -425,18 +425,7 @@ fn a_chain_of_clocks_and_triggers_plays_as_in_x_ite() {
         "xite-timeline.mjs",
         &["--field", "Pick.whichChoice"],
     );
-    let o = util::run(&[
-        &scene.to_string_lossy(),
-        "-o",
-        "-",
-        "--timeline",
-        "--rate",
-        "20",
-        "--end",
-        "5",
-    ]);
-    assert_eq!(o.status.code(), Some(0), "{}", util::stderr(&o));
-    let ours = timeline_rows(&o);
+    let ours = timeline_rows(&scene);
     let mut report = String::new();
     let mut compared = 0;
     for field in [
@@ -571,11 +560,22 @@ fn the_timeline_glb_plays_in_three_js_as_in_x_ite() {
     assert_eq!(worst[3], 0.0, "the Switch shows the child X_ITE shows");
 }
 
-/// A `--timeline` CSV's rows: (NODE.field, time in ms) → values (a bool
-/// as 0 or 1).
-fn timeline_rows(o: &std::process::Output) -> std::collections::BTreeMap<(String, i64), Vec<f64>> {
+/// A scene's `--timeline` CSV over 5 s at 20 rows a second: (NODE.field,
+/// time in ms) → values (a bool as 0 or 1).
+fn timeline_rows(scene: &std::path::Path) -> std::collections::BTreeMap<(String, i64), Vec<f64>> {
+    let o = util::run(&[
+        &scene.to_string_lossy(),
+        "-o",
+        "-",
+        "--timeline",
+        "--rate",
+        "20",
+        "--end",
+        "5",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", util::stderr(&o));
     let mut ours = std::collections::BTreeMap::new();
-    for line in util::stdout(o).lines().skip(1) {
+    for line in util::stdout(&o).lines().skip(1) {
         let c: Vec<&str> = line.split(',').collect();
         let t = (c[1].parse::<f64>().unwrap() * 1000.0).round() as i64;
         let v: Vec<f64> = c[5..]
@@ -645,18 +645,7 @@ fn scripts_play_as_in_x_ite() {
             "Hidden.visible",
         ],
     );
-    let o = util::run(&[
-        &scene.to_string_lossy(),
-        "-o",
-        "-",
-        "--timeline",
-        "--rate",
-        "20",
-        "--end",
-        "5",
-    ]);
-    assert_eq!(o.status.code(), Some(0), "{}", util::stderr(&o));
-    let ours = timeline_rows(&o);
+    let ours = timeline_rows(&scene);
     let mut report = String::new();
     for field in ["Box.translation", "Slider.translation", "Hidden.visible"] {
         let (worst, at, n) = worst_against(&theirs, &ours, field);
