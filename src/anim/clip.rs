@@ -882,13 +882,16 @@ pub fn clips_using(
     let timer_links = links_by_timer(scene);
     // Clip mode: the clocks whose events reach a Script or a follower,
     // which the clip plays (`through_listeners`), with or without tracks.
-    let feeds: HashSet<NodeId> = if world.is_none() && sources.is_some() {
-        (0..scene.nodes.len() as u32)
+    let listening = (0..scene.nodes.len() as u32).any(|i| listens(scene, NodeId(i)));
+    let (feeds, reach) = if listening && world.is_none() && sources.is_some() {
+        let reach = Reach::new(scene);
+        let feeds = (0..scene.nodes.len() as u32)
             .map(NodeId)
-            .filter(|&id| reaches_listener(scene, id))
-            .collect()
+            .filter(|&id| reach.reaches_listener(id))
+            .collect();
+        (feeds, Some(reach))
     } else {
-        HashSet::default()
+        (HashSet::default(), None)
     };
     let mut clips = Vec::new();
     let mut ordinal: HashMap<&str, usize> = HashMap::default();
@@ -984,7 +987,11 @@ pub fn clips_using(
             let (tracks, range) = set_tracks(&mut b, &played.sets, |t| t);
             clips.extend(world_time_clip("events", tracks, range));
         }
-        (None, Some(sources)) => through_listeners(&mut b, &mut clips, &feeds, sources),
+        (None, Some(sources)) => {
+            if let Some(reach) = &reach {
+                through_listeners(&mut b, &mut clips, &feeds, reach, sources);
+            }
+        }
         _ => {}
     }
     // After a routing limit the unfollowed routes are not news.
@@ -1100,27 +1107,44 @@ fn listens(scene: &Scene, id: NodeId) -> bool {
     ty == "Script" || ty.contains("Chaser") || ty.contains("Damper")
 }
 
-/// The nodes a clock's events reach along routes, through any node but
-/// another clock.
-fn downstream(scene: &Scene, clock: NodeId) -> HashSet<NodeId> {
-    let mut seen: HashSet<NodeId> = HashSet::default();
-    let mut stack = vec![clock];
-    while let Some(n) = stack.pop() {
-        for r in scene.routes.iter().filter(|r| r.from == n) {
-            let clock_too = scene.node(r.to).type_name == "TimeSensor";
-            if !clock_too && seen.insert(r.to) {
-                stack.push(r.to);
-            }
-        }
-    }
-    seen
+/// Where a scene's routes lead: each node's receivers.
+struct Reach<'s> {
+    scene: &'s Scene,
+    receivers: HashMap<NodeId, Vec<NodeId>>,
 }
 
-/// Whether a TimeSensor's events reach a Script or a follower.
-fn reaches_listener(scene: &Scene, id: NodeId) -> bool {
-    scene.node(id).type_name == "TimeSensor"
-        && scene.node(id).in_proto.is_none()
-        && downstream(scene, id).iter().any(|&n| listens(scene, n))
+impl<'s> Reach<'s> {
+    fn new(scene: &'s Scene) -> Reach<'s> {
+        let mut receivers: HashMap<NodeId, Vec<NodeId>> = HashMap::default();
+        for r in &scene.routes {
+            receivers.entry(r.from).or_default().push(r.to);
+        }
+        Reach { scene, receivers }
+    }
+
+    /// The nodes a clock's events reach along routes, through any node
+    /// but another clock.
+    fn downstream(&self, clock: NodeId) -> HashSet<NodeId> {
+        let mut seen: HashSet<NodeId> = HashSet::default();
+        let mut stack = vec![clock];
+        while let Some(n) = stack.pop() {
+            for &to in self.receivers.get(&n).map_or(&[][..], Vec::as_slice) {
+                let clock_too = self.scene.node(to).type_name == "TimeSensor";
+                if !clock_too && seen.insert(to) {
+                    stack.push(to);
+                }
+            }
+        }
+        seen
+    }
+
+    /// Whether a TimeSensor's events reach a Script or a follower.
+    fn reaches_listener(&self, id: NodeId) -> bool {
+        let node = self.scene.node(id);
+        node.type_name == "TimeSensor"
+            && node.in_proto.is_none()
+            && self.downstream(id).iter().any(|&n| listens(self.scene, n))
+    }
 }
 
 /// The clip mode's clips whose clocks reach a Script or a follower
@@ -1133,6 +1157,7 @@ fn through_listeners(
     b: &mut Builder<'_>,
     clips: &mut Vec<Clip>,
     feeds: &HashSet<NodeId>,
+    reach: &Reach<'_>,
     sources: &Sources,
 ) {
     let scene = b.scene;
@@ -1166,7 +1191,7 @@ fn through_listeners(
                 b.used[ri] = false;
             }
         }
-        let reached = downstream(scene, clip.clock_node);
+        let reached = reach.downstream(clip.clock_node);
         let sets: Vec<cascade::Set> = played
             .sets
             .into_iter()

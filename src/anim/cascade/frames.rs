@@ -11,7 +11,7 @@
 use super::{Ev, Field, Player, Sending};
 use crate::anim::clock::Clock;
 use crate::anim::{InterpOptions, NodeFn, node_function};
-use crate::hash::HashSet;
+use crate::hash::{HashMap, HashSet};
 use crate::interp::rotation;
 use crate::scene::value::{Data, Scalar};
 use crate::scene::{FieldType, NodeId, Scene, Value};
@@ -36,18 +36,18 @@ impl Frames {
     /// (Scripts, followers).
     pub fn find(scene: &Scene, listeners: &[NodeId], rate: f64) -> Frames {
         let mut leads: HashSet<NodeId> = listeners.iter().copied().collect();
-        // Interpolators and EaseInEaseOut whose outputs lead to a Script or a follower,
-        // through others of them: grown until nothing is added.
-        loop {
-            let mut grown = false;
-            for r in &scene.routes {
-                if leads.contains(&r.to) && !leads.contains(&r.from) && is_function(scene, r.from) {
-                    leads.insert(r.from);
-                    grown = true;
+        // Interpolators and EaseInEaseOut whose outputs lead to a Script or
+        // a follower, through others of them: backwards from those.
+        let mut senders: HashMap<NodeId, Vec<NodeId>> = HashMap::default();
+        for r in &scene.routes {
+            senders.entry(r.to).or_default().push(r.from);
+        }
+        let mut stack: Vec<NodeId> = listeners.to_vec();
+        while let Some(n) = stack.pop() {
+            for &from in senders.get(&n).map_or(&[][..], Vec::as_slice) {
+                if is_function(scene, from) && leads.insert(from) {
+                    stack.push(from);
                 }
-            }
-            if !grown {
-                break;
             }
         }
         let mut frames = Frames {
