@@ -11,7 +11,8 @@
 // quaternion, scale, visible, fov of a camera, color and intensity of a
 // light), materials by glTF material index (name, color, opacity, emissive,
 // roughness, the map's uv matrix), meshes (the morphed vertex positions and
-// normals of every mesh with morph targets). Needs X3DBAKE_THREE: a folder
+// normals of every mesh with morph targets), skinned (the world positions
+// of each skinned mesh's vertices as three.js draws them). Needs X3DBAKE_THREE: a folder
 // with node_modules/three and node_modules/@needle-tools/three-animation-pointer.
 
 import fs from "node:fs";
@@ -138,8 +139,20 @@ function state(t) {
     return out;
   });
   const meshes = [];
+  const skinned = [];
   gltf.scene.traverse((o) => {
-    if (o.isMesh && o.morphTargetInfluences && o.morphTargetInfluences.length) {
+    if (o.isSkinnedMesh) {
+      // Where three.js draws each vertex: morphed and skinned
+      // (getVertexPosition), then placed by the mesh's world matrix.
+      o.skeleton.update();
+      const v = new THREE.Vector3();
+      const positions = [];
+      for (let i = 0; i < o.geometry.attributes.position.count; i++) {
+        o.getVertexPosition(i, v);
+        positions.push(arr(v.applyMatrix4(o.matrixWorld)));
+      }
+      skinned.push({ name: o.name, positions });
+    } else if (o.isMesh && o.morphTargetInfluences && o.morphTargetInfluences.length) {
       meshes.push({
         name: o.name,
         positions: morphed(o, "position"),
@@ -147,7 +160,7 @@ function state(t) {
       });
     }
   });
-  return { t, nodes: ns, materials: ms, meshes };
+  return { t, nodes: ns, materials: ms, meshes, skinned };
 }
 
 const times = timeArgs.map(Number);

@@ -16,6 +16,7 @@ mod no_panic;
 mod oracle;
 mod report;
 mod scene;
+mod skins;
 mod three;
 mod util;
 mod whole_scene;

@@ -137,6 +137,18 @@ impl<'a> Writer<'a> {
         appearance: Option<NodeId>,
     ) -> Option<Index<json::Mesh>> {
         let m = crate::mesh::mesh(self.scene, &self.rest, geometry, self.diags)?;
+        Some(self.mesh_of(&m, geometry, appearance, Vec::new()))
+    }
+
+    /// The glTF mesh of a mesh made from `geometry`, with `extra`
+    /// attributes (a skin's joints and weights).
+    pub(super) fn mesh_of(
+        &mut self,
+        m: &crate::mesh::Mesh,
+        geometry: NodeId,
+        appearance: Option<NodeId>,
+        extra: Vec<(json::mesh::Semantic, Index<json::Accessor>)>,
+    ) -> Index<json::Mesh> {
         let flat = |v: &[glam::Vec3]| v.iter().flat_map(|p| p.to_array()).collect::<Vec<f32>>();
         let mut attributes = std::collections::BTreeMap::new();
         let array = Some(buffer::Target::ArrayBuffer);
@@ -165,13 +177,16 @@ impl<'a> Writer<'a> {
         let indices = self.indices(&m.indices);
         let material = self.material(appearance, m.double_sided, !m.colors.is_empty());
         let mesh_index = self.root.meshes.len();
-        let (targets, weights) = self.morph_targets(&m, geometry, mesh_index);
+        let (targets, weights) = self.morph_targets(m, geometry, mesh_index);
+        for (semantic, a) in extra {
+            attributes.insert(Checked::Valid(semantic), a);
+        }
         let mode = match m.primitive() {
             crate::mesh::Primitive::Triangles => json::mesh::Mode::Triangles,
             crate::mesh::Primitive::Lines => json::mesh::Mode::Lines,
             crate::mesh::Primitive::Points => json::mesh::Mode::Points,
         };
-        Some(self.root.push(json::Mesh {
+        self.root.push(json::Mesh {
             extensions: None,
             extras: None,
             name: gltf_name(self.scene, geometry),
@@ -185,7 +200,7 @@ impl<'a> Writer<'a> {
                 targets,
             }],
             weights,
-        }))
+        })
     }
 
     /// The geometry node drawn again at each sample of clip `ci`, where the

@@ -27,6 +27,7 @@ mod materials;
 mod meshes;
 mod nodes;
 mod png;
+mod skins;
 
 use buffers::*;
 use materials::*;
@@ -213,6 +214,8 @@ struct Writer<'a> {
     /// Node types met in the tree that glTF cannot hold: how many nodes,
     /// and the first (where the warning points).
     unwritten: std::collections::BTreeMap<NodeType, (usize, NodeId)>,
+    /// Skinned mesh nodes, which stand at the scene's root.
+    skinned: Vec<Index<json::Node>>,
     /// The clips that animate each node, in order.
     clips_of: HashMap<NodeId, Vec<usize>>,
 }
@@ -303,6 +306,7 @@ pub fn build(
         self_containing: Default::default(),
         not_shown: Default::default(),
         unwritten: Default::default(),
+        skinned: Vec::new(),
     };
     for (ci, index) in w.track_index.iter().enumerate() {
         for &node in index.producing.keys() {
@@ -315,6 +319,7 @@ pub fn build(
     for &id in &scene.roots {
         w.visit(id, &mut roots, &mut ancestors);
     }
+    roots.append(&mut w.skinned);
     if !roots.is_empty() {
         let s = w.root.push(json::Scene {
             extensions: None,

@@ -12,6 +12,9 @@ pub(super) struct TransformNodes {
     pub(super) main: Index<json::Node>,
     /// Holds scale (the main node when there is no scaleOrientation).
     pub(super) scale: Index<json::Node>,
+    /// The last of the chain: its matrix is the whole Transform's, and it
+    /// holds the children.
+    pub(super) inner: Index<json::Node>,
     pub(super) center: DVec3,
 }
 
@@ -182,6 +185,9 @@ impl<'a> Writer<'a> {
         ancestors.pop();
         if !children.is_empty() {
             self.root.nodes[inner.value()].children = Some(children);
+        }
+        if ty == Some(NodeType::HAnimHumanoid) {
+            self.humanoid_skin(id, inner);
         }
     }
 
@@ -390,6 +396,7 @@ impl<'a> Writer<'a> {
         self.transforms.entry(id).or_default().push(TransformNodes {
             main: top,
             scale: scale_node,
+            inner,
             center: c,
         });
         (top, inner)
