@@ -5,7 +5,9 @@
 
 use crate::util;
 use glam::{DMat4, DQuat, DVec3};
+use std::collections::BTreeMap;
 use std::path::Path;
+use x3dbake::scene::{NodeId, Scene};
 
 /// The humanoid baked to .glb in a fresh folder.
 fn baked() -> (tempfile::TempDir, std::path::PathBuf) {
@@ -75,122 +77,259 @@ fn a_humanoid_skin_is_a_gltf_skin() {
     util::assert_validator_clean(&[glb]);
 }
 
-/// A joint's transform in its parent's space at clip time `t`: the
-/// Transform matrix T·C·R·C⁻¹, with the fixture's interpolators evaluated
-/// here (linear, and slerp on the shorter arc).
-fn joint_matrix(scene: &x3dbake::scene::Scene, joint: &str, t: f64) -> DMat4 {
-    let id = scene.def(joint).unwrap();
-    let v = |f: &str| {
-        let x = scene.floats(id, f);
-        DVec3::new(x[0] as f64, x[1] as f64, x[2] as f64)
+/// Field values at one time of a clip, from x3dbake's CSV (the clip's
+/// evaluation, not the glTF writer): (node, field) → numbers.
+type Pose = BTreeMap<(String, String), Vec<f64>>;
+
+/// Each clip's poses at its first 20 times, 10 a second, from x3dbake's
+/// CSV.
+fn poses(x3d: &Path) -> Vec<(String, Vec<(f64, Pose)>)> {
+    let o = util::run(&[&x3d.to_string_lossy(), "-o", "-", "--rate", "10"]);
+    assert_eq!(o.status.code(), Some(0), "{}", util::stderr(&o));
+    let mut out: Vec<(String, Vec<(f64, Pose)>)> = Vec::new();
+    for line in util::stdout(&o).lines().skip(1) {
+        let c: Vec<&str> = line.split(',').collect();
+        if out.last().is_none_or(|l| l.0 != c[0]) {
+            out.push((c[0].to_string(), Vec::new()));
+        }
+        let times = &mut out.last_mut().unwrap().1;
+        let t: f64 = c[1].parse().unwrap();
+        if times.last().is_none_or(|l| l.0 != t) {
+            times.push((t, Pose::default()));
+        }
+        let v = c[5..].iter().filter_map(|x| x.parse().ok()).collect();
+        times
+            .last_mut()
+            .unwrap()
+            .1
+            .insert((c[2].into(), c[3].into()), v);
+    }
+    for (_, times) in &mut out {
+        times.truncate(20);
+    }
+    out
+}
+
+/// A Transform-like node's matrix T·C·R·SR·S·SR⁻¹·C⁻¹ in a pose.
+fn matrix(scene: &Scene, id: NodeId, pose: &Pose) -> DMat4 {
+    let name = scene.display_name(id);
+    let field = |f: &str| -> Vec<f64> {
+        pose.get(&(name.clone(), f.to_string()))
+            .cloned()
+            .unwrap_or_else(|| scene.floats(id, f).iter().map(|&x| x as f64).collect())
     };
-    let f = (t / 2.0).rem_euclid(1.0);
-    // Tent 0 → 1 → 0 over the cycle (the keys 0, 0.5, 1).
-    let tent = if f < 0.5 { 2.0 * f } else { 2.0 - 2.0 * f };
-    let (translation, rotation) = match joint {
-        "Root" => (DVec3::new(0.0, 0.5 * tent, 0.0), DQuat::IDENTITY),
-        "Knee" => (v("translation"), DQuat::from_axis_angle(DVec3::X, tent)),
-        "Ankle" => (v("translation"), DQuat::from_axis_angle(DVec3::Z, -0.8 * f)),
-        _ => (v("translation"), DQuat::IDENTITY),
+    let v3 = |f: &str| {
+        let v = field(f);
+        DVec3::new(v[0], v[1], v[2])
     };
-    let c = v("center");
-    DMat4::from_translation(translation + c)
-        * DMat4::from_quat(rotation)
+    let q = |f: &str| {
+        let r = field(f);
+        let axis = DVec3::new(r[0], r[1], r[2]);
+        if axis.length() == 0.0 {
+            DQuat::IDENTITY
+        } else {
+            DQuat::from_axis_angle(axis.normalize(), r[3])
+        }
+    };
+    let (c, sr) = (v3("center"), q("scaleOrientation"));
+    DMat4::from_translation(v3("translation") + c)
+        * DMat4::from_quat(q("rotation"))
+        * DMat4::from_quat(sr)
+        * DMat4::from_scale(v3("scale"))
+        * DMat4::from_quat(sr.inverse())
         * DMat4::from_translation(-c)
 }
 
+/// The joints under a node, with their matrices from the humanoid's space.
+fn joints_under(
+    scene: &Scene,
+    id: NodeId,
+    parent: DMat4,
+    pose: &Pose,
+    out: &mut BTreeMap<NodeId, DMat4>,
+) {
+    let ty = scene.node(id).type_name.as_str();
+    let m = match ty {
+        "HAnimJoint" | "HAnimSegment" | "HAnimSite" | "Transform" => {
+            parent * matrix(scene, id, pose)
+        }
+        "Group" => parent,
+        _ => return,
+    };
+    if ty == "HAnimJoint" {
+        out.insert(id, m);
+    }
+    for &child in scene
+        .value(id, "children")
+        .map(|v| v.nodes())
+        .unwrap_or_default()
+    {
+        joints_under(scene, child, m, pose, out);
+    }
+}
+
+/// H-Anim's skinning of every skin point of the scene's (root) humanoid in
+/// a pose, in world space: H·(p + Σ wⱼ (Lⱼ·Bⱼ·p − p)), and how many
+/// joints bind each point.
+fn h_anim_skin(scene: &Scene, pose: &Pose) -> Vec<(DVec3, DVec3, usize)> {
+    let hum = (0..scene.nodes.len() as u32)
+        .map(NodeId)
+        .find(|&i| scene.node(i).type_name == "HAnimHumanoid")
+        .unwrap();
+    let h = matrix(scene, hum, pose);
+    let mut placed = BTreeMap::new();
+    for &root in scene.value(hum, "skeleton").unwrap().nodes() {
+        joints_under(scene, root, DMat4::IDENTITY, pose, &mut placed);
+    }
+    let coord = scene.child(hum, "skinCoord").unwrap();
+    let points: Vec<DVec3> = scene
+        .floats(coord, "point")
+        .chunks(3)
+        .map(|p| DVec3::new(p[0] as f64, p[1] as f64, p[2] as f64))
+        .collect();
+    let floats = |f: &str| scene.floats(hum, f).to_vec();
+    let (bt, br, bs) = (
+        floats("jointBindingPositions"),
+        floats("jointBindingRotations"),
+        floats("jointBindingScales"),
+    );
+    let mut moved: Vec<DVec3> = points.clone();
+    let mut count = vec![0; points.len()];
+    for (i, &joint) in scene
+        .value(hum, "joints")
+        .unwrap()
+        .nodes()
+        .iter()
+        .enumerate()
+    {
+        let Some(l) = placed.get(&joint) else {
+            continue;
+        };
+        let part = |v: &[f32], n: usize| {
+            v.get(i * n..i * n + n)
+                .map(|x| x.iter().map(|&y| y as f64).collect::<Vec<_>>())
+        };
+        let t = part(&bt, 3).map_or(DVec3::ZERO, |v| DVec3::new(v[0], v[1], v[2]));
+        let r = part(&br, 4).map_or(DQuat::IDENTITY, |v| {
+            DQuat::from_axis_angle(DVec3::new(v[0], v[1], v[2]).normalize(), v[3])
+        });
+        let sc = part(&bs, 3).map_or(DVec3::ONE, |v| DVec3::new(v[0], v[1], v[2]));
+        let jb = *l * DMat4::from_scale_rotation_translation(sc, r, t);
+        let w = scene.floats(joint, "skinCoordWeight");
+        for (m, &k) in scene.ints(joint, "skinCoordIndex").iter().enumerate() {
+            let weight = w.get(m).copied().unwrap_or(1.0) as f64;
+            let p = points[k as usize];
+            moved[k as usize] += weight * (jb.transform_point3(p) - p);
+            count[k as usize] += 1;
+        }
+    }
+    points
+        .iter()
+        .zip(moved)
+        .zip(count)
+        .map(|((&p, m), n)| (p, h.transform_point3(m), n))
+        .collect()
+}
+
+/// A baked scene's skinned vertices as three.js draws them at 20 times of
+/// each clip, against H-Anim's skinning of the X3D in the clip's pose
+/// (each vertex matched to the skin points at its rest position). The
+/// worst difference of points bound to at most four joints, and of those
+/// bound to more (glTF keeps four).
+fn skin_against_h_anim(three: &Path, x3d: &Path, glb: &Path) -> (f64, f64, usize) {
+    let bake = util::load_text(&x3d.to_string_lossy(), &std::fs::read(x3d).unwrap());
+    let scene = &bake.scene;
+    let (doc, buffers, _) = gltf::import(glb).unwrap();
+    let rest: Vec<Vec<[f32; 3]>> = doc
+        .nodes()
+        .filter(|n| n.skin().is_some())
+        .filter(|n| {
+            n.mesh().unwrap().primitives().next().unwrap().mode() == gltf::mesh::Mode::Triangles
+        })
+        .map(|n| {
+            let prim = n.mesh().unwrap().primitives().next().unwrap();
+            prim.reader(|b| Some(&buffers[b.index()]))
+                .read_positions()
+                .unwrap()
+                .collect()
+        })
+        .collect();
+    let (mut worst, mut lost, mut compared) = (0.0f64, 0.0f64, 0);
+    for (clip, poses) in poses(x3d) {
+        // (A clip with nothing glTF holds has no animation.)
+        let Some(anim) = doc
+            .animations()
+            .position(|a| a.name() == Some(clip.as_str()))
+        else {
+            continue;
+        };
+        let times: Vec<f64> = poses.iter().map(|p| p.0).collect();
+        let drawn = play_skinned(three, glb, &times, anim);
+        for ((_, pose), meshes) in poses.iter().zip(&drawn) {
+            let want = h_anim_skin(scene, pose);
+            for (mesh, rest) in meshes.iter().zip(&rest) {
+                for (d, r) in mesh.iter().zip(rest) {
+                    // The points at this rest position: the nearest one.
+                    let (e, n) = want
+                        .iter()
+                        .filter(|w| w.0.as_vec3().to_array() == *r)
+                        .map(|w| ((w.1 - *d).length(), w.2))
+                        .min_by(|a, b| a.0.total_cmp(&b.0))
+                        .unwrap();
+                    compared += 1;
+                    if n > 4 {
+                        lost = lost.max(e);
+                    } else {
+                        worst = worst.max(e);
+                    }
+                }
+            }
+        }
+    }
+    (worst, lost, compared)
+}
+
 /// Skin points drawn by three.js (SkinnedMesh, bones from the glTF) at 20
-/// times of the clip against H-Anim's skinning computed from the X3D:
-/// p' = H·(p + Σ wⱼ (Lⱼ·Bⱼ·p − p)), Lⱼ the chain of joint matrices, Bⱼ
-/// the binding matrix. Every point within 1e-5 but the one bound to five
-/// joints, whose difference (the weight glTF cannot hold) is printed.
+/// times of each clip against H-Anim's skinning computed from the X3D in
+/// the clip's pose: the fixture humanoid (its point bound to five joints
+/// apart, whose difference, the weight glTF cannot hold, is printed) and
+/// the corpus's skinned humanoid, h3dapi BoxMan.x3d, when the corpus is
+/// there.
 #[test]
-fn three_js_skins_the_humanoid_as_h_anim_does() {
+fn three_js_skins_humanoids_as_h_anim_does() {
     let Some(three) = util::tool_dir("X3DBAKE_THREE", "three.js skinning test") else {
         return;
     };
     let (_dir, glb) = baked();
     let x3d = util::root().join("fixtures/scenes/humanoid.x3d");
-    let bake = util::load_text(&x3d.to_string_lossy(), &std::fs::read(&x3d).unwrap());
-    let scene = &bake.scene;
-    let chain = ["Root", "Knee", "Ankle", "Toe", "Tip"];
-    let binding = |j: &str| {
-        DMat4::from_translation(if j == "Ankle" {
-            DVec3::new(0.0, 0.1, 0.0)
-        } else {
-            DVec3::ZERO
-        })
-    };
-    let points: Vec<DVec3> = scene
-        .floats(scene.def("SkinPoints").unwrap(), "point")
-        .chunks(3)
-        .map(|p| DVec3::new(p[0] as f64, p[1] as f64, p[2] as f64))
-        .collect();
-    // Each point's (joint, weight), from the joints' own fields.
-    let mut bound: Vec<Vec<(usize, f64)>> = vec![Vec::new(); points.len()];
-    for (k, j) in chain.iter().enumerate() {
-        let id = scene.def(j).unwrap();
-        let w = scene.floats(id, "skinCoordWeight");
-        for (m, &i) in scene.ints(id, "skinCoordIndex").iter().enumerate() {
-            bound[i as usize].push((k, w[m] as f64));
-        }
-    }
-    let h = DMat4::from_translation(DVec3::new(1.0, 0.0, 0.0));
-    let times: Vec<f64> = (0..20).map(|i| i as f64 * 0.1).collect();
-    let played = play_skinned(&three, &glb, &times);
-    // glTF vertices to skin points, by their rest positions.
-    let (doc, buffers, _) = gltf::import(&glb).unwrap();
-    let node = doc.nodes().find(|n| n.skin().is_some()).unwrap();
-    let prim = node.mesh().unwrap().primitives().next().unwrap();
-    let rest: Vec<[f32; 3]> = prim
-        .reader(|b| Some(&buffers[b.index()]))
-        .read_positions()
-        .unwrap()
-        .collect();
-    let point_of: Vec<usize> = rest
-        .iter()
-        .map(|r| {
-            points
-                .iter()
-                .position(|p| p.as_vec3().to_array() == *r)
-                .unwrap()
-        })
-        .collect();
-    let (mut worst, mut lost) = (0.0f64, 0.0f64);
-    for (t, drawn) in times.iter().zip(&played) {
-        let mut world = DMat4::IDENTITY;
-        let joints: Vec<DMat4> = chain
-            .iter()
-            .map(|j| {
-                world *= joint_matrix(scene, j, *t);
-                world * binding(j)
-            })
-            .collect();
-        for (v, d) in drawn.iter().enumerate() {
-            let p = points[point_of[v]];
-            let skinned = bound[point_of[v]].iter().fold(p, |acc, &(k, w)| {
-                acc + w * (joints[k].transform_point3(p) - p)
-            });
-            let want = h.transform_point3(skinned);
-            let e = (want - *d).length();
-            if bound[point_of[v]].len() > 4 {
-                lost = lost.max(e);
-            } else {
-                worst = worst.max(e);
-            }
-        }
-    }
+    let (worst, lost, n) = skin_against_h_anim(&three, &x3d, &glb);
     assert!(
         worst < 1e-5,
         "three.js differs from H-Anim's skinning by {worst}"
     );
     eprintln!(
-        "humanoid skin in three.js at 20 times: worst {worst:.2e}; the point bound to five joints: {lost:.3}"
+        "humanoid.x3d: {n} vertices compared, worst {worst:.2e}; the point bound to five joints: {lost:.3}"
+    );
+    let boxman = util::root().join("../shared/corpus/h3dapi/examples/All/BoxMan.x3d");
+    if !boxman.exists() {
+        eprintln!("BoxMan.x3d: skipped (no ../shared/corpus)");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let glb = dir.path().join("boxman.glb");
+    let o = util::run(&[&boxman.to_string_lossy(), "-o", &glb.to_string_lossy()]);
+    assert_eq!(o.status.code(), Some(0), "{}", util::stderr(&o));
+    let (worst, lost, n) = skin_against_h_anim(&three, &boxman, &glb);
+    eprintln!("BoxMan.x3d: {n} vertices compared, worst {worst:.2e} ({lost:.2e} past four joints)");
+    assert!(
+        worst < 1e-5,
+        "BoxMan: three.js differs from H-Anim's skinning by {worst}"
     );
 }
 
-/// The skinned vertices three.js draws at each time, in world space.
-fn play_skinned(three: &Path, glb: &Path, times: &[f64]) -> Vec<Vec<DVec3>> {
+/// The skinned vertices three.js draws at each time of animation `anim`,
+/// in world space, mesh by mesh.
+fn play_skinned(three: &Path, glb: &Path, times: &[f64], anim: usize) -> Vec<Vec<Vec<DVec3>>> {
     let mut args = vec![
         util::root().join("tools/three-play.mjs").into_os_string(),
         glb.as_os_str().to_owned(),
@@ -198,23 +337,31 @@ fn play_skinned(three: &Path, glb: &Path, times: &[f64]) -> Vec<Vec<DVec3>> {
     args.extend(times.iter().map(|t| t.to_string().into()));
     let out = util::node(&args, None, &[("X3DBAKE_THREE", three)]);
     let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
-    v["animations"][0]["samples"]
+    let point = |p: &serde_json::Value| {
+        let p: Vec<f64> = p
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x.as_f64().unwrap())
+            .collect();
+        DVec3::new(p[0], p[1], p[2])
+    };
+    v["animations"][anim]["samples"]
         .as_array()
         .unwrap()
         .iter()
         .map(|s| {
-            s["skinned"][0]["positions"]
+            s["skinned"]
                 .as_array()
                 .unwrap()
                 .iter()
-                .map(|p| {
-                    let p: Vec<f64> = p
+                .map(|m| {
+                    m["positions"]
                         .as_array()
                         .unwrap()
                         .iter()
-                        .map(|x| x.as_f64().unwrap())
-                        .collect();
-                    DVec3::new(p[0], p[1], p[2])
+                        .map(point)
+                        .collect()
                 })
                 .collect()
         })
