@@ -28,7 +28,8 @@ fn baked() -> (tempfile::TempDir, std::path::PathBuf) {
 
 /// The skin: the humanoid's node and its five joints, inverse bind
 /// matrices the identity but the ankle's (its binding position 0 0.1 0),
-/// four weights a vertex summing to 1, and the Khronos validator clean.
+/// four weights a vertex summing to 1, the displacer a morph target with
+/// its weight animated, and the Khronos validator clean.
 #[test]
 fn a_humanoid_skin_is_a_gltf_skin() {
     let (_dir, glb) = baked();
@@ -74,6 +75,27 @@ fn a_humanoid_skin_is_a_gltf_skin() {
         assert!((sum - 1.0).abs() < 1e-6, "{w:?}");
         assert!(j.iter().all(|&k| (k as usize) < names.len()), "{j:?}");
     }
+    // The displacer: a morph target moving the knee's two points 0.3 in z,
+    // its weight animated with the clip.
+    let deltas: Vec<[f32; 3]> = r
+        .read_morph_targets()
+        .next()
+        .expect("a morph target")
+        .0
+        .unwrap()
+        .collect();
+    let moved = deltas.iter().filter(|d| **d == [0.0, 0.0, 0.3]).count();
+    assert!(
+        moved >= 2
+            && deltas
+                .iter()
+                .all(|d| *d == [0.0; 3] || *d == [0.0, 0.0, 0.3])
+    );
+    let anim = doc.animations().next().unwrap();
+    assert!(
+        anim.channels()
+            .any(|c| c.target().property() == gltf::animation::Property::MorphTargetWeights)
+    );
     util::assert_validator_clean(&[glb]);
 }
 
@@ -81,10 +103,12 @@ fn a_humanoid_skin_is_a_gltf_skin() {
 /// evaluation, not the glTF writer): (node, field) → numbers.
 type Pose = BTreeMap<(String, String), Vec<f64>>;
 
-/// Each clip's poses at its first 20 times, 10 a second, from x3dbake's
-/// CSV.
-fn poses(x3d: &Path) -> Vec<(String, Vec<(f64, Pose)>)> {
-    let o = util::run(&[&x3d.to_string_lossy(), "-o", "-", "--rate", "10"]);
+/// x3dbake's CSV rows of a scene, by clip and time: (clip, [(time, pose)]).
+fn csv_poses(x3d: &Path, flags: &[&str]) -> Vec<(String, Vec<(f64, Pose)>)> {
+    let x3d = x3d.to_string_lossy();
+    let mut args = vec![x3d.as_ref(), "-o", "-"];
+    args.extend(flags);
+    let o = util::run(&args);
     assert_eq!(o.status.code(), Some(0), "{}", util::stderr(&o));
     let mut out: Vec<(String, Vec<(f64, Pose)>)> = Vec::new();
     for line in util::stdout(&o).lines().skip(1) {
@@ -104,10 +128,25 @@ fn poses(x3d: &Path) -> Vec<(String, Vec<(f64, Pose)>)> {
             .1
             .insert((c[2].into(), c[3].into()), v);
     }
-    for (_, times) in &mut out {
-        times.truncate(20);
-    }
     out
+}
+
+/// Each clip's poses at 20 times over its cycle (its end, where a player
+/// wraps to the start, left out), from x3dbake's CSV: the clip's
+/// evaluation, not the glTF writer.
+fn poses(x3d: &Path) -> Vec<(String, Vec<(f64, Pose)>)> {
+    csv_poses(x3d, &["--rate", "10"])
+        .into_iter()
+        .map(|(clip, rows)| {
+            let duration = rows.last().map_or(1.0, |r| r.0);
+            let rate = (20.0 / duration).to_string();
+            let (_, mut rows) = csv_poses(x3d, &["--clip", &clip, "--rate", &rate])
+                .pop()
+                .unwrap();
+            rows.truncate(20);
+            (clip, rows)
+        })
+        .collect()
 }
 
 /// A Transform-like node's matrix T·C·R·SR·S·SR⁻¹·C⁻¹ in a pose.
@@ -221,6 +260,23 @@ fn h_anim_skin(scene: &Scene, pose: &Pose) -> Vec<(DVec3, DVec3, usize)> {
             let p = points[k as usize];
             moved[k as usize] += weight * (jb.transform_point3(p) - p);
             count[k as usize] += 1;
+        }
+        // Its displacers: each displacement times the weight, turned as
+        // the joint turns.
+        for &d in scene
+            .value(joint, "displacers")
+            .map(|v| v.nodes())
+            .unwrap_or_default()
+        {
+            let name = scene.display_name(d);
+            let weight = pose
+                .get(&(name, "weight".to_string()))
+                .map_or(scene.number(d, "weight"), |v| v[0]);
+            let by = scene.floats(d, "displacements");
+            for (i, &k) in scene.ints(d, "coordIndex").iter().enumerate() {
+                let v = DVec3::new(by[3 * i] as f64, by[3 * i + 1] as f64, by[3 * i + 2] as f64);
+                moved[k as usize] += jb.transform_vector3(v * weight);
+            }
         }
     }
     points

@@ -133,6 +133,9 @@ pub enum Channel {
     /// a generated geometry is drawn from: morph targets of the meshes that
     /// use them, and their weights.
     Morph,
+    /// An HAnimDisplacer's weight: the weight of its morph target in the
+    /// humanoid's skinned meshes.
+    Displacer,
 }
 
 impl Channel {
@@ -145,7 +148,7 @@ impl Channel {
             | Channel::Material
             | Channel::TextureTransform => "KHR_animation_pointer",
             Channel::Choice | Channel::Visible => "KHR_node_visibility",
-            Channel::Morph => "morph weights",
+            Channel::Morph | Channel::Displacer => "morph weights",
         }
     }
 }
@@ -174,6 +177,7 @@ pub fn channel(ty: Option<NodeType>, field: &str) -> Option<Channel> {
         }
         (Switch, "whichChoice") => Channel::Choice,
         (Coordinate | TextureCoordinate, "point") | (Normal, "vector") => Channel::Morph,
+        (HAnimDisplacer, "weight") => Channel::Displacer,
         (t, f) if crate::mesh::reshapes(t, f) => Channel::Morph,
         _ => return None,
     })
@@ -267,6 +271,13 @@ pub(super) enum Target {
         nodes: Vec<Index<json::Node>>,
         first: usize,
         total: usize,
+    },
+    /// One morph weight of nodes, `index` of the weights `fixed` (the
+    /// others keep theirs): an HAnimDisplacer's.
+    Weight {
+        nodes: Vec<Index<json::Node>>,
+        index: usize,
+        fixed: Vec<f32>,
     },
 }
 
@@ -412,6 +423,22 @@ impl Writer<'_> {
             }
             None => self.target(track)?,
         };
+        // One weights channel a mesh node in an animation.
+        if let Target::Weight { nodes, .. } = &target
+            && nodes
+                .iter()
+                .any(|n| !self.weight_channels.insert((ci, n.value())))
+        {
+            self.diags.warning(
+                format!(
+                    "`{}.weight` (HAnimDisplacer): another displacer of its skin is animated in clip `{}`, and glTF holds one weights channel a mesh: not written",
+                    self.scene.display_name(track.target),
+                    clip.name
+                ),
+                Some(track.span),
+            );
+            return None;
+        }
         let k = match (transparency, morph) {
             (_, Some(m)) => m.keyframes,
             // Colour and transparency in one clip: one RGBA curve, fitted
@@ -573,6 +600,9 @@ impl Writer<'_> {
         let times = self.times(k);
         let output = match target {
             Target::Weights { first, total, .. } => self.weights(k, first, total),
+            Target::Weight {
+                index, ref fixed, ..
+            } => self.one_weight(k, index, fixed),
             _ => self.values(k, |v, tangent| target.convert(v, tangent)),
         };
         let s = parts.sampler(times, output, gltf_interpolation(k.interpolation));
@@ -582,7 +612,7 @@ impl Writer<'_> {
                     parts.node_channel(s, n, path);
                 }
             }
-            Target::Weights { nodes, .. } => {
+            Target::Weights { nodes, .. } | Target::Weight { nodes, .. } => {
                 for n in nodes {
                     parts.node_channel(s, n, animation::Property::MorphTargetWeights);
                 }
@@ -689,6 +719,7 @@ impl Writer<'_> {
                     self.placed.get(&track.target).cloned().unwrap_or_default(),
                 )],
             }),
+            Some(Channel::Displacer) => self.displacer_target(track),
             // Morph targets are made with their mesh (none uses these).
             Some(Channel::Morph) | None => None,
         };
@@ -706,7 +737,9 @@ impl Writer<'_> {
         // A node not in the shown hierarchy has no glTF node to animate.
         let placed = found.is_some();
         let shown = found.filter(|t| match t {
-            Target::Node { nodes, .. } | Target::Weights { nodes, .. } => !nodes.is_empty(),
+            Target::Node { nodes, .. }
+            | Target::Weights { nodes, .. }
+            | Target::Weight { nodes, .. } => !nodes.is_empty(),
             Target::Pointer { pointers, .. } => !pointers.is_empty(),
             Target::Visibility { shown } => shown.iter().any(|(_, n)| !n.is_empty()),
             Target::Texture { materials, .. } => !materials.is_empty(),
@@ -793,6 +826,29 @@ impl Writer<'_> {
         let mut out = vec![0.0f32; k.len() * total];
         for i in 0..k.len() {
             out[i * total + first + i] = 1.0;
+        }
+        self.accessor(&out, accessor::Type::Scalar, false)
+    }
+
+    /// The weights of a mesh's targets at each key, target `index` taking
+    /// the keys' values and the others `fixed` (cubic: their tangents 0).
+    fn one_weight(&mut self, k: &Keyframes, index: usize, fixed: &[f32]) -> Index<json::Accessor> {
+        let cubic = k.interpolation == Interpolation::Cubic;
+        let mut out = Vec::with_capacity(k.len() * fixed.len() * if cubic { 3 } else { 1 });
+        for i in 0..k.len() {
+            let with = |value: f64, rest: &[f32], out: &mut Vec<f32>| {
+                let start = out.len();
+                out.extend_from_slice(rest);
+                out[start + index] = value as f32;
+            };
+            let zeros = vec![0.0; fixed.len()];
+            if cubic {
+                with(k.in_tangents[i], &zeros, &mut out);
+                with(k.value(i)[0], fixed, &mut out);
+                with(k.out_tangents[i], &zeros, &mut out);
+            } else {
+                with(k.value(i)[0], fixed, &mut out);
+            }
         }
         self.accessor(&out, accessor::Type::Scalar, false)
     }

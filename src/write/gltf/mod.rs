@@ -216,6 +216,10 @@ struct Writer<'a> {
     unwritten: std::collections::BTreeMap<NodeType, (usize, NodeId)>,
     /// Skinned mesh nodes, which stand at the scene's root.
     skinned: Vec<Index<json::Node>>,
+    /// Each HAnimDisplacer's morph target.
+    displacers: HashMap<NodeId, skins::Displaced>,
+    /// (clip, mesh node) pairs given a weights channel.
+    weight_channels: crate::hash::HashSet<(usize, usize)>,
     /// The clips that animate each node, in order.
     clips_of: HashMap<NodeId, Vec<usize>>,
 }
@@ -307,6 +311,8 @@ pub fn build(
         not_shown: Default::default(),
         unwritten: Default::default(),
         skinned: Vec::new(),
+        displacers: HashMap::default(),
+        weight_channels: Default::default(),
     };
     for (ci, index) in w.track_index.iter().enumerate() {
         for &node in index.producing.keys() {

@@ -24,6 +24,15 @@ const INFLUENCES: usize = 4;
 /// A skin point's joints and weights, as JOINTS_0 and WEIGHTS_0 hold them.
 type Influence = ([u16; 4], [f32; 4]);
 
+/// An HAnimDisplacer's morph target: the skinned mesh nodes that hold it,
+/// its index among their targets, and every target's own weight.
+#[derive(Clone)]
+pub(super) struct Displaced {
+    nodes: Vec<Index<json::Node>>,
+    index: usize,
+    weights: Vec<f32>,
+}
+
 /// What was changed in a skin's weights, for one warning each.
 #[derive(Default)]
 struct Changes {
@@ -74,9 +83,62 @@ impl Writer<'_> {
         let Some((skin_index, influences)) = self.skin_of(id, home, points) else {
             return;
         };
+        let displacers = self.displacers_of(id, points);
+        let mut nodes = Vec::new();
         for shape in skinned {
-            self.skinned_shape(shape, skin_index, &influences);
+            nodes.extend(self.skinned_shape(shape, skin_index, &influences, &displacers));
         }
+        let weights: Vec<f32> = displacers.iter().map(|d| d.1).collect();
+        for (index, (displacer, _, _)) in displacers.into_iter().enumerate() {
+            let d = Displaced {
+                nodes: nodes.clone(),
+                index,
+                weights: weights.clone(),
+            };
+            self.displacers.insert(displacer, d);
+        }
+    }
+
+    /// The humanoid's HAnimDisplacers on its joints (skin points moved by
+    /// a weight): each with its weight and every skin point's displacement.
+    fn displacers_of(&mut self, id: NodeId, points: usize) -> Vec<(NodeId, f32, Vec<Vec3>)> {
+        let scene = self.scene;
+        let mut out = Vec::new();
+        let joints = scene
+            .value(id, "joints")
+            .map(|v| v.nodes().to_vec())
+            .unwrap_or_default();
+        for joint in joints {
+            for &d in scene
+                .value(joint, "displacers")
+                .map(|v| v.nodes())
+                .unwrap_or_default()
+            {
+                let mut moved = vec![Vec3::ZERO; points];
+                let by = scene.floats(d, "displacements");
+                let mut bad = 0;
+                for (i, &p) in scene.ints(d, "coordIndex").iter().enumerate() {
+                    match (
+                        usize::try_from(p).ok().filter(|&p| p < points),
+                        by.get(3 * i..3 * i + 3),
+                    ) {
+                        (Some(p), Some(v)) => moved[p] += Vec3::from_slice(v),
+                        _ => bad += 1,
+                    }
+                }
+                if bad > 0 {
+                    self.diags.warning(
+                        format!(
+                            "HAnimDisplacer `{}`: {bad} coordIndex entries name no skin point or have no displacement: left out",
+                            scene.display_name(d)
+                        ),
+                        Some(scene.node(d).span),
+                    );
+                }
+                out.push((d, scene.number(d, "weight") as f32, moved));
+            }
+        }
+        out
     }
 
     /// The Shapes of a skin node (under Groups) drawn from `coord`; other
@@ -224,15 +286,18 @@ impl Writer<'_> {
         }
     }
 
-    /// A skin Shape as a skinned mesh node at the scene's root.
-    fn skinned_shape(&mut self, shape: NodeId, skin: Index<json::Skin>, influences: &[Influence]) {
+    /// A skin Shape as a skinned mesh node at the scene's root, with a
+    /// morph target for each displacer.
+    fn skinned_shape(
+        &mut self,
+        shape: NodeId,
+        skin: Index<json::Skin>,
+        influences: &[Influence],
+        displacers: &[(NodeId, f32, Vec<Vec3>)],
+    ) -> Option<Index<json::Node>> {
         let scene = self.scene;
-        let Some(geometry) = scene.child(shape, "geometry") else {
-            return;
-        };
-        let Some(m) = crate::mesh::mesh(scene, &self.rest, geometry, self.diags) else {
-            return;
-        };
+        let geometry = scene.child(shape, "geometry")?;
+        let m = crate::mesh::mesh(scene, &self.rest, geometry, self.diags)?;
         let none = ([0u16; 4], [1.0, 0.0, 0.0, 0.0]);
         let per_vertex: Vec<&Influence> = m
             .coord_index
@@ -256,6 +321,7 @@ impl Writer<'_> {
         ];
         let appearance = scene.child(shape, "appearance");
         let mesh = self.mesh_of(&m, geometry, appearance, extra);
+        self.displacer_targets(mesh, &m, displacers);
         let mut n = node(gltf_name(scene, shape));
         n.mesh = Some(mesh);
         n.skin = Some(skin);
@@ -263,6 +329,66 @@ impl Writer<'_> {
         self.mesh_nodes.entry(mesh.value()).or_default().push(index);
         self.place(shape, index);
         self.skinned.push(index);
+        Some(index)
+    }
+
+    /// The displacers' morph targets on a skinned mesh: each vertex moved
+    /// by its skin point's displacement (a mesh with targets of its own,
+    /// from animated points, keeps those, with a warning).
+    fn displacer_targets(
+        &mut self,
+        mesh: Index<json::Mesh>,
+        m: &crate::mesh::Mesh,
+        displacers: &[(NodeId, f32, Vec<Vec3>)],
+    ) {
+        if displacers.is_empty() {
+            return;
+        }
+        if self.root.meshes[mesh.value()].primitives[0]
+            .targets
+            .is_some()
+        {
+            self.diags.warning(
+                "a skin's points are animated: its displacers are not written",
+                Some(self.scene.node(displacers[0].0).span),
+            );
+            return;
+        }
+        let mut targets = Vec::new();
+        for (_, _, moved) in displacers {
+            let delta: Vec<f32> = m
+                .coord_index
+                .iter()
+                .flat_map(|&c| {
+                    moved
+                        .get(c as usize)
+                        .copied()
+                        .unwrap_or(Vec3::ZERO)
+                        .to_array()
+                })
+                .collect();
+            let a = self.accessor(&delta, accessor::Type::Vec3, true);
+            targets.push(json::mesh::MorphTarget {
+                positions: Some(a),
+                normals: None,
+                tangents: None,
+            });
+        }
+        let weights = displacers.iter().map(|d| d.1).collect();
+        let gltf_mesh = &mut self.root.meshes[mesh.value()];
+        gltf_mesh.primitives[0].targets = Some(targets);
+        gltf_mesh.weights = Some(weights);
+    }
+
+    /// Where an HAnimDisplacer's weight track goes: the weight of its
+    /// morph target in its humanoid's skinned meshes.
+    pub(super) fn displacer_target(&self, track: &Track) -> Option<animations::Target> {
+        let d = self.displacers.get(&track.target)?.clone();
+        Some(animations::Target::Weight {
+            nodes: d.nodes,
+            index: d.index,
+            fixed: d.weights,
+        })
     }
 }
 
