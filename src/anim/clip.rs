@@ -962,6 +962,22 @@ pub fn clips_using(
             runs: None,
         });
     }
+    // H-Anim motions: a clip each.
+    for id in (0..scene.nodes.len() as u32).map(NodeId) {
+        let node = scene.node(id);
+        if node.type_name != "HAnimMotion" || node.in_proto.is_some() || b.stopped {
+            continue;
+        }
+        if let Some(m) = super::motion::read(scene, id, b.diags) {
+            let n = ordinal.entry("HAnimMotion").or_insert(0);
+            *n += 1;
+            let name = node
+                .def
+                .clone()
+                .unwrap_or_else(|| format!("HAnimMotion_{n}"));
+            clips.extend(motion_clip(scene, id, name, m, opts));
+        }
+    }
     // World time: the clocks' runs as the event cascade plays them, and
     // the routes it follows are baked.
     match (world, sources) {
@@ -1096,6 +1112,69 @@ fn set_tracks(
         });
     }
     (tracks, range)
+}
+
+/// An HAnimMotion's clip: a track for each joint field it moves, linear
+/// between its frames (rotations on the shorter arc).
+fn motion_clip(
+    scene: &Scene,
+    id: NodeId,
+    name: String,
+    m: super::motion::Motion,
+    opts: ClipOptions,
+) -> Option<Clip> {
+    let span = scene.node(id).span;
+    let mut tracks = Vec::new();
+    for j in m.joints {
+        let fields = [
+            (
+                "translation",
+                j.translation,
+                Kind::Linear,
+                FieldType::SFVec3f,
+                3,
+            ),
+            (
+                "rotation",
+                j.rotation,
+                Kind::Orientation,
+                FieldType::SFRotation,
+                4,
+            ),
+            ("scale", j.scale, Kind::Linear, FieldType::SFVec3f, 3),
+        ];
+        for (field, values, kind, ty, elem) in fields {
+            let Some(values) = values else { continue };
+            let spec = crate::interp::Spec {
+                elem,
+                ..crate::interp::Spec::scalar(kind, &m.keys, values)
+            };
+            tracks.push(Track {
+                target: j.joint,
+                field: field.to_string(),
+                ty: Some(ty),
+                source: id,
+                modifiers: Vec::new(),
+                span,
+                func: Arc::new(Interpolator::new(spec, &mut Vec::new())),
+                mods: Vec::new(),
+                world: None,
+            });
+        }
+    }
+    if tracks.is_empty() {
+        return None;
+    }
+    let range = (0.0, 1.0);
+    Some(Clip {
+        name,
+        clock_node: id,
+        map: m.clock.clip(opts.cycles.max(1), range)?,
+        world_start: m.clock.clip_start(range),
+        clock: m.clock,
+        tracks,
+        runs: None,
+    })
 }
 
 /// Frames a second at which the clip mode plays Scripts and followers.

@@ -7,6 +7,7 @@ pub mod clip;
 pub mod clock;
 pub mod fit;
 pub mod keyframes;
+pub mod motion;
 pub mod reduce;
 
 use crate::interp::{Ease, Interpolator, KeyWarning, Kind, Spec, TangentRule};

@@ -423,3 +423,40 @@ fn play_skinned(three: &Path, glb: &Path, times: &[f64], anim: usize) -> Vec<Vec
         })
         .collect()
 }
+
+/// An HAnimMotion is a clip of its own, a key a frame: the fixture's Kick
+/// turns the knee 90° about X (its Xrotation channel, in degrees) and the
+/// ankle −30° about Z at its middle frame, 0.5 s in.
+#[test]
+fn a_motion_is_a_clip_of_its_own() {
+    let x3d = util::root().join("fixtures/scenes/humanoid.x3d");
+    let (_, rows) = csv_poses(&x3d, &["--clip", "Kick", "--rate", "2"])
+        .pop()
+        .unwrap();
+    let at = |t: f64, joint: &str| {
+        rows.iter().find(|r| r.0 == t).unwrap().1[&(joint.to_string(), "rotation".to_string())]
+            .clone()
+    };
+    let close = |a: Vec<f64>, b: [f64; 4]| a.iter().zip(b).all(|(x, y)| (x - y).abs() < 1e-6);
+    assert!(
+        close(
+            at(0.5, "Knee"),
+            [1.0, 0.0, 0.0, std::f64::consts::FRAC_PI_2]
+        ),
+        "{:?}",
+        at(0.5, "Knee")
+    );
+    assert!(
+        close(
+            at(0.5, "Ankle"),
+            [0.0, 0.0, -1.0, std::f64::consts::FRAC_PI_6]
+        ),
+        "{:?}",
+        at(0.5, "Ankle")
+    );
+    assert!(
+        close(at(1.0, "Knee"), [0.0, 0.0, 1.0, 0.0]),
+        "{:?}",
+        at(1.0, "Knee")
+    );
+}
