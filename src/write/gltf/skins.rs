@@ -60,6 +60,17 @@ impl Writer<'_> {
             return;
         }
         let coord = scene.child(id, "skinCoord");
+        for field in ["skinBindingCoords", "skinBindingNormals", "skinNormal"] {
+            if scene.child(id, field).is_some() {
+                self.diags.warning(
+                    format!(
+                        "`{}`: its {field} is not used (the skin binds at skinCoord, its normals come from its geometry, as X_ITE draws it)",
+                        scene.display_name(id)
+                    ),
+                    scene.value_span(id, field),
+                );
+            }
+        }
         let mut statics = Vec::new();
         let mut skinned = Vec::new();
         for node in skin {
