@@ -1262,15 +1262,21 @@ fn through_listeners(
                 b.diags.push(d.clone());
             }
         }
-        b.mark_played(&played);
-        // Events into other clocks start nothing here (each clip plays
-        // alone): those routes stay named.
+        // The routes from the clock and the nodes it reaches are baked;
+        // events into other clocks start nothing here (each clip plays
+        // alone), and those routes stay named.
+        let reached = reach.downstream(clip.clock_node);
         for (ri, r) in scene.routes.iter().enumerate() {
-            if r.to != clip.clock_node && scene.node(r.to).type_name == "TimeSensor" {
-                b.used[ri] = false;
+            let ours = r.from == clip.clock_node || reached.contains(&r.from);
+            let other_clock = r.to != clip.clock_node && scene.node(r.to).type_name == "TimeSensor";
+            let played_here = played.followed.contains(&ri)
+                || played.framed.contains(&ri)
+                || played.listeners.contains(&r.from)
+                || cascade::simulates(scene, r);
+            if ours && played_here && !other_clock {
+                b.used[ri] = true;
             }
         }
-        let reached = reach.downstream(clip.clock_node);
         let sets: Vec<cascade::Set> = played
             .sets
             .into_iter()

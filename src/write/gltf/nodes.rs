@@ -240,12 +240,18 @@ impl<'a> Writer<'a> {
 
     /// One warning for each node type met in the tree that glTF cannot
     /// hold, at its first node, with how many there are. The Interpolation
-    /// component's nodes and the clocks are left out: their work is in the
-    /// animations.
+    /// component's nodes, the clocks, Scripts and followers are left out:
+    /// their work is in the animations, and what of it is not is named
+    /// with the routes it leaves unbaked.
     pub(super) fn warn_unwritten(&mut self) {
         for (&ty, &(count, first)) in &self.unwritten {
             let name = ty.name();
-            let baked = is_interpolator(name) || is_clock(name) || ty == NodeType::Link;
+            let baked = is_interpolator(name)
+                || is_clock(name)
+                || ty == NodeType::Link
+                || ty == NodeType::Script
+                || name.contains("Chaser")
+                || name.contains("Damper");
             if baked {
                 continue;
             }
