@@ -8,10 +8,13 @@
 //! most once a timestamp, which breaks loops) and "Time" (a TimeSensor
 //! starts when now reaches startTime, ignores startTime while active,
 //! stops at a stopTime after its startTime, at the end of its cycle when it
-//! does not loop, or when disabled). The continuous outputs (fraction,
-//! time) are not events here: the clips evaluate them at any time from the
-//! runs found. What the cascade gives: every run of every TimeSensor, and
-//! the routes it followed.
+//! does not loop, or when disabled). Script nodes (`scripts`) and
+//! followers (`followers`) take part: what they send is an event like any
+//! other. The continuous outputs (fraction, time) are not events here, the
+//! clips evaluate them at any time from the runs found, but for Scripts
+//! and followers, which get them at frames (`frames`). What the cascade
+//! gives: every run of every TimeSensor, the routes it followed, and the
+//! fields of other nodes it set.
 
 mod followers;
 mod frames;
