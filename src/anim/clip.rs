@@ -297,14 +297,14 @@ impl Clip {
         Some(sent)
     }
 
-    /// The clock as it runs at world time `t`: its run begun last by
-    /// then (the first before any; `None` when the cascade never ran it),
-    /// or its own fields.
+    /// The clock as it runs at world time `t`: its run (or stretch of a
+    /// run between pauses) begun last by then (the first before any;
+    /// `None` when the cascade never ran it), or its own fields.
     fn world_clock(&self, t: f64) -> Option<&Clock> {
         match &self.runs {
             None => Some(&self.clock),
             Some(runs) => {
-                let i = runs.partition_point(|r| r.start() <= t);
+                let i = runs.partition_point(|r| r.begins() <= t);
                 runs.get(i.saturating_sub(1))
             }
         }
@@ -832,6 +832,7 @@ pub fn clock_of(scene: &Scene, id: NodeId) -> Option<Clock> {
             stop_time: scene.number(id, "stopTime"),
             pause_time: scene.number(id, "pauseTime"),
             resume_time: scene.number(id, "resumeTime"),
+            from: f64::NEG_INFINITY,
         }),
         "Timer" => Some(Clock::Timer {
             period: scene.number(id, "period"),

@@ -20,6 +20,10 @@ pub enum Clock {
         pause_time: f64,
         /// `resumeTime`.
         resume_time: f64,
+        /// World time before which the clock sends nothing (`-∞`: its
+        /// start): the part of a run after a resume, whose start is moved
+        /// on by the time it was paused.
+        from: f64,
     },
     /// Project three: u = fract((t − shift)/period) for period > 0, or
     /// (t − shift)/(−period) for period < 0.
@@ -183,6 +187,7 @@ impl Clock {
                 stop_time,
                 pause_time,
                 resume_time,
+                from: sends_from,
             } => {
                 if !enabled || c <= 0.0 {
                     return;
@@ -190,14 +195,15 @@ impl Clock {
                 let run = Run::of(s, c, looping, stop_time, pause_time, resume_time);
                 // (A paused clock sends nothing more.)
                 let end = run.pause.unwrap_or(run.end);
-                push(s, out);
+                let begin = s.max(sends_from);
+                push(begin, out);
                 push(end, out);
-                let first = ((from - s) / c).floor().max(0.0) as u64;
+                let first = ((from.max(begin) - s) / c).floor().max(0.0) as u64;
                 let mut k = first;
                 while s + k as f64 * c <= to.min(end) && out.len() < max {
                     for &g in fractions {
                         let t = s + (k as f64 + g) * c;
-                        if t <= end {
+                        if t <= end && t >= begin {
                             push(t, out);
                         }
                     }
@@ -244,15 +250,47 @@ impl Clock {
                 stop_time: stop,
                 pause_time,
                 resume_time,
+                from: f64::NEG_INFINITY,
             },
             timer => timer,
         }
     }
 
-    /// When the clock starts in world time (a Timer: always running).
-    pub fn start(&self) -> f64 {
+    /// One part of a run paused and resumed by events: it sends from
+    /// `from` (a resume; -∞ for the run's first part), its fraction as if
+    /// it had started at `start` (the run's start moved on by the time it
+    /// was paused), until a stop after it (`stop`) and, when `pause` is
+    /// given, frozen from then on.
+    pub fn segment(&self, start: f64, from: f64, stop: f64, pause: Option<f64>) -> Clock {
+        match self.run(start, stop) {
+            Clock::TimeSensor {
+                cycle_interval,
+                looping,
+                enabled,
+                start_time,
+                stop_time,
+                ..
+            } => Clock::TimeSensor {
+                cycle_interval,
+                looping,
+                enabled,
+                start_time,
+                stop_time,
+                pause_time: pause.unwrap_or(f64::NEG_INFINITY),
+                resume_time: f64::NEG_INFINITY,
+                from,
+            },
+            timer => timer,
+        }
+    }
+
+    /// When it begins sending in world time: its start, or for the
+    /// stretch of a run after a resume, the resume (a Timer: always).
+    pub fn begins(&self) -> f64 {
         match *self {
-            Clock::TimeSensor { start_time, .. } => start_time,
+            Clock::TimeSensor {
+                start_time, from, ..
+            } => start_time.max(from),
             Clock::Timer { .. } => f64::NEG_INFINITY,
         }
     }
@@ -293,8 +331,9 @@ impl Clock {
                 stop_time: stop,
                 pause_time: pause,
                 resume_time: resume,
+                from,
             } => {
-                if !enabled || cycle <= 0.0 || t < start {
+                if !enabled || cycle <= 0.0 || t < start || t < from {
                     return None;
                 }
                 let run = Run::of(start, cycle, looping, stop, pause, resume);
@@ -357,6 +396,7 @@ mod tests {
             stop_time: stop,
             pause_time: 0.0,
             resume_time: 0.0,
+            from: f64::NEG_INFINITY,
         }
     }
 

@@ -232,6 +232,7 @@ pub fn read(scene: &Scene, motion: NodeId, diags: &mut Diagnostics) -> Option<Mo
         stop_time: 0.0,
         pause_time: 0.0,
         resume_time: 0.0,
+        from: f64::NEG_INFINITY,
     };
     Some(Motion {
         clock,

@@ -1301,3 +1301,80 @@ fn followers_move_as_their_closed_forms() {
         "{rows:#?}"
     );
 }
+
+/// A TimeSensor paused and resumed by events (the Time component): from
+/// 1 s to 2 s its fraction holds and isPaused is TRUE; after, it goes on
+/// from where it held, its run (4 s) ending a second later, at 5 s. The
+/// Mover goes x = 4·fraction: t, then 1, then t − 1.
+#[test]
+fn a_clock_paused_and_resumed_by_events_goes_on_from_where_it_held() {
+    let (_dir, x3d) = util::scene_file(
+        "p.x3d",
+        "<X3D><Scene><Transform DEF='Mover'><Shape><Box/></Shape></Transform>\
+         <Transform DEF='Marker' visible='false'><Shape><Sphere/></Shape></Transform>\
+         <TimeSensor DEF='Clock' cycleInterval='4'/>\
+         <PositionInterpolator DEF='P' key='0 1' keyValue='0 0 0 4 0 0'/>\
+         <ROUTE fromNode='Clock' fromField='fraction_changed' toNode='P' toField='set_fraction'/>\
+         <ROUTE fromNode='P' fromField='value_changed' toNode='Mover' toField='translation'/>\
+         <ROUTE fromNode='Clock' fromField='isPaused' toNode='Marker' toField='visible'/>\
+         </Scene></X3D>",
+    );
+    let o = util::run(&[
+        &x3d,
+        "-o",
+        "-",
+        "--timeline",
+        "--rate",
+        "4",
+        "--end",
+        "6",
+        "--event",
+        "1:Clock.pauseTime=1",
+        "--event",
+        "2:Clock.resumeTime=2",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", util::stderr(&o));
+    let rows = lines(&o);
+    let x = |t: &str| -> f64 {
+        timeline_row(&rows, t, "Mover,translation")
+            .split(',')
+            .nth(5)
+            .unwrap()
+            .parse()
+            .unwrap()
+    };
+    for (t, want) in [
+        ("0.5", 0.5),
+        ("1", 1.0),
+        ("1.5", 1.0),
+        ("2", 1.0),
+        ("3", 2.0),
+        ("4.5", 3.5),
+        ("5", 4.0),
+        ("6", 4.0),
+    ] {
+        assert!((x(t) - want).abs() < 1e-6, "at {t}: {} ≠ {want}", x(t));
+    }
+    let shown = |t: &str| timeline_row(&rows, t, "Marker,visible");
+    assert!(shown("0.5").contains(",false,"), "{}", shown("0.5"));
+    assert!(shown("1.5").contains(",true,"), "{}", shown("1.5"));
+    assert!(shown("2.5").contains(",false,"), "{}", shown("2.5"));
+    // The glTF of the same timeline holds it too (validator-clean where
+    // the validator is installed).
+    let dir = tempfile::tempdir().unwrap();
+    let glb = dir.path().join("p.glb");
+    let o = util::run(&[
+        &x3d,
+        "-o",
+        &glb.to_string_lossy(),
+        "--timeline",
+        "--end",
+        "6",
+        "--event",
+        "1:Clock.pauseTime=1",
+        "--event",
+        "2:Clock.resumeTime=2",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", util::stderr(&o));
+    util::assert_validator_clean(&[glb]);
+}

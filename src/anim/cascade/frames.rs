@@ -90,9 +90,8 @@ impl<'s> Player<'s> {
             let Some(s) = self.sensors.get(&id) else {
                 continue; // not running here (another clip's clock)
             };
-            if let Some((_, start)) = s.current() {
-                let run = s.clock.run(start, f64::NEG_INFINITY);
-                self.continuous(t, id, &run, start);
+            if let (Some((_, start)), Some(part)) = (s.current(), s.part(f64::NEG_INFINITY)) {
+                self.continuous(t, id, &part, start);
             }
         }
         self.followers_frame(t);

@@ -18,6 +18,7 @@
 
 mod followers;
 mod frames;
+mod pauses;
 mod scripts;
 
 use super::clip::clock_of;
@@ -212,8 +213,13 @@ enum Field<'s> {
         receives: Option<&'s str>,
     },
     Start,
-    CycleEnd(u32),
+    /// The end of a cycle of run `.0`, set in its `.1`th stretch between
+    /// pauses (one set before a pause is stale after it).
+    CycleEnd(u32, u32),
     Stop(u32),
+    /// A pause, and a resume, of a run.
+    Pause(u32),
+    Resume(u32),
     /// A frame: continuous events into Scripts.
     Frame(u64),
     /// A Script's initialize().
@@ -251,16 +257,47 @@ impl Ord for Pending<'_> {
 /// A TimeSensor as the cascade plays it.
 struct Sensor {
     clock: Clock,
-    /// When the run under way began (its number is `played.len()`).
+    /// When the run under way began, moved on by the time it has been
+    /// paused: its fraction counts from there (its number is `ended`).
     active: Option<f64>,
-    /// Runs ended so far: the clock with each run's start and stop.
+    /// Runs ended so far.
+    ended: u32,
+    /// The parts of the runs ended so far (a run paused and resumed is a
+    /// part a stretch): the clock with each part's start, stop and pause.
     played: Vec<Clock>,
+    /// The run under way: when its current stretch began sending (a
+    /// resume; -∞ at its start), where it paused, its earlier stretches,
+    /// and how many stretches it has had (pauses and resumes both count).
+    from: f64,
+    paused: Option<f64>,
+    parts: Vec<Clock>,
+    stretch: u32,
 }
 
 impl Sensor {
-    /// The run under way: its number and start.
+    fn new(clock: Clock) -> Sensor {
+        Sensor {
+            clock,
+            active: None,
+            ended: 0,
+            played: Vec::new(),
+            from: f64::NEG_INFINITY,
+            paused: None,
+            parts: Vec::new(),
+            stretch: 0,
+        }
+    }
+
+    /// The run under way: its number and (moved on) start.
     fn current(&self) -> Option<(u32, f64)> {
-        self.active.map(|start| (self.played.len() as u32, start))
+        self.active.map(|start| (self.ended, start))
+    }
+
+    /// The current stretch of the run under way as a clock, stopped at
+    /// `stop`.
+    fn part(&self, stop: f64) -> Option<Clock> {
+        let start = self.active?;
+        Some(self.clock.segment(start, self.from, stop, self.paused))
     }
 }
 
@@ -413,14 +450,7 @@ impl<'s> Player<'s> {
                 {
                     (*start_time, *stop_time, *enabled) = (0.0, 0.0, true);
                 }
-                p.sensors.insert(
-                    id,
-                    Sensor {
-                        clock,
-                        active: None,
-                        played: Vec::new(),
-                    },
-                );
+                p.sensors.insert(id, Sensor::new(clock));
                 p.initial_start(id);
             }
         }
@@ -508,11 +538,13 @@ impl<'s> Player<'s> {
         }
         // Runs still under way at the end go on.
         for (id, s) in std::mem::take(&mut self.sensors) {
+            let part = s.part(f64::NEG_INFINITY);
             let mut runs = s.played;
-            if let Some(start) = s.active {
-                runs.push(s.clock.run(start, f64::NEG_INFINITY));
+            if let Some(part) = part {
+                runs.extend(s.parts);
+                runs.push(part);
             }
-            runs.sort_by(|a, b| a.start().total_cmp(&b.start()));
+            runs.sort_by(|a, b| a.begins().total_cmp(&b.begins()));
             self.played.runs.insert(id, runs);
         }
         self.scripts.report(self.scene, diags);
@@ -524,9 +556,9 @@ impl<'s> Player<'s> {
 }
 
 /// Whether the cascade plays the events of a route: from an event utility,
-/// or a TimeSensor's discrete outputs (isActive, cycleTime, and its
-/// inputOutput fields as they are set; not fraction, time or elapsedTime,
-/// which change continuously).
+/// or a TimeSensor's discrete outputs (isActive, isPaused, cycleTime, and
+/// its inputOutput fields as they are set; not fraction, time or
+/// elapsedTime, which change continuously).
 pub fn simulates(scene: &Scene, r: &crate::scene::Route) -> bool {
     match scene.node(r.from).type_name.as_str() {
         "BooleanFilter" | "BooleanToggle" | "BooleanTrigger" | "IntegerTrigger" | "TimeTrigger" => {
@@ -534,7 +566,7 @@ pub fn simulates(scene: &Scene, r: &crate::scene::Route) -> bool {
         }
         "TimeSensor" => !matches!(
             r.from_field.as_str(),
-            "fraction_changed" | "time" | "elapsedTime" | "isPaused"
+            "fraction_changed" | "time" | "elapsedTime"
         ),
         _ => false,
     }
@@ -669,7 +701,9 @@ impl<'s> Player<'s> {
                     self.begin(t, id);
                 }
             }
-            Field::CycleEnd(run) => self.cycle_end(t, id, run),
+            Field::CycleEnd(run, stretch) => self.cycle_end(t, id, run, stretch),
+            Field::Pause(run) => self.pause(t, id, run),
+            Field::Resume(run) => self.resume(t, id, run),
             Field::Stop(run) => {
                 if self.sensors[&id].current().is_some_and(|(r, _)| r == run) {
                     self.end(t, id);
@@ -780,12 +814,15 @@ impl<'s> Player<'s> {
         let Some(s) = self.sensors.get_mut(&id) else {
             return;
         };
+        let paused = s.paused;
         let Clock::TimeSensor {
             start_time,
             stop_time,
             enabled,
             looping,
             cycle_interval,
+            pause_time,
+            resume_time,
             ..
         } = &mut s.clock
         else {
@@ -817,6 +854,25 @@ impl<'s> Player<'s> {
                     self.end(t, id);
                 }
             }
+            "pauseTime" => {
+                let Some(v) = v.time() else { return };
+                *pause_time = v;
+                if let Some((run, _)) = active
+                    && paused.is_none()
+                    && v > *resume_time
+                {
+                    self.push(v.max(t), id, Field::Pause(run), Ev::Time(v));
+                }
+            }
+            "resumeTime" => {
+                let Some(v) = v.time() else { return };
+                *resume_time = v;
+                if let Some((run, _)) = active
+                    && paused.is_some_and(|p| v > p)
+                {
+                    self.push(v.max(t), id, Field::Resume(run), Ev::Time(v));
+                }
+            }
             "loop" => *looping = v.truth(),
             "cycleInterval" if active.is_none() => {
                 if let Some(v) = v.time() {
@@ -827,7 +883,13 @@ impl<'s> Player<'s> {
         }
         if matches!(
             field,
-            "startTime" | "stopTime" | "enabled" | "loop" | "cycleInterval"
+            "startTime"
+                | "stopTime"
+                | "pauseTime"
+                | "resumeTime"
+                | "enabled"
+                | "loop"
+                | "cycleInterval"
         ) {
             self.send(t, id, field, v);
         }
@@ -842,23 +904,37 @@ impl<'s> Player<'s> {
         if cycle_interval <= 0.0 {
             return;
         }
-        let run = s.played.len() as u32;
+        let run = s.ended;
         s.active = Some(t);
-        if let Clock::TimeSensor { stop_time, .. } = s.clock
-            && stop_time > t
+        (s.from, s.paused) = (f64::NEG_INFINITY, None);
+        s.parts.clear();
+        let stretch = s.stretch;
+        if let Clock::TimeSensor {
+            stop_time,
+            pause_time,
+            resume_time,
+            ..
+        } = s.clock
         {
-            self.push(stop_time, id, Field::Stop(run), Ev::Time(stop_time));
+            if stop_time > t {
+                self.push(stop_time, id, Field::Stop(run), Ev::Time(stop_time));
+            }
+            // A pauseTime from the file still to come.
+            if pause_time > resume_time && pause_time > t {
+                self.push(pause_time, id, Field::Pause(run), Ev::Time(pause_time));
+            }
         }
         self.send(t, id, "isActive", Ev::Bool(true));
         self.send(t, id, "cycleTime", Ev::Time(t));
         if t + cycle_interval <= self.until {
-            self.push(t + cycle_interval, id, Field::CycleEnd(run), Ev::Time(t));
+            let end = Field::CycleEnd(run, stretch);
+            self.push(t + cycle_interval, id, end, Ev::Time(t));
         }
     }
 
-    fn cycle_end(&mut self, t: f64, id: NodeId, run: u32) {
+    fn cycle_end(&mut self, t: f64, id: NodeId, run: u32, stretch: u32) {
         let s = &self.sensors[&id];
-        if s.current().is_none_or(|(r, _)| r != run) {
+        if s.current().is_none_or(|(r, _)| r != run) || s.stretch != stretch || s.paused.is_some() {
             return;
         }
         let Clock::TimeSensor {
@@ -877,18 +953,23 @@ impl<'s> Player<'s> {
         // Only when something listens: a looping clock has no end.
         let listened = self.routes.contains_key(&(id, "cycleTime"));
         if listened && t + cycle_interval <= self.until {
-            self.push(t + cycle_interval, id, Field::CycleEnd(run), Ev::Time(t));
+            let end = Field::CycleEnd(run, stretch);
+            self.push(t + cycle_interval, id, end, Ev::Time(t));
         }
     }
 
     /// The run under way ends at `t`.
     fn end(&mut self, t: f64, id: NodeId) {
         let s = self.sensors.get_mut(&id).expect("a sensor");
-        let Some(start) = s.active.take() else {
+        let Some(run) = s.part(t) else {
             return;
         };
-        let run = s.clock.run(start, t);
+        let start = s.active.take().unwrap_or(t);
+        let parts = std::mem::take(&mut s.parts);
+        s.played.extend(parts);
         s.played.push(run.clone());
+        s.ended += 1;
+        s.paused = None;
         // Scripts that follow the fraction get its last value.
         if self.frames.sensors.contains(&id) {
             self.continuous(t, id, &run, start);
