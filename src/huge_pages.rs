@@ -8,7 +8,8 @@
 //! 2 MiB block takes one fault. Mapping whole huge pages lets the kernel
 //! align them (glibc's own large blocks are 2 MiB plus a header, which the
 //! kernel does not align; advising those helped less and raised the peak
-//! memory by 40 %). Where the system runs transparent huge pages "never",
+//! memory by 40 %). Maps past 128 MiB are not advised (see `ADVISED_MAX`).
+//! Where the system runs transparent huge pages "never",
 //! the advice is ignored and only the rounding remains. The last large
 //! block released is kept for the next one asked for (see `SPARE`).
 
@@ -37,8 +38,20 @@ fn map_len(size: usize) -> usize {
     size.next_multiple_of(HUGE)
 }
 
-/// Advises a map for huge pages; a failure only leaves its pages small.
+/// The largest map advised for huge pages. Past it the kernel's search
+/// for that many free huge pages (compaction) costs more than the faults it
+/// saves: a 200 MB bake advised took 0.78–2.32 and 0.79–2.38 s (system
+/// time up to 1.9 s) in two series of runs, unadvised past this size
+/// 0.81–0.98 and 0.82–1.56 s; a 42 MB bake (maps of 40 MB) is the same
+/// either way (docs/performance.md).
+const ADVISED_MAX: usize = 128 << 20;
+
+/// Advises a map for huge pages (up to `ADVISED_MAX`); a failure only
+/// leaves its pages small.
 fn advise(block: *mut libc::c_void, len: usize) {
+    if len > ADVISED_MAX {
+        return;
+    }
     // SAFETY: [block, block + len) is a whole map made here; MADV_HUGEPAGE
     // changes how its pages are backed, never what they hold.
     unsafe {
