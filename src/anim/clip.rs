@@ -1250,10 +1250,12 @@ fn through_listeners(
         }
         // The Scripts' own warnings once, not once a clip.
         let mut own = Diagnostics::default();
+        let reached = reach.downstream(clip.clock_node);
         let played = cascade::play_clip(
             scene,
             sources,
             clip.clock_node,
+            &reached,
             cycle_interval,
             CLIP_FRAMES,
             &mut own,
@@ -1266,7 +1268,6 @@ fn through_listeners(
         // The routes from the clock and the nodes it reaches are baked;
         // events into other clocks start nothing here (each clip plays
         // alone), and those routes stay named.
-        let reached = reach.downstream(clip.clock_node);
         for (ri, r) in scene.routes.iter().enumerate() {
             let ours = r.from == clip.clock_node || reached.contains(&r.from);
             let other_clock = r.to != clip.clock_node && scene.node(r.to).type_name == "TimeSensor";

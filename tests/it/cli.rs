@@ -1378,3 +1378,30 @@ fn a_clock_paused_and_resumed_by_events_goes_on_from_where_it_held() {
     assert_eq!(o.status.code(), Some(0), "{}", util::stderr(&o));
     util::assert_validator_clean(&[glb]);
 }
+
+/// A clock a Script, many times over: each clip plays with the Scripts its
+/// clock reaches, not with every Script of the scene (400 of them took six
+/// minutes when each clip loaded all).
+#[test]
+fn scenes_of_many_scripted_clocks_bake_in_linear_time() {
+    use std::fmt::Write as _;
+    let mut text = String::from("<X3D><Scene>\n");
+    for i in 0..200 {
+        writeln!(
+            text,
+            "<TimeSensor DEF='T{i}' loop='true'/><Transform DEF='X{i}'><Shape><Box/></Shape></Transform>\
+             <Script DEF='S{i}'><field name='set_fraction' type='SFFloat' accessType='inputOnly'/>\
+             <field name='p' type='SFVec3f' accessType='outputOnly'/>\
+             <![CDATA[ecmascript: function set_fraction(f) {{ p = new SFVec3f(f, 0, 0); }} ]]></Script>\
+             <ROUTE fromNode='T{i}' fromField='fraction_changed' toNode='S{i}' toField='set_fraction'/>\
+             <ROUTE fromNode='S{i}' fromField='p' toNode='X{i}' toField='translation'/>"
+        )
+        .unwrap();
+    }
+    text += "</Scene></X3D>\n";
+    let (dir, path) = util::scene_file("scripted.x3d", &text);
+    let out = dir.path().join("out.glb");
+    util::run_ok_within(&[&path, "-o", out.to_str().unwrap()], 30);
+    let report = util::run_ok_within(&["inspect", &path], 30);
+    assert!(report.contains("clips: 200\n"), "{report}");
+}

@@ -19,7 +19,7 @@
 
 use super::frames::value_of;
 use super::{Ev, Player, Sending};
-use crate::hash::HashMap;
+use crate::hash::{HashMap, HashSet};
 use crate::interp::rotation;
 use crate::scene::{FieldType, NodeId, Scene, Value};
 
@@ -326,11 +326,12 @@ impl Follower {
     }
 }
 
-/// The followers of a scene.
-pub(super) fn load(scene: &Scene) -> HashMap<NodeId, Follower> {
+/// The followers of a scene (of `only`, when given).
+pub(super) fn load(scene: &Scene, only: Option<&HashSet<NodeId>>) -> HashMap<NodeId, Follower> {
     (0..scene.nodes.len() as u32)
         .map(NodeId)
         .filter(|&id| scene.node(id).in_proto.is_none())
+        .filter(|id| only.is_none_or(|o| o.contains(id)))
         .filter_map(|id| Some((id, Follower::of(scene, id)?)))
         .collect()
 }
@@ -437,7 +438,7 @@ mod tests {
         let mut diags = Diagnostics::default();
         let scene = crate::syntax::parse(&sources, file, &Limits::default(), &mut diags);
         assert!(!diags.has_errors(), "{:?}", diags.list());
-        let followers = load(&scene);
+        let followers = load(&scene, None);
         assert_eq!(followers.len(), 14);
         for (name, _, _) in types {
             for (prefix, w) in [("C", 0.5), ("D", 1.0 - (-1.0f64).exp() * 2.0)] {

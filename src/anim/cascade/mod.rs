@@ -364,32 +364,37 @@ pub fn play(
 
 /// Plays one clock's clip as the clip mode bakes it: the clock alone,
 /// started at 0 (other clocks do not run), for `until` seconds, with the
-/// Scripts and followers it drives; what they set is in the result's
-/// `sets`.
+/// Scripts and followers among `reached` (the nodes its events reach);
+/// what they set is in the result's `sets`.
 pub fn play_clip(
     scene: &Scene,
     sources: &Sources,
     clock: NodeId,
+    reached: &HashSet<NodeId>,
     until: f64,
     rate: f64,
     diags: &mut Diagnostics,
 ) -> Played {
-    Player::new(scene, sources, rate, until, Some(clock), diags).run(diags)
+    let solo = Some((clock, reached));
+    Player::new(scene, sources, rate, until, solo, diags).run(diags)
 }
 
 impl<'s> Player<'s> {
     /// A player of the scene with its Scripts loaded and its clocks set to
-    /// start (`solo`: that clock alone, from 0).
+    /// start (`solo`: that clock alone, from 0, with the Scripts and
+    /// followers among the nodes it reaches).
     fn new(
         scene: &'s Scene,
         sources: &'s Sources,
         rate: f64,
         until: f64,
-        solo: Option<NodeId>,
+        solo: Option<(NodeId, &HashSet<NodeId>)>,
         diags: &mut Diagnostics,
     ) -> Player<'s> {
-        let scripts = scripts::Scripts::load(scene, sources, diags);
-        let followers = followers::load(scene);
+        let only = solo.map(|(_, reached)| reached);
+        let scripts = scripts::Scripts::load(scene, sources, only, diags);
+        let followers = followers::load(scene, only);
+        let solo = solo.map(|(clock, _)| clock);
         let mut listeners = scripts.running();
         listeners.extend(followers.keys());
         let frames = frames::Frames::find(scene, &listeners, rate);

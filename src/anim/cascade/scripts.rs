@@ -8,7 +8,7 @@
 
 use super::{Ev, Field, Player, Via};
 use crate::diag::Diagnostics;
-use crate::hash::HashMap;
+use crate::hash::{HashMap, HashSet};
 use crate::scene::{NodeId, Scene, Value};
 use crate::script::{Engine, Failure, Language, Output, Script, ScriptSource, line_span};
 use crate::source::{Sources, Span};
@@ -44,15 +44,21 @@ enum Call<'a> {
 }
 
 impl Scripts {
-    /// Loads every ECMAScript Script of the scene; names each Script that
-    /// will not run, and why.
-    pub fn load(scene: &Scene, sources: &Sources, diags: &mut Diagnostics) -> Scripts {
+    /// Loads every ECMAScript Script of the scene (of `only`, when given);
+    /// names each Script that will not run, and why.
+    pub fn load(
+        scene: &Scene,
+        sources: &Sources,
+        only: Option<&HashSet<NodeId>>,
+        diags: &mut Diagnostics,
+    ) -> Scripts {
         let mut hosted = HashMap::default();
         let mut order = Vec::new();
         let mut engine = None;
         for id in (0..scene.nodes.len() as u32).map(NodeId) {
             let node = scene.node(id);
-            if node.type_name != "Script" || node.in_proto.is_some() {
+            let wanted = only.is_none_or(|o| o.contains(&id));
+            if node.type_name != "Script" || node.in_proto.is_some() || !wanted {
                 continue;
             }
             let name = scene.display_name(id);
