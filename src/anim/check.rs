@@ -67,6 +67,11 @@ pub fn is_clock(type_name: &str) -> bool {
     matches!(type_name, "TimeSensor" | "Timer")
 }
 
+/// The Followers component's node types (the Chaser and Damper families).
+pub fn is_follower(type_name: &str) -> bool {
+    type_name.contains("Chaser") || type_name.contains("Damper")
+}
+
 /// Node types that map a fraction to a value.
 pub fn is_interpolator(type_name: &str) -> bool {
     type_name.ends_with("Interpolator")

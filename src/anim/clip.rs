@@ -546,7 +546,9 @@ impl Default for ClipOptions {
     }
 }
 
-fn is_chain_node(scene: &Scene, id: NodeId) -> bool {
+/// Whether a node computes a value from a fraction (an interpolator, a
+/// sequencer, EaseInEaseOut).
+pub(super) fn is_chain_node(scene: &Scene, id: NodeId) -> bool {
     scene
         .known(id)
         .is_some_and(|d| d.name == "EaseInEaseOut" || Kind::of_node(&d.name).is_some())
@@ -1183,8 +1185,8 @@ const CLIP_FRAMES: f64 = 60.0;
 
 /// Whether a node is a Script or a follower.
 fn listens(scene: &Scene, id: NodeId) -> bool {
-    let ty = scene.node(id).type_name.as_str();
-    ty == "Script" || ty.contains("Chaser") || ty.contains("Damper")
+    let ty = type_of(scene, id);
+    ty == "Script" || super::check::is_follower(ty)
 }
 
 /// Where a scene's routes lead: each node's receivers.

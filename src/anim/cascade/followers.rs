@@ -88,11 +88,11 @@ impl Follower {
     /// The follower of a node, from its fields; `None` for other nodes.
     fn of(scene: &Scene, id: NodeId) -> Option<Follower> {
         let name = &scene.known(id)?.name;
-        let ty = scene.field_def(id, "value_changed")?.ty;
-        let chaser = name.contains("Chaser");
-        if !chaser && !name.contains("Damper") {
+        if !crate::anim::check::is_follower(name) {
             return None;
         }
+        let ty = scene.field_def(id, "value_changed")?.ty;
+        let chaser = name.contains("Chaser");
         let value = |f: &str| {
             scene
                 .value(id, f)

@@ -9,6 +9,7 @@
 //! values at the same frames.
 
 use super::{Ev, Field, Player, Sending};
+use crate::anim::clip::is_chain_node;
 use crate::anim::clock::Clock;
 use crate::anim::{InterpOptions, NodeFn, node_function};
 use crate::hash::{HashMap, HashSet};
@@ -45,7 +46,7 @@ impl Frames {
         let mut stack: Vec<NodeId> = listeners.to_vec();
         while let Some(n) = stack.pop() {
             for &from in senders.get(&n).map_or(&[][..], Vec::as_slice) {
-                if is_function(scene, from) && leads.insert(from) {
+                if is_chain_node(scene, from) && leads.insert(from) {
                     stack.push(from);
                 }
             }
@@ -64,20 +65,12 @@ impl Frames {
             if from_sensor {
                 frames.sensors.insert(r.from);
                 frames.routes.insert(ri);
-            } else if leads.contains(&r.from) && is_function(scene, r.from) {
+            } else if leads.contains(&r.from) && is_chain_node(scene, r.from) {
                 frames.routes.insert(ri);
             }
         }
         frames
     }
-}
-
-/// Whether a node computes a value from a fraction (an interpolator, a
-/// sequencer, EaseInEaseOut).
-fn is_function(scene: &Scene, id: NodeId) -> bool {
-    scene.known(id).is_some_and(|d| {
-        d.name == "EaseInEaseOut" || crate::interp::Kind::of_node(&d.name).is_some()
-    })
 }
 
 impl<'s> Player<'s> {

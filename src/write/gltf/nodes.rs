@@ -2,7 +2,7 @@
 //! scaleOrientation as exact node chains), Switch choices and visibility.
 
 use super::*;
-use crate::anim::check::{is_clock, is_interpolator};
+use crate::anim::check::{is_clock, is_follower, is_interpolator};
 
 /// The glTF nodes made for one place of an X3D Transform in the tree.
 #[derive(Clone, Copy)]
@@ -250,8 +250,7 @@ impl<'a> Writer<'a> {
                 || is_clock(name)
                 || ty == NodeType::Link
                 || ty == NodeType::Script
-                || name.contains("Chaser")
-                || name.contains("Damper");
+                || is_follower(name);
             if baked {
                 continue;
             }
