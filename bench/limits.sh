@@ -52,3 +52,32 @@ for mb in "${sizes[@]}"; do
   read -r t p <<< "$(median "$bin" inspect --quiet "$f")"
   row "inspect" "$t" "$p"
 done
+
+# Small files: 2 000 copies of a 2 KB fixture baked into a folder, with -j1
+# and -j2, with and without --sync; files a second, median of RUNS runs.
+# Each run writes into a fresh folder, all removed at the end: removing a
+# run's outputs before the next would measure the file system instead (ext4
+# without a journal skips inodes freed in the last minute one by one when it
+# makes new ones).
+small=target/bench/small
+if [ "$(find "$small" -name '*.x3d' 2>/dev/null | wc -l)" != 2000 ]; then
+  rm -rf "$small" && mkdir -p "$small"
+  for i in $(seq -w 0 1999); do cp fixtures/scenes/bouncing_box.x3d "$small/s$i.x3d"; done
+fi
+echo
+printf '%-40s %12s\n' "2 000 small files -> folder" "files/s"
+outs=$(mktemp -d -p target/bench)
+for sync in "" --sync; do
+  for j in 1 2; do
+    rates=()
+    for r in $(seq "$runs"); do
+      start=$(date +%s%N)
+      "$bin" "$small"/*.x3d -o "$outs/$j$sync$r" -j "$j" --quiet $sync
+      end=$(date +%s%N)
+      rates+=("$(echo "2000 * 1000000000 / ($end - $start)" | bc -l)")
+    done
+    printf '%s\n' "${rates[@]}" | sort -g | awk -v n="$runs" -v what="-j$j $sync" \
+      '{ r[NR] = $1 } END { printf "%-40s %12.0f\n", what, r[int((n + 1) / 2)] }'
+  done
+done
+rm -rf "$outs"

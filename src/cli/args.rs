@@ -157,6 +157,12 @@ pub struct BakeArgs {
     /// Embed the buffer in the .gltf as a data URI instead of a .bin file.
     #[arg(long)]
     pub embed: bool,
+    /// Flush each output to disk before it is renamed into place, and the
+    /// folder after (survives a power failure or a system crash; costs the
+    /// disk's write time). Without it an output still appears whole or not
+    /// at all: it is written under a temporary name and renamed.
+    #[arg(long)]
+    pub sync: bool,
     /// How many inputs to bake at once [default: one per core].
     #[arg(short, long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
     pub jobs: Option<u16>,
@@ -218,6 +224,8 @@ pub struct Job {
     pub deny_warnings: bool,
     /// Where the HTML report goes.
     pub report: Option<PathBuf>,
+    /// Outputs flushed to disk before they are renamed into place.
+    pub sync: bool,
 }
 
 pub fn clip_options(c: &ClipArgs) -> ClipOptions {
@@ -396,6 +404,7 @@ impl BakeArgs {
                 ..Default::default()
             },
             report: self.report,
+            sync: self.sync,
             embed: self.embed,
             jobs: self.jobs.map(usize::from),
             wide: self.wide,

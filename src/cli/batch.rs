@@ -160,7 +160,7 @@ fn bake_one(job: &Job, index: usize, path: &str) -> (Outcome, String) {
                         r => r.map_err(|e| anyhow::anyhow!("{path}: {e}")),
                     }
                 }
-                Some(d) => output::write_streamed(d, |w| {
+                Some(d) => output::write_streamed(d, job.sync, |w| {
                     bake.write_csv(&opts, w)
                         .map_err(|e| anyhow::anyhow!("{path}: {e}"))
                 }),
@@ -208,7 +208,7 @@ fn bake_one(job: &Job, index: usize, path: &str) -> (Outcome, String) {
             if let Err(msg) = make_parent(job, dest.as_deref(), &messages) {
                 return (Outcome::UsageOrIo, msg);
             }
-            match output::write_all_atomic(&files) {
+            match output::write_all_atomic(&files, job.sync) {
                 Ok(()) => Outcome::Ok,
                 Err(e) => return (Outcome::UsageOrIo, format!("{messages}x3dbake: {e:#}\n")),
             }
@@ -223,7 +223,8 @@ fn bake_one(job: &Job, index: usize, path: &str) -> (Outcome, String) {
             tolerance: job.gltf_opts.tolerance,
             messages: &messages::rendered(&bake, false, false),
         });
-        if let Err(e) = output::write_all_atomic(&[(page.clone(), vec![html.into_bytes().into()])])
+        if let Err(e) =
+            output::write_all_atomic(&[(page.clone(), vec![html.into_bytes().into()])], job.sync)
         {
             return (Outcome::UsageOrIo, format!("{messages}x3dbake: {e:#}\n"));
         }

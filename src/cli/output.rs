@@ -2,6 +2,13 @@
 //! written beside its destination under a temporary name, and only when all
 //! are complete are they renamed into place. On any error the temporary
 //! files are removed and what was at the destinations is untouched.
+//!
+//! That is what a reader of the destination ever sees: the old file or the
+//! whole new one, whatever happens to x3dbake. With `sync` the files are
+//! also flushed to disk before the rename and their folder after it, so
+//! that the new outputs survive a power failure or a system crash too
+//! (without it, a crash soon after may leave them empty or missing, as with
+//! most tools that write files).
 
 use anyhow::{Context as _, Result};
 use std::borrow::Cow;
@@ -51,11 +58,15 @@ impl Temporary {
         }
     }
 
-    /// Renames it into place.
-    fn commit(mut self) -> Result<()> {
-        fs::rename(&self.path, &self.dest)
-            .with_context(|| format!("cannot write {}", self.dest.display()))?;
+    /// Renames it into place; with `sync`, flushes the folder's entry of
+    /// it to disk.
+    fn commit(mut self, sync: bool) -> Result<()> {
+        let context = || format!("cannot write {}", self.dest.display());
+        fs::rename(&self.path, &self.dest).with_context(context)?;
         self.committed = true;
+        if sync {
+            sync_folder(&self.dest).with_context(context)?;
+        }
         Ok(())
     }
 }
@@ -70,27 +81,32 @@ impl Drop for Temporary {
 }
 
 /// Files to write, each a destination and its bytes: all written, then all
-/// renamed into place.
-pub fn write_all_atomic(files: &[(PathBuf, Parts)]) -> Result<()> {
+/// renamed into place (flushed to disk first with `sync`).
+pub fn write_all_atomic(files: &[(PathBuf, Parts)], sync: bool) -> Result<()> {
     let mut temps = Vec::new();
     for (dest, bytes) in files {
         let temp = Temporary::new(dest);
         let write = || -> std::io::Result<()> {
             let mut f = fs::File::create(&temp.path)?;
-            write_parts(&mut f, bytes)?;
-            f.sync_all()
+            write_parts(&mut f, bytes, sync)?;
+            if sync {
+                f.sync_all()?;
+            }
+            Ok(())
         };
         write().with_context(|| format!("cannot write {}", dest.display()))?;
         temps.push(temp);
     }
-    temps.into_iter().try_for_each(Temporary::commit)
+    temps.into_iter().try_for_each(|t| t.commit(sync))
 }
 
 /// One file written as it is made: through a buffer into a temporary file
 /// beside `dest`, renamed into place only when `write` has finished (a
-/// failure or an interrupt leaves what was at `dest`).
+/// failure or an interrupt leaves what was at `dest`); flushed to disk
+/// first with `sync`.
 pub fn write_streamed(
     dest: &Path,
+    sync: bool,
     write: impl FnOnce(&mut dyn std::io::Write) -> Result<()>,
 ) -> Result<()> {
     let temp = Temporary::new(dest);
@@ -102,25 +118,48 @@ pub fn write_streamed(
         .into_inner()
         .map_err(|e| e.into_error())
         .with_context(context)?;
-    file.sync_all().with_context(context)?;
+    if sync {
+        file.sync_all().with_context(context)?;
+    }
     drop(file);
-    temp.commit()
+    temp.commit(sync)
 }
 
-/// Writes the parts in pieces of a few megabytes, on Linux asking the
-/// kernel to start writing each piece to disk as soon as it is in the page
-/// cache: the closing `fsync` then waits for little more than the last
-/// piece instead of for the whole file (a hint only; `fsync` still decides).
-fn write_parts(f: &mut fs::File, parts: &Parts) -> std::io::Result<()> {
+/// Writes the parts. With `sync`, in pieces of a few megabytes, on Linux
+/// asking the kernel to start writing each piece to disk as soon as it is
+/// in the page cache: the closing `fsync` then waits for little more than
+/// the last piece instead of for the whole file (a hint only; `fsync`
+/// still decides).
+fn write_parts(f: &mut fs::File, parts: &Parts, sync: bool) -> std::io::Result<()> {
     const PIECE: usize = 4 << 20;
     let mut written = 0;
     for part in parts {
+        if !sync {
+            f.write_all(part)?;
+            continue;
+        }
         for piece in part.chunks(PIECE) {
             f.write_all(piece)?;
             start_write_back(f, written, piece.len());
             written += piece.len();
         }
     }
+    Ok(())
+}
+
+/// Flushes the folder holding `path` to disk (its entries: a file renamed
+/// into it). Only where a folder can be opened as a file (Unix).
+#[cfg(unix)]
+fn sync_folder(path: &Path) -> std::io::Result<()> {
+    let folder = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    fs::File::open(folder)?.sync_all()
+}
+
+#[cfg(not(unix))]
+fn sync_folder(_: &Path) -> std::io::Result<()> {
     Ok(())
 }
 

@@ -1001,12 +1001,15 @@ fn an_interrupted_bake_leaves_the_previous_output_untouched() {
     let (mut kept, mut temps) = (0, 0);
     for step in 0..12 {
         std::fs::write(&out, &previous).unwrap();
+        // Half the bakes flush to disk before the rename (--sync).
+        let sync = if step % 4 >= 2 { "--sync" } else { "--quiet" };
         let mut child = std::process::Command::new(bin)
             .args([
                 input.as_os_str(),
                 "-o".as_ref(),
                 out.as_os_str(),
                 "--quiet".as_ref(),
+                sync.as_ref(),
             ])
             .spawn()
             .unwrap();
@@ -1055,6 +1058,41 @@ fn an_interrupted_bake_leaves_the_previous_output_untouched() {
     }
     assert!(kept >= 6, "only {kept} of 12 kills came before the end");
     eprintln!("interrupted bakes: {kept} of 12 killed mid-way, {temps} left a temporary file");
+}
+
+#[test]
+fn sync_writes_the_same_bytes_flushed() {
+    let dir = tempfile::tempdir().unwrap();
+    let scene = util::root().join("fixtures/scenes/bouncing_box.x3d");
+    let scene = scene.to_str().unwrap();
+    // Each form plain and with --sync, in folders of their own (a .gltf
+    // names its .bin).
+    let (plain, synced) = (dir.path().join("plain"), dir.path().join("synced"));
+    std::fs::create_dir(&plain).unwrap();
+    std::fs::create_dir(&synced).unwrap();
+    for name in ["a.glb", "a.gltf", "a.csv"] {
+        bake_ok(scene, &plain.join(name), &[]);
+        bake_ok(scene, &synced.join(name), &["--sync"]);
+    }
+    for name in ["a.glb", "a.gltf", "a.bin", "a.csv"] {
+        let read = |p: PathBuf| std::fs::read(p).unwrap();
+        let same = read(plain.join(name)) == read(synced.join(name));
+        assert!(same, "{name} differs with --sync");
+    }
+    // Into a folder, two inputs at once: the same bytes, no temporary left.
+    let folder = dir.path().join("folder");
+    let other = util::root().join("fixtures/scenes/morph.x3d");
+    let o = bake(scene, &folder, &[other.to_str().unwrap(), "--sync"]);
+    assert_eq!(o.status.code(), Some(0), "{}", util::stderr(&o));
+    let mut names: Vec<String> = std::fs::read_dir(&folder)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(names, ["bouncing_box.glb", "morph.glb"]);
+    let same = std::fs::read(folder.join("bouncing_box.glb")).unwrap()
+        == std::fs::read(plain.join("a.glb")).unwrap();
+    assert!(same, "a .glb baked into a folder with --sync differs");
 }
 
 #[test]
