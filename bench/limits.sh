@@ -4,6 +4,8 @@
 # fast-float2, one thread), a default bake to .glb, CSV to /dev/null and
 # `inspect`, each the median of RUNS runs, as times and as ratios to the
 # floor; peak memory as a ratio to the input. Inputs from bench/gen_big.py.
+# Then CSV of 1, 10 and 40 million rows (peak memory), and 2 000 small files
+# into a folder (files a second), with -j1 and -j2, with and without --sync.
 # Usage: bench/limits.sh [RUNS] [SIZES_MB...]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -53,6 +55,26 @@ for mb in "${sizes[@]}"; do
   row "inspect" "$t" "$p"
 done
 
+# CSV in bounded memory: one animated field over 1 000 s at 1, 10 and 40
+# kHz (1, 10 and 40 million rows; 50 million samples a track is the limit)
+# to /dev/null; peak memory and MB/s of CSV text (counted through a pipe
+# once).
+long=target/bench/long.x3d
+cat > "$long" <<'X3D'
+<X3D><Scene><Transform DEF='T'/><TimeSensor DEF='C' cycleInterval='1000' loop='true'/>
+<PositionInterpolator DEF='P' key='0 0.5 1' keyValue='0 0 0 1 2 3 0 0 0'/>
+<ROUTE fromNode='C' fromField='fraction_changed' toNode='P' toField='set_fraction'/>
+<ROUTE fromNode='P' fromField='value_changed' toNode='T' toField='translation'/></Scene></X3D>
+X3D
+echo
+printf '%-40s %9s %9s %10s\n' "CSV rows -> /dev/null" time "MB/s" "peak MB"
+for khz in 1 10 40; do
+  bytes=$("$bin" "$long" -o - --format csv --rate "${khz}000" --quiet | wc -c)
+  read -r t p <<< "$(median "$bin" "$long" -o /dev/null --format csv --rate "${khz}000" --quiet)"
+  printf '%-40s %8.3fs %9.0f %10.1f\n' "$((khz)) M rows ($((bytes / 1000000)) MB)" "$t" \
+    "$(echo "$bytes / 1000000 / $t" | bc -l)" "$(echo "$p / 1024" | bc -l)"
+done
+
 # Small files: 2 000 copies of a 2 KB fixture baked into a folder, with -j1
 # and -j2, with and without --sync; files a second, median of RUNS runs.
 # Each run writes into a fresh folder, all removed at the end: removing a
@@ -72,7 +94,7 @@ for sync in "" --sync; do
     rates=()
     for r in $(seq "$runs"); do
       start=$(date +%s%N)
-      "$bin" "$small"/*.x3d -o "$outs/$j$sync$r" -j "$j" --quiet $sync
+      "$bin" "$small"/*.x3d -o "$outs/$j$sync$r" -j "$j" --quiet $sync 2> /dev/null
       end=$(date +%s%N)
       rates+=("$(echo "2000 * 1000000000 / ($end - $start)" | bc -l)")
     done

@@ -116,6 +116,8 @@ fn bake_one(job: &Job, index: usize, path: &str) -> (Outcome, String) {
         msg.push_str(&format!("x3dbake: {path}: {e}\n"));
         return (Outcome::UsageOrIo, msg);
     }
+    // The clips hold the key values now: the scene's copies go.
+    bake.release_key_values();
     // World time: from --start (0) to --end (where the last clock's run
     // ends).
     let timeline = job.timeline.map(|(start, end)| {
