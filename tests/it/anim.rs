@@ -263,3 +263,30 @@ fn world_time_follows_start_and_loop() {
         "before startTime nothing is sent"
     );
 }
+
+/// The scene's keyValues freed once the clips are made: the fields are
+/// empty, and the glTF (morph targets, position, rotation and colour keys)
+/// is the same bytes.
+#[test]
+fn freeing_the_key_values_changes_no_output() {
+    for name in ["morph.x3d", "bouncing_box.x3d", "chain.x3d"] {
+        let path = util::root().join("fixtures/scenes").join(name);
+        let mut bake = util::load_text(name, &std::fs::read(path).unwrap());
+        bake.animate(ClipOptions::default());
+        let before = bake.gltf(&Default::default(), None).unwrap();
+        let key_values = |bake: &x3dbake::Bake| -> usize {
+            (0..bake.scene.nodes.len() as u32)
+                .map(x3dbake::scene::NodeId)
+                .filter(|&id| bake.scene.node(id).type_name.ends_with("Interpolator"))
+                .filter_map(|id| bake.scene.value(id, "keyValue"))
+                .map(|v| v.scalar_len())
+                .sum()
+        };
+        assert!(key_values(&bake) > 0, "{name}");
+        bake.release_key_values();
+        assert_eq!(key_values(&bake), 0, "{name}: freed");
+        let after = bake.gltf(&Default::default(), None).unwrap();
+        assert!(before.json() == after.json(), "{name}: JSON");
+        assert!(before.bin == after.bin, "{name}: buffer");
+    }
+}
