@@ -182,17 +182,9 @@ impl Track {
 /// like a track's values; a bool as 0 or 1); none for strings and nodes.
 fn field_numbers(scene: &Scene, node: NodeId, field: &str, out: &mut Vec<f64>) {
     out.clear();
-    let Some(v) = scene.value(node, field) else {
-        return;
-    };
-    if v.ty.single() == FieldType::SFRotation {
-        for r in v.floats().chunks_exact(4) {
-            let aa: Vec<f64> = r.iter().map(|&x| x as f64).collect();
-            out.extend_from_slice(&crate::interp::rotation::from_axis_angle(&aa).to_array());
-        }
-        return;
+    if let Some(v) = scene.value(node, field) {
+        out.extend(super::track_numbers(v));
     }
-    out.extend(super::value_numbers(v));
 }
 
 fn sort_corners(c: &mut Vec<f64>) {

@@ -53,6 +53,18 @@ pub fn value_numbers(v: &crate::scene::Value) -> Vec<f64> {
     }
 }
 
+/// The numbers of a value as a track holds them: [`value_numbers`], with
+/// rotations (axis and angle) as unit quaternions.
+pub fn track_numbers(v: &crate::scene::Value) -> Vec<f64> {
+    let n = value_numbers(v);
+    if v.ty.single() != crate::scene::FieldType::SFRotation {
+        return n;
+    }
+    n.chunks_exact(4)
+        .flat_map(|r| crate::interp::rotation::from_axis_angle(r).to_array())
+        .collect()
+}
+
 /// The function of an interpolator, sequencer or EaseInEaseOut node, with
 /// warnings about its keys. `None` for other node types.
 pub fn node_function(

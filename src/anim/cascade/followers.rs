@@ -19,9 +19,9 @@
 
 use super::frames::value_of;
 use super::{Ev, Player, Sending};
+use crate::anim::track_numbers;
 use crate::hash::{HashMap, HashSet};
-use crate::interp::rotation;
-use crate::scene::{FieldType, NodeId, Scene, Value};
+use crate::scene::{FieldType, NodeId, Scene};
 
 /// The tolerance of a Damper whose `tolerance` is −1 (the browser's
 /// choice).
@@ -61,18 +61,6 @@ pub(super) struct Follower {
     active: bool,
 }
 
-/// The numbers of a follower's value (a rotation as a quaternion).
-fn numbers(ty: FieldType, v: &Value) -> Vec<f64> {
-    let n = crate::anim::value_numbers(v);
-    if ty.single() == FieldType::SFRotation {
-        n.chunks_exact(4)
-            .flat_map(|r| rotation::from_axis_angle(r).to_array())
-            .collect()
-    } else {
-        n
-    }
-}
-
 /// The Chaser's step response: 0 before the change, 1 `duration` after.
 fn step(u: f64, duration: f64) -> f64 {
     if u <= 0.0 {
@@ -93,12 +81,7 @@ impl Follower {
         }
         let ty = scene.field_def(id, "value_changed")?.ty;
         let chaser = name.contains("Chaser");
-        let value = |f: &str| {
-            scene
-                .value(id, f)
-                .map(|v| numbers(ty, v))
-                .unwrap_or_default()
-        };
+        let value = |f: &str| scene.value(id, f).map(track_numbers).unwrap_or_default();
         let (initial, destination) = (value("initialValue"), value("initialDestination"));
         let law = if chaser {
             Law::Chaser {
@@ -343,7 +326,7 @@ impl<'s> Player<'s> {
             return;
         };
         let Some(value) = v.value(f.ty) else { return };
-        let n = numbers(f.ty, &value);
+        let n = track_numbers(&value);
         let was = f.active;
         match field {
             "set_destination" => f.set_destination(t, n),
@@ -445,7 +428,7 @@ mod tests {
                 let id = scene.def(&format!("{prefix}{name}")).expect("node");
                 let f = &followers[&id];
                 assert!(f.active, "{prefix}{name} moves from load");
-                let value = |field: &str| numbers(f.ty, scene.value(id, field).unwrap());
+                let value = |field: &str| track_numbers(scene.value(id, field).unwrap());
                 let (from, to) = (value("initialValue"), value("initialDestination"));
                 let mut want: Vec<f64> =
                     from.iter().zip(&to).map(|(a, b)| a + (b - a) * w).collect();
