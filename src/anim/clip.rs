@@ -618,12 +618,8 @@ impl Builder<'_> {
 
     /// The routes the cascade played are baked.
     fn mark_played(&mut self, played: &cascade::Played) {
-        for (ri, r) in self.scene.routes.iter().enumerate() {
-            if played.followed.contains(&ri)
-                || played.framed.contains(&ri)
-                || played.listeners.contains(&r.from)
-                || cascade::simulates(self.scene, r)
-            {
+        for ri in 0..self.scene.routes.len() {
+            if played.carried(self.scene, ri) {
                 self.used[ri] = true;
             }
         }
@@ -878,15 +874,10 @@ pub fn clips_using(
     // Clip mode: the clocks whose events reach a Script or a follower,
     // which the clip plays (`through_listeners`), with or without tracks.
     let listening = (0..scene.nodes.len() as u32).any(|i| listens(scene, NodeId(i)));
-    let (feeds, reach) = if listening && world.is_none() && sources.is_some() {
-        let reach = Reach::new(scene);
-        let feeds = (0..scene.nodes.len() as u32)
-            .map(NodeId)
-            .filter(|&id| reach.reaches_listener(id))
-            .collect();
-        (feeds, Some(reach))
+    let feeds = if listening && world.is_none() && sources.is_some() {
+        feeding_clocks(scene)
     } else {
-        (HashSet::default(), None)
+        HashMap::default()
     };
     let mut clips = Vec::new();
     let mut ordinal: HashMap<&str, usize> = HashMap::default();
@@ -921,7 +912,7 @@ pub fn clips_using(
             let links = timer_links.get(&id).map_or(&[][..], Vec::as_slice);
             link_tracks(&mut b, links, &mut tracks, periodic);
         }
-        if tracks.is_empty() && !feeds.contains(&id) {
+        if tracks.is_empty() && !feeds.contains_key(&id) {
             continue;
         }
         // After a routing limit the clip is not baked: no warnings for it.
@@ -999,9 +990,7 @@ pub fn clips_using(
             clips.extend(world_time_clip("events", tracks, range));
         }
         (None, Some(sources)) => {
-            if let Some(reach) = &reach {
-                through_listeners(&mut b, &mut clips, &feeds, reach, sources);
-            }
+            through_listeners(&mut b, &mut clips, &feeds, sources);
         }
         _ => {}
     }
@@ -1181,44 +1170,36 @@ fn listens(scene: &Scene, id: NodeId) -> bool {
     ty == "Script" || super::check::is_follower(ty)
 }
 
-/// Where a scene's routes lead: each node's receivers.
-struct Reach<'s> {
-    scene: &'s Scene,
-    receivers: HashMap<NodeId, Vec<NodeId>>,
-}
-
-impl<'s> Reach<'s> {
-    fn new(scene: &'s Scene) -> Reach<'s> {
-        let mut receivers: HashMap<NodeId, Vec<NodeId>> = HashMap::default();
-        for r in &scene.routes {
-            receivers.entry(r.from).or_default().push(r.to);
-        }
-        Reach { scene, receivers }
+/// The TimeSensors whose events reach a Script or a follower, each with
+/// the nodes its events reach along routes (through any node but another
+/// clock).
+fn feeding_clocks(scene: &Scene) -> HashMap<NodeId, HashSet<NodeId>> {
+    let mut receivers: HashMap<NodeId, Vec<NodeId>> = HashMap::default();
+    for r in &scene.routes {
+        receivers.entry(r.from).or_default().push(r.to);
     }
-
-    /// The nodes a clock's events reach along routes, through any node
-    /// but another clock.
-    fn downstream(&self, clock: NodeId) -> HashSet<NodeId> {
+    let downstream = |clock: NodeId| {
         let mut seen: HashSet<NodeId> = HashSet::default();
         let mut stack = vec![clock];
         while let Some(n) = stack.pop() {
-            for &to in self.receivers.get(&n).map_or(&[][..], Vec::as_slice) {
-                let clock_too = self.scene.node(to).type_name == "TimeSensor";
+            for &to in receivers.get(&n).map_or(&[][..], Vec::as_slice) {
+                let clock_too = scene.node(to).type_name == "TimeSensor";
                 if !clock_too && seen.insert(to) {
                     stack.push(to);
                 }
             }
         }
         seen
-    }
-
-    /// Whether a TimeSensor's events reach a Script or a follower.
-    fn reaches_listener(&self, id: NodeId) -> bool {
-        let node = self.scene.node(id);
-        node.type_name == "TimeSensor"
-            && node.in_proto.is_none()
-            && self.downstream(id).iter().any(|&n| listens(self.scene, n))
-    }
+    };
+    (0..scene.nodes.len() as u32)
+        .map(NodeId)
+        .filter(|&id| {
+            let node = scene.node(id);
+            node.type_name == "TimeSensor" && node.in_proto.is_none()
+        })
+        .map(|id| (id, downstream(id)))
+        .filter(|(_, reached)| reached.iter().any(|&n| listens(scene, n)))
+        .collect()
 }
 
 /// The clip mode's clips whose clocks reach a Script or a follower
@@ -1230,8 +1211,7 @@ impl<'s> Reach<'s> {
 fn through_listeners(
     b: &mut Builder<'_>,
     clips: &mut Vec<Clip>,
-    feeds: &HashSet<NodeId>,
-    reach: &Reach<'_>,
+    feeds: &HashMap<NodeId, HashSet<NodeId>>,
     sources: &Sources,
 ) {
     let scene = b.scene;
@@ -1239,17 +1219,16 @@ fn through_listeners(
         let Clock::TimeSensor { cycle_interval, .. } = clip.clock else {
             continue;
         };
-        if cycle_interval <= 0.0 || !feeds.contains(&clip.clock_node) {
+        let Some(reached) = feeds.get(&clip.clock_node).filter(|_| cycle_interval > 0.0) else {
             continue;
-        }
+        };
         // The Scripts' own warnings once, not once a clip.
         let mut own = Diagnostics::default();
-        let reached = reach.downstream(clip.clock_node);
         let played = cascade::play_clip(
             scene,
             sources,
             clip.clock_node,
-            &reached,
+            reached,
             cycle_interval,
             CLIP_FRAMES,
             &mut own,
@@ -1265,11 +1244,7 @@ fn through_listeners(
         for (ri, r) in scene.routes.iter().enumerate() {
             let ours = r.from == clip.clock_node || reached.contains(&r.from);
             let other_clock = r.to != clip.clock_node && scene.node(r.to).type_name == "TimeSensor";
-            let played_here = played.followed.contains(&ri)
-                || played.framed.contains(&ri)
-                || played.listeners.contains(&r.from)
-                || cascade::simulates(scene, r);
-            if ours && played_here && !other_clock {
+            if ours && played.carried(scene, ri) && !other_clock {
                 b.used[ri] = true;
             }
         }

@@ -320,6 +320,19 @@ pub struct Played {
     pub framed: HashSet<usize>,
 }
 
+impl Played {
+    /// Whether the cascade carried the events of route `ri`: it fired, it
+    /// carried frames, it leaves a Script or a follower, or it is one the
+    /// cascade plays (see [`simulates`]).
+    pub fn carried(&self, scene: &Scene, ri: usize) -> bool {
+        let r = &scene.routes[ri];
+        self.followed.contains(&ri)
+            || self.framed.contains(&ri)
+            || self.listeners.contains(&r.from)
+            || simulates(scene, r)
+    }
+}
+
 /// A field set by an event of the cascade.
 #[derive(Clone, Debug)]
 pub struct Set {
