@@ -68,6 +68,28 @@ pub struct Track {
 }
 
 impl Track {
+    /// A track of `func` of the clip's fraction, straight into `field` of
+    /// `target` (no fraction modifier), written at `span`.
+    fn new(
+        (target, field): (NodeId, &str),
+        ty: Option<FieldType>,
+        source: NodeId,
+        span: Span,
+        func: Arc<Interpolator>,
+    ) -> Track {
+        Track {
+            target,
+            field: field.to_string(),
+            ty,
+            source,
+            modifiers: Vec::new(),
+            span,
+            func,
+            mods: Vec::new(),
+            world: None,
+        }
+    }
+
     /// The value for a clock fraction `f`, through the modifiers (a world
     /// track: at world time `f`).
     pub fn eval_fraction(&self, f: f64, out: &mut Vec<f64>) {
@@ -772,15 +794,9 @@ impl Builder<'_> {
             .filter_map(|&m| self.modifier(m, periodic))
             .collect();
         Track {
-            target: r.to,
-            field: r.to_field.clone(),
-            ty: r.ty,
-            source,
             modifiers: chain.to_vec(),
-            span: r.span,
-            func,
             mods,
-            world: None,
+            ..Track::new((r.to, &r.to_field), r.ty, source, r.span, func)
         }
     }
 
@@ -1083,17 +1099,13 @@ fn set_tracks(
             ..crate::interp::Spec::scalar(kind, &keys, values)
         };
         let func = Arc::new(Interpolator::new(spec, &mut Vec::new()));
-        tracks.push(Track {
-            target: key.0,
-            field: key.1.to_string(),
-            ty: Some(first.ty),
-            source: first.source,
-            modifiers: Vec::new(),
-            span: first.span,
+        tracks.push(Track::new(
+            key,
+            Some(first.ty),
+            first.source,
+            first.span,
             func,
-            mods: Vec::new(),
-            world: None,
-        });
+        ));
     }
     (tracks, range)
 }
@@ -1133,17 +1145,8 @@ fn motion_clip(
                 elem,
                 ..crate::interp::Spec::scalar(kind, &m.keys, values)
             };
-            tracks.push(Track {
-                target: j.joint,
-                field: field.to_string(),
-                ty: Some(ty),
-                source: id,
-                modifiers: Vec::new(),
-                span,
-                func: Arc::new(Interpolator::new(spec, &mut Vec::new())),
-                mods: Vec::new(),
-                world: None,
-            });
+            let func = Arc::new(Interpolator::new(spec, &mut Vec::new()));
+            tracks.push(Track::new((j.joint, field), Some(ty), id, span, func));
         }
     }
     if tracks.is_empty() {
