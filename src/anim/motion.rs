@@ -40,10 +40,7 @@ pub struct Motion {
 /// The humanoid holding a motion in its `motions` field.
 fn humanoid_of(scene: &Scene, motion: NodeId) -> Option<NodeId> {
     (0..scene.nodes.len() as u32).map(NodeId).find(|&h| {
-        scene.node(h).type_name == "HAnimHumanoid"
-            && scene
-                .value(h, "motions")
-                .is_some_and(|v| v.nodes().contains(&motion))
+        scene.node(h).type_name == "HAnimHumanoid" && scene.nodes_in(h, "motions").contains(&motion)
     })
 }
 
@@ -92,8 +89,7 @@ pub fn read(scene: &Scene, motion: NodeId, diags: &mut Diagnostics) -> Option<Mo
             n
         };
         scene
-            .value(humanoid, "joints")?
-            .nodes()
+            .nodes_in(humanoid, "joints")
             .iter()
             .copied()
             .find(|&j| {

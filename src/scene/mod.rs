@@ -279,6 +279,12 @@ impl Scene {
         self.value(id, name).map_or(0.0, |v| v.as_f64())
     }
 
+    /// The nodes in an SFNode or MFNode field as listed (none when the node
+    /// has no such field).
+    pub fn nodes_in(&self, id: NodeId, name: &str) -> &[NodeId] {
+        self.value(id, name).map_or(&[], |v| v.nodes())
+    }
+
     /// The node in an SFNode field (the first of an MFNode field); a
     /// prototype instance there is its stand-in (see [`Scene::stand_in`]).
     pub fn child(&self, id: NodeId, name: &str) -> Option<NodeId> {

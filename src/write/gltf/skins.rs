@@ -52,10 +52,7 @@ impl Writer<'_> {
     /// at the scene's root; its other skin nodes are written under `home`.
     pub(super) fn humanoid_skin(&mut self, id: NodeId, home: Index<json::Node>) {
         let scene = self.scene;
-        let skin: Vec<NodeId> = scene
-            .value(id, "skin")
-            .map(|v| v.nodes().to_vec())
-            .unwrap_or_default();
+        let skin = scene.nodes_in(id, "skin");
         if skin.is_empty() {
             return;
         }
@@ -73,7 +70,7 @@ impl Writer<'_> {
         }
         let mut statics = Vec::new();
         let mut skinned = Vec::new();
-        for node in skin {
+        for &node in skin {
             self.skin_shapes(node, coord, &mut skinned, &mut statics);
         }
         if !statics.is_empty() {
@@ -115,16 +112,8 @@ impl Writer<'_> {
     fn displacers_of(&mut self, id: NodeId, points: usize) -> Vec<(NodeId, f32, Vec<Vec3>)> {
         let scene = self.scene;
         let mut out = Vec::new();
-        let joints = scene
-            .value(id, "joints")
-            .map(|v| v.nodes().to_vec())
-            .unwrap_or_default();
-        for joint in joints {
-            for &d in scene
-                .value(joint, "displacers")
-                .map(|v| v.nodes())
-                .unwrap_or_default()
-            {
+        for &joint in scene.nodes_in(id, "joints") {
+            for &d in scene.nodes_in(joint, "displacers") {
                 let mut moved = vec![Vec3::ZERO; points];
                 let by = scene.floats(d, "displacements");
                 let mut bad = 0;
@@ -164,11 +153,7 @@ impl Writer<'_> {
         let scene = self.scene;
         match scene.node_type(node) {
             Some(NodeType::Group | NodeType::StaticGroup) => {
-                for &child in scene
-                    .value(node, "children")
-                    .map(|v| v.nodes())
-                    .unwrap_or_default()
-                {
+                for &child in scene.nodes_in(node, "children") {
                     self.skin_shapes(child, coord, skinned, statics);
                 }
             }
@@ -194,10 +179,7 @@ impl Writer<'_> {
         points: usize,
     ) -> Option<(Index<json::Skin>, Vec<Influence>)> {
         let scene = self.scene;
-        let listed: Vec<NodeId> = scene
-            .value(id, "joints")
-            .map(|v| v.nodes().to_vec())
-            .unwrap_or_default();
+        let listed = scene.nodes_in(id, "joints");
         let floats = |f: &str| scene.floats(id, f).to_vec();
         let (positions, rotations, scales) = (
             floats("jointBindingPositions"),
