@@ -20,6 +20,12 @@ fn timeline_row(rows: &[String], t: &str, what: &str) -> String {
         .clone()
 }
 
+/// Component `c` of that row's value, as a number.
+fn timeline_number(rows: &[String], t: &str, what: &str, c: usize) -> f64 {
+    let row = timeline_row(rows, t, what);
+    row.split(',').nth(5 + c).unwrap().parse().unwrap()
+}
+
 #[test]
 fn csv_long_form_header_order_and_values() {
     let o = util::run(&[BOX, "-o", "-", "--rate", "2", "--quiet"]);
@@ -1272,10 +1278,7 @@ fn followers_move_as_their_closed_forms() {
     ]);
     assert_eq!(o.status.code(), Some(0), "{}", util::stderr(&o));
     let rows = lines(&o);
-    let at = |t: &str, what: &str, c: usize| -> f64 {
-        let row = timeline_row(&rows, t, what);
-        row.split(',').nth(5 + c).unwrap().parse().unwrap()
-    };
+    let at = |t: &str, what: &str, c: usize| timeline_number(&rows, t, what, c);
     let pi = std::f64::consts::PI;
     for (t, want) in [
         (1.0, 0.0),
@@ -1335,14 +1338,7 @@ fn a_clock_paused_and_resumed_by_events_goes_on_from_where_it_held() {
     ]);
     assert_eq!(o.status.code(), Some(0), "{}", util::stderr(&o));
     let rows = lines(&o);
-    let x = |t: &str| -> f64 {
-        timeline_row(&rows, t, "Mover,translation")
-            .split(',')
-            .nth(5)
-            .unwrap()
-            .parse()
-            .unwrap()
-    };
+    let x = |t: &str| timeline_number(&rows, t, "Mover,translation", 0);
     for (t, want) in [
         ("0.5", 0.5),
         ("1", 1.0),

@@ -426,24 +426,13 @@ fn a_chain_of_clocks_and_triggers_plays_as_in_x_ite() {
         &["--field", "Pick.whichChoice"],
     );
     let ours = timeline_rows(&scene);
-    let mut report = String::new();
-    let mut compared = 0;
-    for field in [
+    let fields = [
         "Mover.translation",
         "Paint.diffuseColor",
         "Spinner.rotation",
         "Pick.whichChoice",
-    ] {
-        let (worst, at, n) = worst_against(&theirs, &ours, field);
-        compared += n;
-        writeln!(report, "{field}: worst {worst:.2e} at {at} s").unwrap();
-        assert!(
-            worst < 1e-6,
-            "{field} differs from X_ITE by {worst} at {at} s"
-        );
-    }
-    assert_eq!(compared, 4 * 101);
-    eprintln!("chain.x3d against X_ITE:\n{report}");
+    ];
+    assert_agrees_with_x_ite("chain.x3d", &theirs, &ours, &fields);
 }
 
 /// The same chain as one glTF animation (`--timeline` to .glb, the default
@@ -623,6 +612,27 @@ fn worst_against(
     (worst.0, worst.1, rows.len())
 }
 
+/// Asserts that each of `fields` agrees with X_ITE's series within 1e-6
+/// at all 101 times, and prints the worst of each.
+fn assert_agrees_with_x_ite(
+    scene: &str,
+    theirs: &serde_json::Value,
+    ours: &std::collections::BTreeMap<(String, i64), Vec<f64>>,
+    fields: &[&str],
+) {
+    let mut report = String::new();
+    for field in fields {
+        let (worst, at, n) = worst_against(theirs, ours, field);
+        assert_eq!(n, 101, "{field}");
+        writeln!(report, "{field}: worst {worst:.2e} at {at} s").unwrap();
+        assert!(
+            worst < 1e-6,
+            "{field} differs from X_ITE by {worst} at {at} s"
+        );
+    }
+    eprintln!("{scene} against X_ITE:\n{report}");
+}
+
 /// Scripts in world time (fixtures/scenes/scripts.x3d: a Script following
 /// a clock's fraction, one that starts a clock and hides a Shape through
 /// directOutput, one that throws) played by `--timeline` and by X_ITE,
@@ -646,17 +656,8 @@ fn scripts_play_as_in_x_ite() {
         ],
     );
     let ours = timeline_rows(&scene);
-    let mut report = String::new();
-    for field in ["Box.translation", "Slider.translation", "Hidden.visible"] {
-        let (worst, at, n) = worst_against(&theirs, &ours, field);
-        assert_eq!(n, 101, "{field}");
-        writeln!(report, "{field}: worst {worst:.2e} at {at} s").unwrap();
-        assert!(
-            worst < 1e-6,
-            "{field} differs from X_ITE by {worst} at {at} s"
-        );
-    }
-    eprintln!("scripts.x3d against X_ITE:\n{report}");
+    let fields = ["Box.translation", "Slider.translation", "Hidden.visible"];
+    assert_agrees_with_x_ite("scripts.x3d", &theirs, &ours, &fields);
     // The deliberate difference (docs/interpretations.md): X_ITE sends
     // what a Script assigned before it threw (Broken's spin, from 1 s);
     // x3dbake drops the call's outputs, so the rotation keeps its value.
