@@ -835,13 +835,13 @@ impl Writer<'_> {
     fn one_weight(&mut self, k: &Keyframes, index: usize, fixed: &[f32]) -> Index<json::Accessor> {
         let cubic = k.interpolation == Interpolation::Cubic;
         let mut out = Vec::with_capacity(k.len() * fixed.len() * if cubic { 3 } else { 1 });
+        let with = |value: f64, rest: &[f32], out: &mut Vec<f32>| {
+            let start = out.len();
+            out.extend_from_slice(rest);
+            out[start + index] = value as f32;
+        };
+        let zeros = vec![0.0; fixed.len()];
         for i in 0..k.len() {
-            let with = |value: f64, rest: &[f32], out: &mut Vec<f32>| {
-                let start = out.len();
-                out.extend_from_slice(rest);
-                out[start + index] = value as f32;
-            };
-            let zeros = vec![0.0; fixed.len()];
             if cubic {
                 with(k.in_tangents[i], &zeros, &mut out);
                 with(k.value(i)[0], fixed, &mut out);
