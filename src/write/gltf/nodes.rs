@@ -55,7 +55,12 @@ pub(super) fn f32s(v: DVec3) -> [f32; 3] {
 
 /// An SFRotation field as a unit quaternion.
 pub(super) fn rotation_field(scene: &Scene, id: NodeId, field: &str) -> DQuat {
-    let r: Vec<f64> = scene.floats(id, field).iter().map(|&x| x as f64).collect();
+    rotation_of(scene.floats(id, field))
+}
+
+/// A rotation's four numbers (axis and angle) as a unit quaternion.
+pub(super) fn rotation_of(axis_angle: &[f32]) -> DQuat {
+    let r: Vec<f64> = axis_angle.iter().map(|&x| x as f64).collect();
     rotation::from_axis_angle(&r)
 }
 

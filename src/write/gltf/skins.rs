@@ -180,11 +180,10 @@ impl Writer<'_> {
     ) -> Option<(Index<json::Skin>, Vec<Influence>)> {
         let scene = self.scene;
         let listed = scene.nodes_in(id, "joints");
-        let floats = |f: &str| scene.floats(id, f).to_vec();
         let (positions, rotations, scales) = (
-            floats("jointBindingPositions"),
-            floats("jointBindingRotations"),
-            floats("jointBindingScales"),
+            scene.floats(id, "jointBindingPositions"),
+            scene.floats(id, "jointBindingRotations"),
+            scene.floats(id, "jointBindingScales"),
         );
         // Joint 0 is the humanoid's own node (what a point keeps in H).
         let mut nodes = vec![home];
@@ -205,13 +204,9 @@ impl Writer<'_> {
             };
             let k = nodes.len() as u16;
             nodes.push(placed.inner);
-            let part = |v: &[f32], n: usize| v.get(i * n..i * n + n).map(<[f32]>::to_vec);
-            let t = part(&positions, 3).map_or(Vec3::ZERO, |v| Vec3::from_slice(&v));
-            let r = part(&rotations, 4).map_or(Quat::IDENTITY, |v| {
-                let r: Vec<f64> = v.iter().map(|&x| x as f64).collect();
-                rotation::from_axis_angle(&r).as_quat()
-            });
-            let s = part(&scales, 3).map_or(Vec3::ONE, |v| Vec3::from_slice(&v));
+            let t = nth(positions, i, 3).map_or(Vec3::ZERO, Vec3::from_slice);
+            let r = nth(rotations, i, 4).map_or(Quat::IDENTITY, |v| rotation_of(v).as_quat());
+            let s = nth(scales, i, 3).map_or(Vec3::ONE, Vec3::from_slice);
             binds.extend(Mat4::from_scale_rotation_translation(s, r, t).to_cols_array());
             let weights = scene.floats(joint, "skinCoordWeight");
             for (m, &index) in scene.ints(joint, "skinCoordIndex").iter().enumerate() {
@@ -383,6 +378,11 @@ impl Writer<'_> {
             fixed: d.weights,
         })
     }
+}
+
+/// Element `i` of `n` numbers each, if the list has it.
+fn nth(list: &[f32], i: usize, n: usize) -> Option<&[f32]> {
+    list.get(i * n..i * n + n)
 }
 
 /// A point's influences as glTF holds them: the weight it keeps in the
