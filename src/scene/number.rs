@@ -1,5 +1,5 @@
 //! The number lexer: separators, tokens, and X3D decimal numbers read 64
-//! bytes at a time (long lists on two threads, see `crate::par`).
+//! bytes at a time (long lists in pieces on two threads, see `crate::par`).
 
 use super::value::{Encoding, ValueError};
 use crate::par;
@@ -25,7 +25,9 @@ pub(super) fn skip_separators(bytes: &[u8], mut i: usize, enc: Encoding) -> usiz
 /// stretch of plain tokens it reads itself (it gives where it stopped), by
 /// `quick` when it reads a whole token (it gives the value and the bytes it
 /// read, or `None` to leave the token to `parse`), else by `parse`. A long
-/// text is read in two parts at once (see `split_point`).
+/// text is read in pieces (see `cut_points`), two at a time on two threads,
+/// each pair's values appended as soon as both are read: so beside the
+/// values only two pieces' are ever held apart.
 pub(super) fn parse_tokens<T: Send>(
     text: &str,
     enc: Encoding,
@@ -33,36 +35,60 @@ pub(super) fn parse_tokens<T: Send>(
     quick: impl Fn(&[u8]) -> Option<(T, usize)> + Sync,
     parse: impl Fn(&str) -> Result<T, BadToken> + Sync,
 ) -> Result<Vec<T>, ValueError> {
-    let read = |text| read_tokens(text, enc, &run, &quick, &parse);
-    let Some(cut) = split_point(text.as_bytes(), enc) else {
-        return read(text);
+    let cuts = cut_points(text.as_bytes(), enc);
+    // A piece's values, its error placed in the whole text.
+    let read = |piece: &[usize]| {
+        let (from, to) = (piece[0], piece[1]);
+        read_tokens(&text[from..to], enc, &run, &quick, &parse).map_err(|e| ValueError {
+            message: e.message,
+            at: e.at.start + from..e.at.end + from,
+        })
     };
-    let (first, second) = text.split_at(cut);
-    let (first, second) = par::join(|| read(first), || read(second));
-    // The first error in the text is the first part's, if it has one.
-    let mut values = first?;
-    let mut second = second.map_err(|e| ValueError {
-        message: e.message,
-        at: e.at.start + cut..e.at.end + cut,
-    })?;
-    values.append(&mut second);
+    if cuts.len() == 2 {
+        return read(&cuts);
+    }
+    let mut values = Vec::new();
+    let pieces: Vec<&[usize]> = cuts.windows(2).collect();
+    for pair in pieces.chunks(2) {
+        let (first, second) = match pair {
+            [a, b] => par::join(|| read(a), || Some(read(b))),
+            [a] => (read(a), None),
+            _ => unreachable!("chunks of two"),
+        };
+        // The first error in the text is the first piece's, if it has one.
+        values.append(&mut first?);
+        if let Some(second) = second {
+            values.append(&mut second?);
+        }
+    }
     Ok(values)
 }
 
-/// Where a long text of tokens can be cut in two so that each part, read on
-/// its own, gives what the whole gives: just after a separator near the
-/// middle (in VRML after a line end, which also ends a comment). `None` for
-/// a short text or one with no such place.
-pub(super) fn split_point(bytes: &[u8], enc: Encoding) -> Option<usize> {
-    if bytes.len() < par::SPLIT_BYTES {
-        return None;
+/// Where a text of tokens is cut into pieces that, each read on its own,
+/// give what the whole gives: the start, just after a separator near each
+/// multiple of `par::SPLIT_BYTES` (in VRML after a line end, which also
+/// ends a comment), and the end. A shorter text is not cut; a longer one in
+/// two pieces at least.
+pub(super) fn cut_points(bytes: &[u8], enc: Encoding) -> Vec<usize> {
+    let mut cuts = vec![0];
+    if bytes.len() >= par::SPLIT_BYTES {
+        let pieces = (bytes.len() / par::SPLIT_BYTES).max(2);
+        for k in 1..pieces {
+            let near = bytes.len() * k / pieces;
+            let from = near.max(*cuts.last().unwrap_or(&0));
+            let rest = &bytes[from..];
+            let at = match enc {
+                Encoding::Xml => rest.iter().position(|&b| is_separator(b)),
+                Encoding::Vrml => memchr::memchr(b'\n', rest),
+            };
+            match at {
+                Some(at) if from + at + 1 < bytes.len() => cuts.push(from + at + 1),
+                _ => break,
+            }
+        }
     }
-    let half = &bytes[bytes.len() / 2..];
-    let at = match enc {
-        Encoding::Xml => half.iter().position(|&b| is_separator(b)),
-        Encoding::Vrml => memchr::memchr(b'\n', half),
-    }?;
-    Some(bytes.len() / 2 + at + 1)
+    cuts.push(bytes.len());
+    cuts
 }
 
 /// A token that is not the number its field wants (the token as written).

@@ -699,18 +699,19 @@ mod tests {
         assert!(by_blocks > total / 2, "{by_blocks} of {total}");
     }
 
-    /// A text long enough to be read in two parts at once gives what one
-    /// thread reading it whole gives: the same values in the same order,
-    /// and the same first error at the same place (in either part), with a
-    /// VRML comment running across the middle and commas at the cut.
+    /// A text long enough to be read in pieces (three here, two at a time
+    /// and one alone) gives what one thread reading it whole gives: the
+    /// same values in the same order, and the same first error at the same
+    /// place (in any piece), with a VRML comment running across the first
+    /// cut and commas at the cuts.
     #[test]
-    fn a_long_text_read_in_two_parts_reads_as_one() {
+    fn a_long_text_read_in_pieces_reads_as_one() {
         let mut next = random();
         let (mut text, mut comment) = (String::new(), false);
         while text.len() < 3 * par::SPLIT_BYTES {
-            if text.len() >= 3 * par::SPLIT_BYTES / 2 - par::SPLIT_BYTES / 8 && !comment {
+            if text.len() >= par::SPLIT_BYTES - par::SPLIT_BYTES / 8 && !comment {
                 comment = true;
-                // A comment from before the middle to well after it.
+                // A comment from before the first cut to well after it.
                 text.push_str("1e9 # 7 7 7 ");
                 text.push_str(&"8, ".repeat(par::SPLIT_BYTES / 8));
                 text.push('\n');
@@ -721,12 +722,17 @@ mod tests {
         }
         let ints = text.replace('.', " ").replace("1e9", "9");
         let mut xml = text.replace('#', " ");
-        // The XML text is cut at a separator: make the one after the middle a comma.
-        let mid = xml.len() / 2;
-        let comma = mid + xml[mid..].find([' ', '\n', ',', '\t']).unwrap();
-        xml.replace_range(comma..comma + 1, ",");
+        // The XML text is cut just after separators: make them commas.
+        for cut in cut_points(xml.as_bytes(), Encoding::Xml) {
+            if cut > 0 && cut < xml.len() {
+                xml.replace_range(cut - 1..cut, ",");
+            }
+        }
+        let vrml_cuts = cut_points(text.as_bytes(), Encoding::Vrml);
+        assert_eq!(vrml_cuts.len(), 4, "three pieces");
+        assert!(text[..vrml_cuts[1]].contains('#') && !text[vrml_cuts[1]..].contains('#'));
         fn same<T: Float + PartialEq + Send + fmt::Debug>(text: &str, enc: Encoding) {
-            assert!(split_point(text.as_bytes(), enc).is_some());
+            assert_eq!(cut_points(text.as_bytes(), enc).len(), 4);
             let one = read_tokens(text, enc, float_run::<T>, quick_number, parse_number);
             let two = parse_tokens(text, enc, float_run::<T>, quick_number, parse_number);
             assert!(one == two, "{:?} {:?}", one.err(), two.err());
