@@ -196,7 +196,18 @@ impl Bake {
     pub fn gltf(
         &mut self,
         opts: &gltf::Options,
+        fetch: Option<&mut dyn Fetch>,
+    ) -> Result<gltf::Document, Error> {
+        self.gltf_spilled(opts, fetch, None)
+    }
+
+    /// The same, its binary buffer moved to `spill` as it is made (see
+    /// [`gltf::build`]).
+    pub fn gltf_spilled(
+        &mut self,
+        opts: &gltf::Options,
         mut fetch: Option<&mut dyn Fetch>,
+        spill: Option<std::fs::File>,
     ) -> Result<gltf::Document, Error> {
         self.check_samples(0.0, opts.rate)?;
         let (scene, sources) = (&self.scene, &self.sources);
@@ -215,6 +226,7 @@ impl Bake {
             &opts,
             &mut images,
             &mut self.diags,
+            spill,
         ))
     }
 

@@ -179,7 +179,12 @@ fn bake_one(job: &Job, index: usize, path: &str) -> (Outcome, String) {
                     .into_iter()
                     .collect();
             }
-            let doc = match bake.gltf(&job.gltf_opts, Some(&mut FileFetch)) {
+            // A buffer to be written whole to a file (a .glb or a .bin) is
+            // moved out of memory as it is made; an embedded one is not.
+            let spill = (job.format == Format::Glb || !job.embed && dest.is_some())
+                .then(|| output::spill_file(dest.as_deref()))
+                .flatten();
+            let doc = match bake.gltf_spilled(&job.gltf_opts, Some(&mut FileFetch), spill) {
                 Ok(d) => doc.insert(d),
                 Err(e) => return fail(anyhow::anyhow!("{path}: {e}")),
             };
@@ -274,15 +279,22 @@ fn gltf_files<'a>(
     input: &str,
 ) -> anyhow::Result<Vec<(Option<PathBuf>, output::Parts<'a>)>> {
     let dest_buf = dest.map(Path::to_path_buf);
+    let len = doc.buffer_len();
     Ok(match job.format {
         Format::Glb => {
             doc.set_buffer_uri(None);
-            let parts = x3dbake::write::glb::parts(&doc.json(), &doc.bin)
-                .context("cannot build the GLB")?;
+            let head =
+                x3dbake::write::glb::head(&doc.json(), len).context("cannot build the GLB")?;
+            let mut parts = vec![head.into()];
+            parts.extend(buffer_parts(doc));
+            parts.push(x3dbake::write::glb::tail(len).into());
             vec![(dest_buf, parts)]
         }
-        _ if job.embed || doc.bin.is_empty() || dest.is_none() => {
-            let uri = (!doc.bin.is_empty()).then(|| doc.data_uri());
+        _ if job.embed || len == 0 || dest.is_none() => {
+            let uri = match len {
+                0 => None,
+                _ => Some(doc.data_uri().context("cannot read the glTF buffer back")?),
+            };
             doc.set_buffer_uri(uri);
             vec![(dest_buf, vec![doc.json().into_bytes().into()])]
         }
@@ -302,10 +314,23 @@ fn gltf_files<'a>(
             doc.set_buffer_uri(Some(uri_escape(&bin_name)));
             vec![
                 (dest_buf, vec![doc.json().into_bytes().into()]),
-                (Some(bin_path), vec![doc.bin.as_slice().into()]),
+                (Some(bin_path), buffer_parts(doc)),
             ]
         }
     })
+}
+
+/// The binary buffer's parts: its bytes moved to a file, then those in
+/// memory.
+fn buffer_parts(doc: &gltf::Document) -> output::Parts<'_> {
+    let spilled = doc
+        .spilled
+        .as_ref()
+        .map(|s| output::Part::File(&s.file, s.len));
+    spilled
+        .into_iter()
+        .chain([doc.bin.as_slice().into()])
+        .collect()
 }
 
 /// A file name as a relative URI: characters outside the unreserved set

@@ -145,9 +145,9 @@ fn inspect(path: &str, json: bool, opts: ClipOptions, common: &args::Common) -> 
 }
 
 /// Writes to standard output; a closed pipe (`| head`) is not an error.
-fn write_stdout(parts: &[std::borrow::Cow<[u8]>]) -> Outcome {
+fn write_stdout(parts: &[output::Part]) -> Outcome {
     let mut out = std::io::stdout().lock();
-    let written = parts.iter().try_for_each(|p| out.write_all(p));
+    let written = parts.iter().try_for_each(|p| p.write_all(&mut out));
     match written.and_then(|()| out.flush()) {
         Ok(()) => Outcome::Ok,
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Outcome::Ok,

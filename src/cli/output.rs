@@ -13,7 +13,6 @@
 use anyhow::{Context as _, Result};
 use std::borrow::Cow;
 use std::fs;
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
@@ -36,7 +35,104 @@ pub fn remove_temporaries() {
 
 /// A file's bytes, as parts written one after another (so that a large
 /// buffer is written from where it is, not copied into one).
-pub type Parts<'a> = Vec<Cow<'a, [u8]>>;
+pub type Parts<'a> = Vec<Part<'a>>;
+
+/// One part of a file's bytes.
+pub enum Part<'a> {
+    /// Bytes in memory.
+    Bytes(Cow<'a, [u8]>),
+    /// The first bytes of a file: a glTF buffer moved out of memory as it
+    /// was made (copied by the kernel where it can).
+    File(&'a fs::File, u64),
+}
+
+impl<'a, T: Into<Cow<'a, [u8]>>> From<T> for Part<'a> {
+    fn from(bytes: T) -> Self {
+        Part::Bytes(bytes.into())
+    }
+}
+
+impl Part<'_> {
+    /// Writes it to `out`; in pieces of `piece` bytes, calling `written`
+    /// after each with `out`, the piece's offset in the part and length.
+    fn write_to<W: std::io::Write>(
+        &self,
+        out: &mut W,
+        piece: usize,
+        mut written: impl FnMut(&W, usize, usize),
+    ) -> std::io::Result<()> {
+        match self {
+            Part::Bytes(bytes) => {
+                let mut at = 0;
+                for p in bytes.chunks(piece.max(1)) {
+                    out.write_all(p)?;
+                    written(out, at, p.len());
+                    at += p.len();
+                }
+            }
+            Part::File(file, len) => {
+                let mut from = *file;
+                std::io::Seek::rewind(&mut from)?;
+                let mut at = 0;
+                while (at as u64) < *len {
+                    let n = (*len - at as u64).min(piece as u64);
+                    let copied = std::io::copy(&mut std::io::Read::take(from, n), out)?;
+                    if copied < n {
+                        return Err(std::io::ErrorKind::UnexpectedEof.into());
+                    }
+                    written(out, at, n as usize);
+                    at += n as usize;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Writes it to `out` whole.
+    pub fn write_all<W: std::io::Write>(&self, out: &mut W) -> std::io::Result<()> {
+        self.write_to(out, usize::MAX, |_, _, _| {})
+    }
+
+    fn len(&self) -> usize {
+        match self {
+            Part::Bytes(bytes) => bytes.len(),
+            Part::File(_, len) => *len as usize,
+        }
+    }
+}
+
+/// An unnamed file to move a glTF buffer to as it is made (see
+/// `gltf::build`): in `near`'s folder (the same file system as the output,
+/// where the kernel copies it fastest), else in the temporary folder. None
+/// where neither takes one (the buffer then stays in memory).
+#[cfg(target_os = "linux")]
+pub fn spill_file(near: Option<&Path>) -> Option<fs::File> {
+    use std::os::unix::fs::OpenOptionsExt as _;
+    let folder = near.and_then(Path::parent).map(|p| {
+        if p.as_os_str().is_empty() {
+            Path::new(".")
+        } else {
+            p
+        }
+    });
+    let unnamed = |dir: &Path| {
+        fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .custom_flags(libc::O_TMPFILE)
+            .mode(0o600)
+            .open(dir)
+            .ok()
+    };
+    folder
+        .and_then(unnamed)
+        .or_else(|| unnamed(&std::env::temp_dir()))
+}
+
+#[cfg(not(target_os = "linux"))]
+pub fn spill_file(_: Option<&Path>) -> Option<fs::File> {
+    None
+}
 
 /// A temporary file beside its destination, listed for
 /// [`remove_temporaries`] while it exists: removed when dropped, unless
@@ -132,17 +228,14 @@ pub fn write_streamed(
 /// still decides).
 fn write_parts(f: &mut fs::File, parts: &Parts, sync: bool) -> std::io::Result<()> {
     const PIECE: usize = 4 << 20;
-    let mut written = 0;
+    let mut offset = 0;
     for part in parts {
-        if !sync {
-            f.write_all(part)?;
-            continue;
+        if sync {
+            part.write_to(f, PIECE, |f, at, len| start_write_back(f, offset + at, len))?;
+        } else {
+            part.write_all(f)?;
         }
-        for piece in part.chunks(PIECE) {
-            f.write_all(piece)?;
-            start_write_back(f, written, piece.len());
-            written += piece.len();
-        }
+        offset += part.len();
     }
     Ok(())
 }

@@ -16,11 +16,21 @@ fn padded(len: usize) -> usize {
 /// then no BIN chunk is written), as the parts to write one after another:
 /// the buffer is borrowed, not copied.
 pub fn parts<'a>(json: &str, bin: &'a [u8]) -> io::Result<Vec<Cow<'a, [u8]>>> {
+    let head = head(json, bin.len())?;
+    if bin.is_empty() {
+        return Ok(vec![head.into()]);
+    }
+    Ok(vec![head.into(), bin.into(), tail(bin.len()).into()])
+}
+
+/// What comes before a buffer of `bin_len` bytes in a GLB: the header, the
+/// JSON chunk and the BIN chunk's header (none for an empty buffer). The
+/// buffer follows, then [`tail`].
+pub fn head(json: &str, bin_len: usize) -> io::Result<Vec<u8>> {
     let json_len = padded(json.len());
-    let bin_len = padded(bin.len());
     let mut total = 12 + 8 + json_len;
-    if !bin.is_empty() {
-        total += 8 + bin_len;
+    if bin_len > 0 {
+        total += 8 + padded(bin_len);
     }
     let total = u32::try_from(total)
         .map_err(|_| io::Error::other("the asset is larger than 4 GiB, the GLB limit"))?;
@@ -33,13 +43,16 @@ pub fn parts<'a>(json: &str, bin: &'a [u8]) -> io::Result<Vec<Cow<'a, [u8]>>> {
     head.extend(JSON);
     head.extend(json.as_bytes());
     head.extend(&b"   "[..json_len - json.len()]);
-    if bin.is_empty() {
-        return Ok(vec![head.into()]);
+    if bin_len > 0 {
+        head.extend((padded(bin_len) as u32).to_le_bytes());
+        head.extend(BIN);
     }
-    head.extend((bin_len as u32).to_le_bytes());
-    head.extend(BIN);
-    let tail = [0u8; 3][..bin_len - bin.len()].to_vec();
-    Ok(vec![head.into(), bin.into(), tail.into()])
+    Ok(head)
+}
+
+/// The zeros that pad a buffer of `bin_len` bytes to its chunk's length.
+pub fn tail(bin_len: usize) -> &'static [u8] {
+    &[0u8; 3][..padded(bin_len) - bin_len]
 }
 
 /// Writes a GLB (see [`parts`]).

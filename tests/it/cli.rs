@@ -1401,3 +1401,121 @@ fn scenes_of_many_scripted_clocks_bake_in_linear_time() {
     let report = util::run_ok_within(&["inspect", &path], 30);
     assert!(report.contains("clips: 200\n"), "{report}");
 }
+
+/// Scenes of `grids` ElevationGrids of `n` × `n` heights (a glTF buffer of
+/// about 1.5 MB each at 100 × 100 from 20 KB of text), and a morph of them.
+fn grids_scene(grids: usize, n: usize) -> String {
+    let heights = vec!["0"; n * n].join(" ");
+    let mut x3d = String::from("<X3D><Scene>");
+    for g in 0..grids {
+        x3d.push_str(&format!(
+            "<Transform translation='{}.5 0 0'><Shape><ElevationGrid xDimension='{n}' \
+             zDimension='{n}' height='{heights}'/></Shape></Transform>",
+            g * n
+        ));
+    }
+    x3d.push_str(
+        &morph_scene(40)
+            .replace("<X3D><Scene>", "")
+            .replace("</Scene></X3D>", ""),
+    );
+    x3d + "</Scene></X3D>"
+}
+
+/// The peak resident size (kB) of a bake of `path` to a GLB on standard
+/// output, read when the GLB starts coming (the document is made then, and
+/// the process cannot end before its pipe is read), and the GLB's length.
+#[cfg(target_os = "linux")]
+fn peak_before_output_kb(path: &str) -> (u64, usize) {
+    use std::io::Read as _;
+    use std::os::fd::AsRawFd as _;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_x3dbake"))
+        .args([path, "-o", "-", "--format", "glb", "--quiet"])
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut out = child.stdout.take().unwrap();
+    let mut ready = libc::pollfd {
+        fd: out.as_raw_fd(),
+        events: libc::POLLIN,
+        revents: 0,
+    };
+    // SAFETY: one valid pollfd, for the pipe we hold.
+    assert_eq!(
+        unsafe { libc::poll(&mut ready, 1, 120_000) },
+        1,
+        "no output"
+    );
+    let status = std::fs::read_to_string(format!("/proc/{}/status", child.id())).unwrap();
+    let line = status.lines().find(|l| l.starts_with("VmHWM:")).unwrap();
+    let peak = line.split_whitespace().nth(1).unwrap().parse().unwrap();
+    let mut glb = Vec::new();
+    out.read_to_end(&mut glb).unwrap();
+    assert!(child.wait().unwrap().success());
+    (peak, glb.len())
+}
+
+/// A glTF buffer past a megabyte is moved to a file as it is made: the
+/// .glb, the .bin beside a .gltf and a GLB on standard output hold the
+/// bytes of the buffer an embedded .gltf has from memory, with and without
+/// --sync, and nothing is left beside them.
+#[test]
+fn a_buffer_moved_out_of_memory_writes_the_same_bytes() {
+    let (dir, path) = util::scene_file("grids.x3d", &grids_scene(4, 100));
+    let out = |name: &str| dir.path().join(name).to_string_lossy().into_owned();
+    let run = |args: &[&str]| {
+        let o = Command::new(env!("CARGO_BIN_EXE_x3dbake"))
+            .arg(&path)
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        o.stdout
+    };
+    run(&["-o", &out("e.gltf"), "--embed"]);
+    let (_, buffers, _) = gltf::import(out("e.gltf")).unwrap();
+    let bin = &buffers[0].0;
+    assert!(bin.len() > 5_000_000, "{} bytes", bin.len());
+    // A GLB's BIN chunk: after the header and the JSON chunk.
+    let bin_chunk = |glb: &[u8]| {
+        let json = u32::from_le_bytes(glb[12..16].try_into().unwrap()) as usize;
+        let len = u32::from_le_bytes(glb[20 + json..24 + json].try_into().unwrap()) as usize;
+        assert_eq!(glb.len(), 28 + json + len);
+        glb[28 + json..].to_vec()
+    };
+    for sync in ["--quiet", "--sync"] {
+        run(&["-o", &out("a.glb"), sync]);
+        let glb = std::fs::read(out("a.glb")).unwrap();
+        assert!(bin_chunk(&glb) == *bin, "{sync} .glb");
+        assert!(
+            run(&["-o", "-", "--format", "glb", sync]) == glb,
+            "{sync} stdout"
+        );
+        run(&["-o", &out("a.gltf"), sync]);
+        assert!(std::fs::read(out("a.bin")).unwrap() == *bin, "{sync} .bin");
+    }
+    let mut names: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    names.sort();
+    assert_eq!(names, ["a.bin", "a.glb", "a.gltf", "e.gltf", "grids.x3d"]);
+}
+
+/// A bake never holds its glTF buffer whole: three times the grids (60 MB
+/// more of buffer, 2 MB more of numbers read) raise its peak by a few
+/// megabytes, not by the buffer.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_large_gltf_buffer_is_never_whole_in_memory() {
+    let (_a, small) = util::scene_file("small.x3d", &grids_scene(20, 100));
+    let (_b, large) = util::scene_file("large.x3d", &grids_scene(60, 100));
+    let (small_peak, small_len) = peak_before_output_kb(&small);
+    let (large_peak, large_len) = peak_before_output_kb(&large);
+    let more = (large_len - small_len) as u64 / 1000;
+    assert!(more > 50_000, "{more} kB");
+    assert!(
+        large_peak < small_peak + more / 6,
+        "peaks {small_peak} and {large_peak} kB, buffers {small_len} and {large_len} bytes"
+    );
+}

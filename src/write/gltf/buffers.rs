@@ -90,16 +90,13 @@ impl Writer<'_> {
         bounds: Option<(serde_json::Value, serde_json::Value)>,
         target: Option<buffer::Target>,
     ) -> Index<json::Accessor> {
-        let offset = self.bin.len();
         let size = count * ty.multiplicity() * component.size();
-        self.bin.resize(offset + size, 0);
-        for (to, c) in self.bin[offset..].chunks_exact_mut(N).zip(components) {
-            to.copy_from_slice(&c);
-        }
+        let offset = self.bin.append(size, |bytes| {
+            for (to, c) in bytes.chunks_exact_mut(N).zip(components) {
+                to.copy_from_slice(&c);
+            }
+        });
         let view = self.view(offset, size, target);
-        while !self.bin.len().is_multiple_of(4) {
-            self.bin.push(0);
-        }
         let (min, max) = bounds.unzip();
         self.root.push(json::Accessor {
             buffer_view: Some(view),

@@ -516,11 +516,9 @@ impl Writer<'_> {
                 return None;
             }
         };
-        let offset = self.bin.len();
-        self.bin.extend_from_slice(&bytes);
-        while !self.bin.len().is_multiple_of(4) {
-            self.bin.push(0);
-        }
+        let offset = self
+            .bin
+            .append(bytes.len(), |to| to.copy_from_slice(&bytes));
         let view = self.view(offset, bytes.len(), None);
         let image = self.root.push(json::Image {
             buffer_view: Some(view),

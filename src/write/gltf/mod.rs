@@ -19,8 +19,10 @@ use json::{Index, accessor, animation, buffer};
 
 mod ahead;
 mod animations;
+mod bin;
 
 pub use animations::{Channel, channel};
+pub use bin::Spilled;
 mod buffers;
 mod cameras_lights;
 mod materials;
@@ -96,7 +98,10 @@ impl Default for Options {
 pub struct Document {
     /// The glTF JSON.
     pub root: json::Root,
-    /// The binary buffer.
+    /// The binary buffer's first bytes, when they were moved to a file as
+    /// it was made (see [`build`]).
+    pub spilled: Option<Spilled>,
+    /// The binary buffer (after the spilled bytes, if any).
     pub bin: Vec<u8>,
     /// KHR_animation_pointer channels: (animation, channel, JSON pointer).
     /// gltf-json knows only node targets, so these are written into the
@@ -119,9 +124,35 @@ impl Document {
         }
     }
 
+    /// The binary buffer's length.
+    pub fn buffer_len(&self) -> usize {
+        self.spilled.as_ref().map_or(0, |s| s.len as usize) + self.bin.len()
+    }
+
+    /// The whole binary buffer (the spilled bytes read back).
+    pub fn buffer(&self) -> std::io::Result<std::borrow::Cow<'_, [u8]>> {
+        use std::io::Read as _;
+        let Some(s) = &self.spilled else {
+            return Ok((&self.bin[..]).into());
+        };
+        let mut all = Vec::with_capacity(self.buffer_len());
+        let mut file = &s.file;
+        std::io::Seek::rewind(&mut file)?;
+        file.take(s.len).read_to_end(&mut all)?;
+        if all.len() as u64 != s.len {
+            return Err(std::io::ErrorKind::UnexpectedEof.into());
+        }
+        all.extend_from_slice(&self.bin);
+        Ok(all.into())
+    }
+
     /// The buffer as a base64 data URI, for a self-contained `.gltf`.
-    pub fn data_uri(&self) -> String {
-        format!("data:application/octet-stream;base64,{}", base64(&self.bin))
+    pub fn data_uri(&self) -> std::io::Result<String> {
+        let data = self.buffer()?;
+        Ok(format!(
+            "data:application/octet-stream;base64,{}",
+            base64(&data)
+        ))
     }
 
     /// The JSON text (compact; the same input gives the same bytes).
@@ -149,7 +180,7 @@ struct Writer<'a> {
     images: &'a mut Images<'a>,
     diags: &'a mut Diagnostics,
     root: json::Root,
-    bin: Vec<u8>,
+    bin: bin::Bin,
     transforms: HashMap<NodeId, Vec<TransformNodes>>,
     /// Time accessors already written, by their f32 bits.
     times: HashMap<Vec<u32>, Index<json::Accessor>>,
@@ -261,20 +292,24 @@ impl<'c> TrackIndex<'c> {
 pub type Images<'a> = dyn FnMut(NodeId, &str) -> Option<Vec<u8>> + 'a;
 
 /// Builds the glTF document for a scene and its clips. Images of
-/// ImageTexture nodes come from `images` and are embedded.
+/// ImageTexture nodes come from `images` and are embedded. Given a `spill`
+/// file (empty; best an unnamed one), the binary buffer is moved to it a
+/// megabyte at a time as it is made ([`Document::spilled`]), so that a
+/// large buffer is never whole in memory.
 pub fn build(
     scene: &Scene,
     clips: &[Clip],
     opts: &Options,
     images: &mut Images<'_>,
     diags: &mut Diagnostics,
+    spill: Option<std::fs::File>,
 ) -> Document {
     let mut w = Writer {
         images,
         scene,
         diags,
         root: json::Root::default(),
-        bin: Vec::new(),
+        bin: bin::Bin::new(spill),
         transforms: HashMap::default(),
         times: HashMap::default(),
         meshes: HashMap::default(),
@@ -352,9 +387,11 @@ pub fn build(
             extras: None,
         });
     }
+    let (spilled, bin) = w.bin.finish();
     Document {
         root: w.root,
-        bin: w.bin,
+        spilled,
+        bin,
         pointers: w.pointers,
         morph_uvs: w.morph_uvs,
         written: w.written,
