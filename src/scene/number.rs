@@ -36,30 +36,31 @@ pub(super) fn parse_tokens<T: Send>(
     parse: impl Fn(&str) -> Result<T, BadToken> + Sync,
 ) -> Result<Vec<T>, ValueError> {
     let cuts = cut_points(text.as_bytes(), enc);
-    // A piece's values, its error placed in the whole text.
-    let read = |piece: &[usize]| {
+    // Appends a piece's values to `out`; its error placed in the whole text.
+    let read = |piece: &[usize], out: &mut Vec<T>| {
         let (from, to) = (piece[0], piece[1]);
-        read_tokens(&text[from..to], enc, &run, &quick, &parse).map_err(|e| ValueError {
-            message: e.message,
-            at: e.at.start + from..e.at.end + from,
+        read_tokens_into(&text[from..to], enc, &run, &quick, &parse, out).map_err(|e| {
+            ValueError {
+                message: e.message,
+                at: e.at.start + from..e.at.end + from,
+            }
         })
     };
-    if cuts.len() == 2 {
-        return read(&cuts);
-    }
-    let mut values = Vec::new();
+    let mut values = Vec::with_capacity(text.len() / 6);
+    // The second piece of each pair, read on the other thread into the same
+    // block each time.
+    let mut other = Vec::new();
     let pieces: Vec<&[usize]> = cuts.windows(2).collect();
     for pair in pieces.chunks(2) {
         let (first, second) = match pair {
-            [a, b] => par::join(|| read(a), || Some(read(b))),
-            [a] => (read(a), None),
+            [a, b] => par::join(|| read(a, &mut values), || read(b, &mut other)),
+            [a] => (read(a, &mut values), Ok(())),
             _ => unreachable!("chunks of two"),
         };
         // The first error in the text is the first piece's, if it has one.
-        values.append(&mut first?);
-        if let Some(second) = second {
-            values.append(&mut second?);
-        }
+        first?;
+        second?;
+        values.append(&mut other);
     }
     Ok(values)
 }
@@ -112,6 +113,7 @@ pub enum BadToken {
 }
 
 /// `parse_tokens` on one thread.
+#[cfg(test)]
 pub(super) fn read_tokens<T>(
     text: &str,
     enc: Encoding,
@@ -119,13 +121,26 @@ pub(super) fn read_tokens<T>(
     quick: impl Fn(&[u8]) -> Option<(T, usize)>,
     parse: impl Fn(&str) -> Result<T, BadToken>,
 ) -> Result<Vec<T>, ValueError> {
+    let mut out = Vec::with_capacity(text.len() / 6);
+    read_tokens_into(text, enc, run, quick, parse, &mut out)?;
+    Ok(out)
+}
+
+/// The same, appending to `out`.
+fn read_tokens_into<T>(
+    text: &str,
+    enc: Encoding,
+    run: impl Fn(&[u8], usize, &mut Vec<T>) -> usize,
+    quick: impl Fn(&[u8]) -> Option<(T, usize)>,
+    parse: impl Fn(&str) -> Result<T, BadToken>,
+    out: &mut Vec<T>,
+) -> Result<(), ValueError> {
     let bytes = text.as_bytes();
     let ends_token = |b: u8| is_separator(b) || (enc == Encoding::Vrml && b == b'#');
-    let mut out = Vec::with_capacity(bytes.len() / 6);
     let mut i = 0;
     while i < bytes.len() {
         i = skip_separators(bytes, i, enc);
-        i = skip_separators(bytes, run(bytes, i, &mut out), enc);
+        i = skip_separators(bytes, run(bytes, i, out), enc);
         if let Some((v, n)) = quick(&bytes[i..])
             && bytes.get(i + n).is_none_or(|&b| ends_token(b))
         {
@@ -151,7 +166,7 @@ pub(super) fn read_tokens<T>(
             }
         }
     }
-    Ok(out)
+    Ok(())
 }
 
 /// The run of decimal digits from `b[i]`, appended to the digits of `m`:
