@@ -39,11 +39,9 @@ pub(super) fn parse_tokens<T: Send>(
     // Appends a piece's values to `out`; its error placed in the whole text.
     let read = |piece: &[usize], out: &mut Vec<T>| {
         let (from, to) = (piece[0], piece[1]);
-        read_tokens_into(&text[from..to], enc, &run, &quick, &parse, out).map_err(|e| {
-            ValueError {
-                message: e.message,
-                at: e.at.start + from..e.at.end + from,
-            }
+        read_tokens_into(&text[from..to], enc, &run, &quick, &parse, out).map_err(|e| ValueError {
+            message: e.message,
+            at: e.at.start + from..e.at.end + from,
         })
     };
     let mut values = Vec::with_capacity(text.len() / 6);

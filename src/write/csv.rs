@@ -1,6 +1,7 @@
 //! CSV tables of animated values (RFC 4180), long or wide, per clip or as a
 //! whole-scene timeline in world time.
 
+use super::shortest;
 use crate::anim::clip::{Clip, Track, world_value};
 use crate::hash::{HashMap, HashSet};
 use crate::interp::rotation;
@@ -62,6 +63,10 @@ impl Cells {
         let _ = write!(self.text, "{v}");
         self.ends.push(self.text.len());
     }
+    fn push_float(&mut self, x: impl shortest::Float) {
+        shortest::push(&mut self.text, x);
+        self.ends.push(self.text.len());
+    }
     fn len(&self) -> usize {
         self.ends.len()
     }
@@ -76,22 +81,24 @@ impl Cells {
 fn x3d_components(ty: Option<FieldType>, values: &[f64], out: &mut Cells) {
     out.clear();
     let Some(ty) = ty else {
-        values.iter().for_each(|v| out.push(v));
+        values.iter().for_each(|&v| out.push_float(v));
         return;
     };
     if ty.single() == FieldType::SFRotation {
         for q in values.chunks_exact(4) {
             let r = rotation::to_axis_angle(DQuat::from_slice(q));
-            r.iter().for_each(|&x| out.push(x as f32 + 0.0));
+            r.iter().for_each(|&x| out.push_float(x as f32 + 0.0));
         }
         return;
     }
     match ty.single() {
         FieldType::SFBool => values.iter().for_each(|&v| out.push(v != 0.0)),
         FieldType::SFInt32 => values.iter().for_each(|&v| out.push(v as i64)),
-        FieldType::SFDouble | FieldType::SFTime => values.iter().for_each(|v| out.push(v + 0.0)),
+        FieldType::SFDouble | FieldType::SFTime => {
+            values.iter().for_each(|v| out.push_float(v + 0.0))
+        }
         // `+ 0.0` turns −0 into 0.
-        _ => values.iter().for_each(|&v| out.push(v as f32 + 0.0)),
+        _ => values.iter().for_each(|&v| out.push_float(v as f32 + 0.0)),
     }
 }
 
@@ -321,7 +328,8 @@ pub fn write(
             for t in grid(start, end, opts.rate) {
                 use std::fmt::Write as _;
                 line.clear();
-                let _ = write!(line, "{name},{t}");
+                let _ = write!(line, "{name},");
+                shortest::push(&mut line, t);
                 for ((_, _, elements, per), col) in all.iter().zip(&found) {
                     let width = elements * per;
                     comps.clear();
@@ -354,7 +362,9 @@ pub fn write(
             for (c, node) in cols.iter().zip(&nodes) {
                 value_at(scene, c, t, timeline, &mut v);
                 prefix.clear();
-                let _ = write!(prefix, "{name},{t},{node},{},", c.field);
+                let _ = write!(prefix, "{name},");
+                shortest::push(&mut prefix, t);
+                let _ = write!(prefix, ",{node},{},", c.field);
                 // An element's numbers in `v` (a rotation's quaternion: 4).
                 let stride = if c.ty.map(|t| t.single()) == Some(FieldType::SFRotation) {
                     4

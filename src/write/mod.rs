@@ -6,3 +6,4 @@ pub mod glb;
 pub mod gltf;
 pub mod inspect;
 pub mod report;
+pub mod shortest;
