@@ -52,15 +52,14 @@ fn lowest_bit(bits: u64, fraction: u32, exponent: u32) -> i32 {
 /// Appends `x` to `out` as `write!(out, "{x}")` would.
 pub fn push<F: Float>(out: &mut String, x: F) {
     let mut buffer = zmij::Buffer::new();
-    let text = if x.finite() {
-        buffer.format_finite(x)
-    } else {
-        ""
-    };
-    let written = match text.split_once('e') {
+    let text = if x.finite() { buffer.format_finite(x) } else { "" };
+    let bytes = text.as_bytes();
+    // An exponent is in the last five bytes (`e-324`), if anywhere.
+    let tail = bytes.len().saturating_sub(5);
+    let written = match bytes[tail..].iter().position(|&b| b == b'e') {
         _ if text.is_empty() => false,
         None => plain(out, x, text),
-        Some((mantissa, exponent)) => scientific(out, x, mantissa, exponent),
+        Some(e) => scientific(out, x, &text[..tail + e], &text[tail + e + 1..]),
     };
     if !written {
         // NaN, the infinities and floats halfway, rare: std's own text.
@@ -84,10 +83,13 @@ fn trailing_zeros(digits: &str) -> i32 {
 /// zmij's plain text (`123.0`, `0.25`): as it is, but a whole number
 /// without `.0`. False, writing nothing, for a float maybe halfway.
 fn plain<F: Float>(out: &mut String, x: F, text: &str) -> bool {
-    let (text, k) = match text.split_once('.') {
-        Some((whole, "0")) => (whole, -trailing_zeros(whole)),
-        Some((_, fraction)) => (text, fraction.len() as i32),
-        None => (text, -trailing_zeros(text)),
+    // zmij writes a point in every plain text.
+    let (text, k) = match text.strip_suffix(".0") {
+        Some(whole) => (whole, -trailing_zeros(whole)),
+        None => {
+            let point = text.bytes().position(|b| b == b'.').unwrap_or(text.len());
+            (text, (text.len() - point) as i32 - 1)
+        }
     };
     if maybe_halfway(x, k) {
         return false;
