@@ -13,6 +13,7 @@
 use anyhow::{Context as _, Result};
 use std::borrow::Cow;
 use std::fs;
+use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
@@ -177,10 +178,20 @@ impl Drop for Temporary {
 }
 
 /// Files to write, each a destination and its bytes: all written, then all
-/// renamed into place (flushed to disk first with `sync`).
+/// renamed into place (flushed to disk first with `sync`). A destination
+/// that is not a file (a device such as /dev/null, a named pipe) is written
+/// into directly.
 pub fn write_all_atomic(files: &[(PathBuf, Parts)], sync: bool) -> Result<()> {
     let mut temps = Vec::new();
     for (dest, bytes) in files {
+        let context = || format!("cannot write {}", dest.display());
+        if let Some(mut stream) = stream_at(dest).with_context(context)? {
+            bytes
+                .iter()
+                .try_for_each(|part| part.write_all(&mut stream))
+                .with_context(context)?;
+            continue;
+        }
         let temp = Temporary::new(dest);
         let write = || -> std::io::Result<()> {
             let mut f = fs::File::create(&temp.path)?;
@@ -190,7 +201,7 @@ pub fn write_all_atomic(files: &[(PathBuf, Parts)], sync: bool) -> Result<()> {
             }
             Ok(())
         };
-        write().with_context(|| format!("cannot write {}", dest.display()))?;
+        write().with_context(context)?;
         temps.push(temp);
     }
     temps.into_iter().try_for_each(|t| t.commit(sync))
@@ -199,14 +210,20 @@ pub fn write_all_atomic(files: &[(PathBuf, Parts)], sync: bool) -> Result<()> {
 /// One file written as it is made: through a buffer into a temporary file
 /// beside `dest`, renamed into place only when `write` has finished (a
 /// failure or an interrupt leaves what was at `dest`); flushed to disk
-/// first with `sync`.
+/// first with `sync`. A destination that is not a file is written into
+/// directly.
 pub fn write_streamed(
     dest: &Path,
     sync: bool,
     write: impl FnOnce(&mut dyn std::io::Write) -> Result<()>,
 ) -> Result<()> {
-    let temp = Temporary::new(dest);
     let context = || format!("cannot write {}", dest.display());
+    if let Some(stream) = stream_at(dest).with_context(context)? {
+        let mut out = std::io::BufWriter::with_capacity(1 << 20, stream);
+        write(&mut out)?;
+        return out.flush().with_context(context);
+    }
+    let temp = Temporary::new(dest);
     let file = fs::File::create(&temp.path).with_context(context)?;
     let mut out = std::io::BufWriter::with_capacity(1 << 20, file);
     write(&mut out)?;
@@ -219,6 +236,18 @@ pub fn write_streamed(
     }
     drop(file);
     temp.commit(sync)
+}
+
+/// `dest` opened for writing when it exists and is not a file or a folder
+/// (a device such as /dev/null, a named pipe, a socket): renaming a
+/// temporary file onto it would replace it. None for a file (or nothing).
+fn stream_at(dest: &Path) -> std::io::Result<Option<fs::File>> {
+    match fs::metadata(dest) {
+        Ok(m) if !m.is_file() && !m.is_dir() => {
+            fs::OpenOptions::new().write(true).open(dest).map(Some)
+        }
+        _ => Ok(None),
+    }
 }
 
 /// Writes the parts. With `sync`, in pieces of a few megabytes, on Linux

@@ -52,7 +52,11 @@ fn lowest_bit(bits: u64, fraction: u32, exponent: u32) -> i32 {
 /// Appends `x` to `out` as `write!(out, "{x}")` would.
 pub fn push<F: Float>(out: &mut String, x: F) {
     let mut buffer = zmij::Buffer::new();
-    let text = if x.finite() { buffer.format_finite(x) } else { "" };
+    let text = if x.finite() {
+        buffer.format_finite(x)
+    } else {
+        ""
+    };
     let bytes = text.as_bytes();
     // An exponent is in the last five bytes (`e-324`), if anywhere.
     let tail = bytes.len().saturating_sub(5);

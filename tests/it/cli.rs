@@ -1519,3 +1519,52 @@ fn a_large_gltf_buffer_is_never_whole_in_memory() {
         "peaks {small_peak} and {large_peak} kB, buffers {small_len} and {large_len} bytes"
     );
 }
+
+/// A destination that is not a file (a named pipe here; /dev/null alike)
+/// is written into, never replaced by a file renamed onto it: a CSV, a GLB
+/// and a GLB whose buffer was moved out of memory come through whole.
+#[cfg(unix)]
+#[test]
+fn an_output_into_a_named_pipe_is_written_through_it() {
+    use std::io::Read as _;
+    use std::os::unix::fs::FileTypeExt as _;
+    let (dir, small) = util::scene_file("a.x3d", &morph_scene(3));
+    let large = dir.path().join("grids.x3d");
+    std::fs::write(&large, grids_scene(2, 100)).unwrap();
+    let pipe = dir.path().join("pipe");
+    let c_path = std::ffi::CString::new(pipe.to_str().unwrap()).unwrap();
+    // SAFETY: a NUL-terminated path in a folder of our own.
+    assert_eq!(unsafe { libc::mkfifo(c_path.as_ptr(), 0o600) }, 0);
+    let large = large.to_str().unwrap();
+    for (input, format) in [(small.as_str(), "csv"), (&small, "glb"), (large, "glb")] {
+        let reader = {
+            let pipe = pipe.clone();
+            std::thread::spawn(move || {
+                let mut bytes = Vec::new();
+                std::fs::File::open(pipe)
+                    .unwrap()
+                    .read_to_end(&mut bytes)
+                    .unwrap();
+                bytes
+            })
+        };
+        let o = Command::new(env!("CARGO_BIN_EXE_x3dbake"))
+            .args([input, "-o", pipe.to_str().unwrap(), "--format", format])
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        // Before the reader is joined: a replaced pipe leaves it waiting.
+        let kind = std::fs::metadata(&pipe).unwrap().file_type();
+        assert!(kind.is_fifo(), "{input} {format}: the pipe was replaced");
+        let through_pipe = reader.join().unwrap();
+        let stdout = Command::new(env!("CARGO_BIN_EXE_x3dbake"))
+            .args([input, "-o", "-", "--format", format])
+            .output()
+            .unwrap()
+            .stdout;
+        assert!(
+            through_pipe.len() > 100 && through_pipe == stdout,
+            "{input} {format}"
+        );
+    }
+}
