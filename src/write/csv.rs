@@ -326,9 +326,9 @@ pub fn write(
                 .collect();
             let name = cell(&name);
             for t in grid(start, end, opts.rate) {
-                use std::fmt::Write as _;
                 line.clear();
-                let _ = write!(line, "{name},");
+                line.push_str(&name);
+                line.push(',');
                 shortest::push(&mut line, t);
                 for ((_, _, elements, per), col) in all.iter().zip(&found) {
                     let width = elements * per;
@@ -358,13 +358,16 @@ pub fn write(
         let mut prefix = String::new();
         let mut halves: [(Cells, String); 2] = Default::default();
         for t in grid(start, end, opts.rate) {
-            use std::fmt::Write as _;
             for (c, node) in cols.iter().zip(&nodes) {
                 value_at(scene, c, t, timeline, &mut v);
                 prefix.clear();
-                let _ = write!(prefix, "{name},");
+                for part in [&name, ","] {
+                    prefix.push_str(part);
+                }
                 shortest::push(&mut prefix, t);
-                let _ = write!(prefix, ",{node},{},", c.field);
+                for part in [",", node, ",", c.field, ","] {
+                    prefix.push_str(part);
+                }
                 // An element's numbers in `v` (a rotation's quaternion: 4).
                 let stride = if c.ty.map(|t| t.single()) == Some(FieldType::SFRotation) {
                     4
@@ -409,12 +412,11 @@ fn long_rows(
     comps: &mut Cells,
     line: &mut String,
 ) {
-    use std::fmt::Write as _;
     x3d_components(ty, values, comps);
     let per = components_per_element(ty).max(1);
     for i in 0..comps.len().div_ceil(per) {
         line.push_str(prefix);
-        let _ = write!(line, "{}", first + i);
+        line.push_str(itoa::Buffer::new().format(first + i));
         for k in 0..4 {
             line.push(',');
             if k < per && i * per + k < comps.len() {
