@@ -207,7 +207,7 @@ impl Bake {
         &mut self,
         opts: &gltf::Options,
         mut fetch: Option<&mut dyn Fetch>,
-        spill: Option<std::fs::File>,
+        spill: Option<gltf::Spill>,
     ) -> Result<gltf::Document, Error> {
         self.check_samples(0.0, opts.rate)?;
         let (scene, sources) = (&self.scene, &self.sources);

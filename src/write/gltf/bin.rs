@@ -1,18 +1,31 @@
-//! The binary buffer as it is made: in memory, or, given a file, moved out
-//! to it a megabyte at a time, so that a large buffer is never whole in
-//! memory (a bake's peak would otherwise hold it beside the key values it
-//! is made from).
+//! The binary buffer as it is made: in memory, or, given a file, in memory
+//! up to a size and past it moved out to the file a megabyte at a time, so
+//! that a large buffer is never whole in memory (a bake's peak would
+//! otherwise hold it beside what it is made from). Writing the file and
+//! copying it into the output cost time (10 ms of CPU for 8 MB), which only
+//! a buffer larger than the size spends.
 
 use std::fs::File;
 use std::io::Write as _;
 
-/// How many bytes gather in memory before they are moved to the file.
+/// How many bytes gather in memory before they are moved to the file, once
+/// the buffer has passed [`Spill::after`].
 const SPILL_AT: usize = 1 << 20;
 
-/// The buffer: its first `spilled` bytes in `file`, the rest in `mem`.
+/// Where a buffer goes past a size.
+#[derive(Debug)]
+pub struct Spill {
+    /// An empty file (best an unnamed one).
+    pub file: File,
+    /// The buffer's size up to which it stays in memory.
+    pub after: usize,
+}
+
+/// The buffer: its first `spilled` bytes in the spill file, the rest in
+/// `mem`.
 pub(super) struct Bin {
     mem: Vec<u8>,
-    file: Option<File>,
+    spill: Option<Spill>,
     spilled: u64,
     /// Writing to the file failed: the rest stays in memory.
     failed: bool,
@@ -29,12 +42,22 @@ pub struct Spilled {
 }
 
 impl Bin {
-    pub(super) fn new(file: Option<File>) -> Bin {
+    pub(super) fn new(spill: Option<Spill>) -> Bin {
         Bin {
             mem: Vec::new(),
-            file,
+            spill,
             spilled: 0,
             failed: false,
+        }
+    }
+
+    /// How many bytes may gather in memory.
+    fn in_memory(&self) -> usize {
+        match &self.spill {
+            Some(_) if self.failed => usize::MAX,
+            Some(s) if self.spilled == 0 => s.after,
+            Some(_) => SPILL_AT,
+            None => usize::MAX,
         }
     }
 
@@ -47,10 +70,9 @@ impl Bin {
         self.len() == 0
     }
 
-    /// Room for `n` more bytes at once (in memory only: a buffer moved out
-    /// to a file never grows to them).
+    /// Room for `n` more bytes at once, when they are to stay in memory.
     pub(super) fn reserve(&mut self, n: usize) {
-        if self.file.is_none() || self.failed {
+        if self.mem.len().saturating_add(n) <= self.in_memory() {
             self.mem.reserve(n);
         }
     }
@@ -62,7 +84,7 @@ impl Bin {
         let start = self.mem.len();
         self.mem.resize(start + size.next_multiple_of(4), 0);
         fill(&mut self.mem[start..start + size]);
-        if self.mem.len() >= SPILL_AT {
+        if self.mem.len() >= self.in_memory() {
             self.spill();
         }
         offset
@@ -73,10 +95,10 @@ impl Bin {
     /// buffer is whole either way, and writing the output will say what
     /// failed.
     fn spill(&mut self) {
-        let Some(file) = self.file.as_mut().filter(|_| !self.failed) else {
+        let Some(spill) = self.spill.as_mut().filter(|_| !self.failed) else {
             return;
         };
-        if file.write_all(&self.mem).is_err() {
+        if spill.file.write_all(&self.mem).is_err() {
             self.failed = true;
             return;
         }
@@ -90,8 +112,8 @@ impl Bin {
     /// The bytes moved to the file, if any, and those still in memory
     /// (which follow them).
     pub(super) fn finish(self) -> (Option<Spilled>, Vec<u8>) {
-        let spilled = self.file.filter(|_| self.spilled > 0).map(|file| Spilled {
-            file,
+        let spilled = self.spill.filter(|_| self.spilled > 0).map(|s| Spilled {
+            file: s.file,
             len: self.spilled,
         });
         (spilled, self.mem)

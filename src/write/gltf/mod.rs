@@ -22,7 +22,7 @@ mod animations;
 mod bin;
 
 pub use animations::{Channel, channel};
-pub use bin::Spilled;
+pub use bin::{Spill, Spilled};
 mod buffers;
 mod cameras_lights;
 mod materials;
@@ -292,17 +292,17 @@ impl<'c> TrackIndex<'c> {
 pub type Images<'a> = dyn FnMut(NodeId, &str) -> Option<Vec<u8>> + 'a;
 
 /// Builds the glTF document for a scene and its clips. Images of
-/// ImageTexture nodes come from `images` and are embedded. Given a `spill`
-/// file (empty; best an unnamed one), the binary buffer is moved to it a
-/// megabyte at a time as it is made ([`Document::spilled`]), so that a
-/// large buffer is never whole in memory.
+/// ImageTexture nodes come from `images` and are embedded. Given a
+/// [`Spill`], a binary buffer past its size is moved to its file a megabyte
+/// at a time as it is made ([`Document::spilled`]), so that a large buffer
+/// is never whole in memory.
 pub fn build(
     scene: &Scene,
     clips: &[Clip],
     opts: &Options,
     images: &mut Images<'_>,
     diags: &mut Diagnostics,
-    spill: Option<std::fs::File>,
+    spill: Option<Spill>,
 ) -> Document {
     let mut w = Writer {
         images,
