@@ -180,15 +180,16 @@ fn bake_one(job: &Job, index: usize, path: &str) -> (Outcome, String) {
                     .collect();
             }
             // A buffer to be written whole to a file (a .glb or a .bin) is
-            // moved out of memory as it is made, once larger than the input
-            // (and than 16 MiB); an embedded one is not.
-            let after = std::fs::metadata(path).map_or(0, |m| m.len() as usize);
+            // moved out of memory as it is made once larger than the input
+            // (and than 16 MiB), and always past 64 MiB; an embedded one is
+            // not (docs/performance.md).
+            let input = std::fs::metadata(path).map_or(0, |m| m.len() as usize);
             let spill = (job.format == Format::Glb || !job.embed && dest.is_some())
                 .then(|| output::spill_file(dest.as_deref()))
                 .flatten()
                 .map(|file| gltf::Spill {
                     file,
-                    after: after.max(16 << 20),
+                    after: input.clamp(16 << 20, 64 << 20),
                 });
             let doc = match bake.gltf_spilled(&job.gltf_opts, Some(&mut FileFetch), spill) {
                 Ok(d) => doc.insert(d),
