@@ -119,3 +119,54 @@ impl Bin {
         (spilled, self.mem)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::{Read as _, Seek as _};
+
+    /// Appends pieces of 0.3 MB of one byte each (three not a multiple of
+    /// four); returns the bytes the buffer should hold.
+    fn fill(bin: &mut Bin) -> Vec<u8> {
+        let mut want = Vec::new();
+        for i in 0..20u8 {
+            let size = 300_000 + usize::from(i % 4);
+            let at = bin.append(size, |b| b.fill(i + 1));
+            assert_eq!(at, want.len());
+            want.extend(std::iter::repeat_n(i + 1, size));
+            want.resize(want.len().next_multiple_of(4), 0);
+        }
+        want
+    }
+
+    /// Past `after` the bytes go to the file; the file's and memory's
+    /// together are the buffer, with each piece's offset and padding.
+    #[test]
+    fn a_buffer_past_its_size_is_moved_to_the_file_whole() {
+        let file = tempfile::tempfile().unwrap();
+        let mut bin = Bin::new(Some(Spill {
+            file,
+            after: 1_500_000,
+        }));
+        let want = fill(&mut bin);
+        assert!(bin.mem.len() < SPILL_AT + 300_004);
+        let (spilled, mem) = bin.finish();
+        let Spilled { mut file, len } = spilled.expect("moved out");
+        let mut got = Vec::new();
+        file.rewind().unwrap();
+        file.read_to_end(&mut got).unwrap();
+        assert_eq!(got.len() as u64, len);
+        got.extend(mem);
+        assert!(got == want);
+    }
+
+    /// A file that cannot be written leaves the whole buffer in memory.
+    #[test]
+    fn a_file_that_fails_leaves_the_buffer_in_memory() {
+        let file = File::open(file!()).unwrap();
+        let mut bin = Bin::new(Some(Spill { file, after: 0 }));
+        let want = fill(&mut bin);
+        let (spilled, mem) = bin.finish();
+        assert!(spilled.is_none() && mem == want);
+    }
+}
