@@ -2,8 +2,9 @@
 # Speed and memory against a floor, at 10, 42 and 200 MB (issue 43's table):
 # the floor (examples/floor.rs: read the file and parse every number with
 # fast-float2, one thread), a default bake to .glb, CSV to /dev/null and
-# `inspect`, each the median of RUNS runs, as times and as ratios to the
-# floor; peak memory as a ratio to the input. Inputs from bench/gen_big.py.
+# `inspect`, run in turn RUNS times, each the median of its runs, as times
+# and as ratios to the floor; peak memory as a ratio to the input. Inputs
+# from bench/gen_big.py.
 # Then CSV of 1, 10 and 40 million rows (peak memory), and 2 000 small files
 # into a folder (files a second), with -j1 and -j2, with and without --sync.
 # Usage: bench/limits.sh [RUNS] [SIZES_MB...]
@@ -20,20 +21,26 @@ mkdir -p target/bench
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
+# One run of a command: its wall time (s) and peak memory (kB).
+once() {
+  local start end
+  start=$(date +%s%N)
+  /usr/bin/time -o "$tmp/time" -f '%M' "$@" > /dev/null 2>&1 || true
+  end=$(date +%s%N)
+  echo "$(echo "($end - $start) / 1000000000" | bc -l) $(tail -1 "$tmp/time")"
+}
+
+# The median time and largest peak of the runs in file $1 ("time peak" lines).
+summary() {
+  sort -g "$1" | awk -v n="$runs" '{ t[NR] = $1; if ($2 > p) p = $2 }
+    END { printf "%.3f %d\n", t[int((n + 1) / 2)], p }'
+}
+
 # median TIME and largest PEAK_KB of a command run $runs times
 median() {
-  local times=() peak=0
-  for _ in $(seq "$runs"); do
-    local start end m
-    start=$(date +%s%N)
-    /usr/bin/time -o "$tmp/time" -f '%M' "$@" > /dev/null 2>&1 || true
-    end=$(date +%s%N)
-    times+=("$(echo "($end - $start) / 1000000000" | bc -l)")
-    m=$(tail -1 "$tmp/time")
-    [ "$m" -gt "$peak" ] && peak=$m
-  done
-  printf '%s\n' "${times[@]}" | sort -g | awk -v n="$runs" -v p="$peak" \
-    '{ t[NR] = $1 } END { printf "%.3f %d\n", t[int((n + 1) / 2)], p }'
+  : > "$tmp/runs"
+  for _ in $(seq "$runs"); do once "$@" >> "$tmp/runs"; done
+  summary "$tmp/runs"
 }
 
 printf '%-8s %-28s %9s %9s %12s\n' size what time "x floor" "peak x input"
@@ -41,18 +48,22 @@ for mb in "${sizes[@]}"; do
   f=target/bench/big-${mb}mb.x3d
   [ -f "$f" ] || python3 bench/gen_big.py "$f" "$mb"
   bytes=$(stat -c %s "$f")
-  read -r ft fp <<< "$(median "$floor" "$f")"
-  row() { # WHAT TIME PEAK
-    printf '%-8s %-28s %8.3fs %8.2fx %11.2fx\n' "${mb} MB" "$1" "$2" \
-      "$(echo "$2 / $ft" | bc -l)" "$(echo "$3 * 1024 / $bytes" | bc -l)"
-  }
-  row "floor (fast-float2)" "$ft" "$fp"
-  read -r t p <<< "$(median "$bin" "$f" -o "$tmp/out.glb" --quiet)"
-  row "default bake -> .glb" "$t" "$p"
-  read -r t p <<< "$(median "$bin" "$f" -o /dev/null --format csv --quiet)"
-  row "--format csv -o /dev/null" "$t" "$p"
-  read -r t p <<< "$(median "$bin" inspect --quiet "$f")"
-  row "inspect" "$t" "$p"
+  # The four commands run in turn, round after round, so that the floor
+  # and the others see the same moments of a shared machine.
+  whats=("floor (fast-float2)" "default bake -> .glb" "--format csv -o /dev/null" "inspect")
+  for k in 0 1 2 3; do : > "$tmp/runs$k"; done
+  for _ in $(seq "$runs"); do
+    once "$floor" "$f" >> "$tmp/runs0"
+    once "$bin" "$f" -o "$tmp/out.glb" --quiet >> "$tmp/runs1"
+    once "$bin" "$f" -o /dev/null --format csv --quiet >> "$tmp/runs2"
+    once "$bin" inspect --quiet "$f" >> "$tmp/runs3"
+  done
+  read -r ft _ <<< "$(summary "$tmp/runs0")"
+  for k in 0 1 2 3; do
+    read -r t p <<< "$(summary "$tmp/runs$k")"
+    printf '%-8s %-28s %8.3fs %8.2fx %11.2fx\n' "${mb} MB" "${whats[$k]}" "$t" \
+      "$(echo "$t / $ft" | bc -l)" "$(echo "$p * 1024 / $bytes" | bc -l)"
+  done
 done
 
 # CSV in bounded memory: one animated field over 1 000 s at 1, 10 and 40
