@@ -3,8 +3,8 @@
 # the floor (examples/floor.rs: read the file and parse every number with
 # fast-float2, one thread), a default bake to .glb, CSV to /dev/null and
 # `inspect`, run in turn RUNS times, each the median of its runs, as times
-# and as ratios to the floor; peak memory as a ratio to the input. Inputs
-# from bench/gen_big.py.
+# and as ratios to the floor (and the best run's ratio to the best floor);
+# peak memory as a ratio to the input. Inputs from bench/gen_big.py.
 # Then CSV of 1, 10 and 40 million rows (peak memory), and 2 000 small files
 # into a folder (files a second), with -j1 and -j2, with and without --sync.
 # Usage: bench/limits.sh [RUNS] [SIZES_MB...]
@@ -30,10 +30,11 @@ once() {
   echo "$(echo "($end - $start) / 1000000000" | bc -l) $(tail -1 "$tmp/time")"
 }
 
-# The median time and largest peak of the runs in file $1 ("time peak" lines).
+# The median time, largest peak and best time of the runs in file $1
+# ("time peak" lines).
 summary() {
   sort -g "$1" | awk -v n="$runs" '{ t[NR] = $1; if ($2 > p) p = $2 }
-    END { printf "%.3f %d\n", t[int((n + 1) / 2)], p }'
+    END { printf "%.3f %d %.3f\n", t[int((n + 1) / 2)], p, t[1] }'
 }
 
 # median TIME and largest PEAK_KB of a command run $runs times
@@ -43,7 +44,7 @@ median() {
   summary "$tmp/runs"
 }
 
-printf '%-8s %-28s %9s %9s %12s\n' size what time "x floor" "peak x input"
+printf '%-8s %-28s %9s %9s %12s %14s\n' size what time "x floor" "peak x input" "best x floor"
 for mb in "${sizes[@]}"; do
   f=target/bench/big-${mb}mb.x3d
   [ -f "$f" ] || python3 bench/gen_big.py "$f" "$mb"
@@ -58,11 +59,11 @@ for mb in "${sizes[@]}"; do
     once "$bin" "$f" -o /dev/null --format csv --quiet >> "$tmp/runs2"
     once "$bin" inspect --quiet "$f" >> "$tmp/runs3"
   done
-  read -r ft _ <<< "$(summary "$tmp/runs0")"
+  read -r ft _ fb <<< "$(summary "$tmp/runs0")"
   for k in 0 1 2 3; do
-    read -r t p <<< "$(summary "$tmp/runs$k")"
-    printf '%-8s %-28s %8.3fs %8.2fx %11.2fx\n' "${mb} MB" "${whats[$k]}" "$t" \
-      "$(echo "$t / $ft" | bc -l)" "$(echo "$p * 1024 / $bytes" | bc -l)"
+    read -r t p b <<< "$(summary "$tmp/runs$k")"
+    printf '%-8s %-28s %8.3fs %8.2fx %11.2fx %13.2fx\n' "${mb} MB" "${whats[$k]}" "$t" \
+      "$(echo "$t / $ft" | bc -l)" "$(echo "$p * 1024 / $bytes" | bc -l)" "$(echo "$b / $fb" | bc -l)"
   done
 done
 
@@ -81,7 +82,7 @@ echo
 printf '%-40s %9s %9s %10s\n' "CSV rows -> /dev/null" time "MB/s" "peak MB"
 for khz in 1 10 40; do
   bytes=$("$bin" "$long" -o - --format csv --rate "${khz}000" --quiet | wc -c)
-  read -r t p <<< "$(median "$bin" "$long" -o /dev/null --format csv --rate "${khz}000" --quiet)"
+  read -r t p _ <<< "$(median "$bin" "$long" -o /dev/null --format csv --rate "${khz}000" --quiet)"
   printf '%-40s %8.3fs %9.0f %10.1f\n' "$((khz)) M rows ($((bytes / 1000000)) MB)" "$t" \
     "$(echo "$bytes / 1000000 / $t" | bc -l)" "$(echo "$p / 1024" | bc -l)"
 done
