@@ -109,7 +109,8 @@ impl Part<'_> {
 #[cfg(target_os = "linux")]
 pub fn spill_file(near: Option<&Path>) -> Option<fs::File> {
     use std::os::unix::fs::OpenOptionsExt as _;
-    let folder = near.and_then(Path::parent).map(|p| {
+    let near = near.map(followed);
+    let folder = near.as_deref().and_then(Path::parent).map(|p| {
         if p.as_os_str().is_empty() {
             Path::new(".")
         } else {
@@ -183,8 +184,9 @@ impl Drop for Temporary {
 /// into directly.
 pub fn write_all_atomic(files: &[(PathBuf, Parts)], sync: bool) -> Result<()> {
     let mut temps = Vec::new();
-    for (dest, bytes) in files {
-        let context = || format!("cannot write {}", dest.display());
+    for (named, bytes) in files {
+        let context = || format!("cannot write {}", named.display());
+        let dest = &followed(named);
         if let Some(mut stream) = stream_at(dest).with_context(context)? {
             bytes
                 .iter()
@@ -218,6 +220,7 @@ pub fn write_streamed(
     write: impl FnOnce(&mut dyn std::io::Write) -> Result<()>,
 ) -> Result<()> {
     let context = || format!("cannot write {}", dest.display());
+    let dest = &followed(dest);
     if let Some(stream) = stream_at(dest).with_context(context)? {
         let mut out = std::io::BufWriter::with_capacity(1 << 20, stream);
         write(&mut out)?;
@@ -236,6 +239,21 @@ pub fn write_streamed(
     }
     drop(file);
     temp.commit(sync)
+}
+
+/// Where a symbolic link leads (a link such as /dev/stdout to
+/// /proc/self/fd/1 included), so that the file it names is written rather
+/// than the link replaced by a file; any other path as it is.
+fn followed(dest: &Path) -> PathBuf {
+    match fs::symlink_metadata(dest) {
+        Ok(m) if m.file_type().is_symlink() => fs::canonicalize(dest).unwrap_or_else(|_| {
+            // A link to nothing yet: the path it names (relative to its
+            // folder), made.
+            let to = fs::read_link(dest).unwrap_or_default();
+            dest.parent().unwrap_or(Path::new("")).join(to)
+        }),
+        _ => dest.to_path_buf(),
+    }
 }
 
 /// `dest` opened for writing when it exists and is not a file or a folder

@@ -1568,3 +1568,38 @@ fn an_output_into_a_named_pipe_is_written_through_it() {
         );
     }
 }
+
+/// An output through a symbolic link (as /dev/stdout is one) writes the
+/// file the link names, atomically beside it, and leaves the link a link;
+/// a link to nothing yet makes the file it names.
+#[cfg(unix)]
+#[test]
+fn an_output_through_a_symbolic_link_writes_what_it_names() {
+    let (dir, path) = util::scene_file("a.x3d", &morph_scene(3));
+    let real = tempfile::tempdir().unwrap();
+    let link = dir.path().join("out.csv");
+    let target = real.path().join("table.csv");
+    std::fs::write(&target, "before").unwrap();
+    std::os::unix::fs::symlink(&target, &link).unwrap();
+    let dangling = dir.path().join("later.csv");
+    std::os::unix::fs::symlink(real.path().join("later.csv"), &dangling).unwrap();
+    let stdout = Command::new(env!("CARGO_BIN_EXE_x3dbake"))
+        .args([&path, "-o", "-", "--format", "csv"])
+        .output()
+        .unwrap()
+        .stdout;
+    for (l, t) in [(&link, target), (&dangling, real.path().join("later.csv"))] {
+        let o = Command::new(env!("CARGO_BIN_EXE_x3dbake"))
+            .args([&path, "-o", l.to_str().unwrap()])
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        assert!(
+            std::fs::symlink_metadata(l)
+                .unwrap()
+                .file_type()
+                .is_symlink()
+        );
+        assert!(std::fs::read(t).unwrap() == stdout, "{}", l.display());
+    }
+}
