@@ -82,10 +82,9 @@ fn unmap(addr: usize, len: usize) {
 }
 
 /// A block of `size` bytes: the spare map when it is large enough (its
-/// tail beyond the block released), else the spare grown to the size (its
-/// pages backed already, only the rest new: the kernel clears fewer), else
-/// a new map. A spare is never kept beside a new block, so keeping it
-/// never raises the peak memory.
+/// tail beyond the block released), else a new map (the spare released
+/// first). A spare is never kept beside a new block, so keeping it never
+/// raises the peak memory.
 fn reuse_or_map(size: usize) -> *mut u8 {
     let len = map_len(size);
     let (addr, have) = std::mem::take(&mut *spare());
@@ -93,17 +92,7 @@ fn reuse_or_map(size: usize) -> *mut u8 {
         unmap(addr + len, have - len);
         return addr as *mut u8;
     }
-    if have > 0 {
-        // SAFETY: [addr, addr + have) is a whole map made here and no
-        // longer used; mremap moves or grows it, its pages kept.
-        let grown =
-            unsafe { libc::mremap(addr as *mut libc::c_void, have, len, libc::MREMAP_MAYMOVE) };
-        if grown != libc::MAP_FAILED {
-            advise(grown, len);
-            return grown.cast();
-        }
-        unmap(addr, have);
-    }
+    unmap(addr, have);
     map(size)
 }
 
@@ -243,17 +232,6 @@ mod tests {
         panic!("no mapping holds {addr:#x}");
     }
 
-    /// How many of the 4 KiB pages from `addr` (page-aligned) on, `len`
-    /// bytes, are backed by memory (`mincore`).
-    fn resident_pages(addr: *const u8, len: usize) -> usize {
-        let mut flags = vec![0u8; len.div_ceil(4096)];
-        // SAFETY: [addr, addr + len) lies in one map of this process;
-        // mincore only reports on it, into a vector a byte a page.
-        let r = unsafe { libc::mincore(addr as *mut libc::c_void, len, flags.as_mut_ptr()) };
-        assert_eq!(r, 0, "mincore");
-        flags.iter().filter(|&&f| f & 1 == 1).count()
-    }
-
     /// Held by each test here: the spare block is the process's.
     fn alone() -> std::sync::MutexGuard<'static, ()> {
         static ALONE: std::sync::Mutex<()> = std::sync::Mutex::new(());
@@ -310,19 +288,5 @@ mod tests {
         // A zeroed block is never a used one.
         let z = vec![0u8; 5 << 20];
         assert!(z.iter().all(|&x| x == 0));
-    }
-
-    #[test]
-    fn a_released_block_grows_into_a_larger_one_with_its_pages() {
-        let _alone = alone();
-        let a = vec![1u8; 4 << 20];
-        drop(a);
-        // A larger block asked for next is the released one grown: its 4
-        // MiB are backed before a byte is written (a new map has none), so
-        // the kernel clears only the rest.
-        let mut b: Vec<u8> = Vec::with_capacity(12 << 20);
-        assert_eq!(resident_pages(b.as_ptr(), 4 << 20), 1024);
-        b.resize(12 << 20, 2);
-        assert!(b.iter().all(|&x| x == 2));
     }
 }
