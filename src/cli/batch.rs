@@ -184,13 +184,13 @@ fn bake_one(job: &Job, index: usize, path: &str) -> (Outcome, String) {
             // (and than 16 MiB), and always past 64 MiB; an embedded one is
             // not (docs/performance.md).
             let input = std::fs::metadata(path).map_or(0, |m| m.len() as usize);
-            let spill = (job.format == Format::Glb || !job.embed && dest.is_some())
-                .then(|| output::spill_file(dest.as_deref()))
-                .flatten()
-                .map(|file| gltf::Spill {
-                    file,
+            let spill = (job.format == Format::Glb || !job.embed && dest.is_some()).then(|| {
+                let near = dest.clone();
+                gltf::Spill {
+                    open: Box::new(move || output::spill_file(near.as_deref())),
                     after: input.clamp(16 << 20, 64 << 20),
-                });
+                }
+            });
             let doc = match bake.gltf_spilled(&job.gltf_opts, Some(&mut FileFetch), spill) {
                 Ok(d) => doc.insert(d),
                 Err(e) => return fail(anyhow::anyhow!("{path}: {e}")),

@@ -1,5 +1,5 @@
-//! The binary buffer as it is made: in memory, or, given a file, in memory
-//! up to a size and past it moved out to the file a megabyte at a time, so
+//! The binary buffer as it is made: in memory, or, given a [`Spill`], in
+//! memory up to a size and past it moved out to a file a megabyte at a time, so
 //! that a large buffer is never whole in memory (a bake's peak would
 //! otherwise hold it beside what it is made from). Writing the file and
 //! copying it into the output cost time (10 ms of CPU for 8 MB), which only
@@ -13,21 +13,24 @@ use std::io::Write as _;
 const SPILL_AT: usize = 1 << 20;
 
 /// Where a buffer goes past a size.
-#[derive(Debug)]
 pub struct Spill {
-    /// An empty file (best an unnamed one).
-    pub file: File,
+    /// Makes the file (empty; best an unnamed one) when the buffer first
+    /// passes `after` (most never do: no file is made for them); `None`
+    /// leaves the buffer in memory.
+    pub open: Box<dyn FnOnce() -> Option<File>>,
     /// The buffer's size up to which it stays in memory.
     pub after: usize,
 }
 
-/// The buffer: its first `spilled` bytes in the spill file, the rest in
-/// `mem`.
+/// The buffer: its first `spilled` bytes in `file`, the rest in `mem`.
 pub(super) struct Bin {
     mem: Vec<u8>,
-    spill: Option<Spill>,
+    /// How many bytes stay in memory before the first are moved out.
+    after: usize,
+    open: Option<Box<dyn FnOnce() -> Option<File>>>,
+    file: Option<File>,
     spilled: u64,
-    /// Writing to the file failed: the rest stays in memory.
+    /// Making or writing the file failed: the rest stays in memory.
     failed: bool,
 }
 
@@ -43,9 +46,15 @@ pub struct Spilled {
 
 impl Bin {
     pub(super) fn new(spill: Option<Spill>) -> Bin {
+        let (open, after) = match spill {
+            Some(s) => (Some(s.open), s.after),
+            None => (None, usize::MAX),
+        };
         Bin {
             mem: Vec::new(),
-            spill,
+            after,
+            open,
+            file: None,
             spilled: 0,
             failed: false,
         }
@@ -53,11 +62,10 @@ impl Bin {
 
     /// How many bytes may gather in memory.
     fn in_memory(&self) -> usize {
-        match &self.spill {
-            Some(_) if self.failed => usize::MAX,
-            Some(s) if self.spilled == 0 => s.after,
-            Some(_) => SPILL_AT,
-            None => usize::MAX,
+        match self.spilled {
+            _ if self.failed => usize::MAX,
+            0 => self.after,
+            _ => SPILL_AT,
         }
     }
 
@@ -95,10 +103,11 @@ impl Bin {
     /// buffer is whole either way, and writing the output will say what
     /// failed.
     fn spill(&mut self) {
-        let Some(spill) = self.spill.as_mut().filter(|_| !self.failed) else {
-            return;
-        };
-        if spill.file.write_all(&self.mem).is_err() {
+        if self.file.is_none() {
+            self.file = self.open.take().and_then(|open| open());
+        }
+        let written = self.file.as_mut().map(|f| f.write_all(&self.mem));
+        if !matches!(written, Some(Ok(()))) {
             self.failed = true;
             return;
         }
@@ -112,8 +121,8 @@ impl Bin {
     /// The bytes moved to the file, if any, and those still in memory
     /// (which follow them).
     pub(super) fn finish(self) -> (Option<Spilled>, Vec<u8>) {
-        let spilled = self.spill.filter(|_| self.spilled > 0).map(|s| Spilled {
-            file: s.file,
+        let spilled = self.file.filter(|_| self.spilled > 0).map(|file| Spilled {
+            file,
             len: self.spilled,
         });
         (spilled, self.mem)
@@ -144,8 +153,9 @@ mod tests {
     #[test]
     fn a_buffer_past_its_size_is_moved_to_the_file_whole() {
         let file = tempfile::tempfile().unwrap();
+        let open = Box::new(|| Some(file));
         let mut bin = Bin::new(Some(Spill {
-            file,
+            open,
             after: 1_500_000,
         }));
         let want = fill(&mut bin);
@@ -160,13 +170,26 @@ mod tests {
         assert!(got == want);
     }
 
-    /// A file that cannot be written leaves the whole buffer in memory.
+    /// A file that cannot be written, or made, leaves the whole buffer in
+    /// memory; one never needed is never made.
     #[test]
     fn a_file_that_fails_leaves_the_buffer_in_memory() {
-        let file = File::open(file!()).unwrap();
-        let mut bin = Bin::new(Some(Spill { file, after: 0 }));
+        let read_only = File::open(file!()).unwrap();
+        for open in [
+            Box::new(|| Some(read_only)) as Box<dyn FnOnce() -> _>,
+            Box::new(|| None),
+        ] {
+            let mut bin = Bin::new(Some(Spill { open, after: 0 }));
+            let want = fill(&mut bin);
+            let (spilled, mem) = bin.finish();
+            assert!(spilled.is_none() && mem == want);
+        }
+        let open = Box::new(|| panic!("made"));
+        let mut bin = Bin::new(Some(Spill {
+            open,
+            after: 10 << 20,
+        }));
         let want = fill(&mut bin);
-        let (spilled, mem) = bin.finish();
-        assert!(spilled.is_none() && mem == want);
+        assert!(bin.finish().1 == want);
     }
 }
