@@ -48,7 +48,9 @@ pub enum Error {
     },
     /// Sampling the longest clip (or the timeline) would pass
     /// [`Limits::samples_per_track`].
-    #[error("{seconds} s at --rate {rate} would need more than {max} samples a track")]
+    #[error(
+        "{seconds} s at --rate {rate} would need more than {max} samples a track (--max-samples)"
+    )]
     TooManySamples {
         /// The span sampled.
         seconds: f64,

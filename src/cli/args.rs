@@ -131,6 +131,11 @@ pub struct BakeArgs {
     /// Samples per second: for glTF tracks in --mode sample and for CSV rows.
     #[arg(long, default_value_t = 30.0)]
     pub rate: f64,
+    /// The most samples one track may take, its duration × --rate (glTF
+    /// samples, CSV rows); past it a bake stops with an error [default:
+    /// 50000000].
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_samples: Option<u64>,
     /// Interpolation of sampled keys in --mode sample (cubic: tangents from
     /// the curve's own derivative) [default: linear].
     #[arg(long, value_enum)]
@@ -401,6 +406,14 @@ impl BakeArgs {
                 tolerance: self.tolerance,
                 keep_constant: self.keep_constant,
                 record: self.report.is_some(),
+                limits: x3dbake::Limits {
+                    samples_per_track: self
+                        .max_samples
+                        .map_or(x3dbake::Limits::default().samples_per_track, |n| {
+                            usize::try_from(n).unwrap_or(usize::MAX)
+                        }),
+                    ..Default::default()
+                },
                 ..Default::default()
             },
             report: self.report,

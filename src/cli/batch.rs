@@ -104,7 +104,8 @@ fn bake_one(job: &Job, index: usize, path: &str) -> (Outcome, String) {
             dest.display()
         ));
     }
-    let mut bake = match analyse(path, job.clip_opts, job.world.as_ref()) {
+    let limits = job.gltf_opts.limits;
+    let mut bake = match analyse(path, job.clip_opts, job.world.as_ref(), limits) {
         Ok(x) => x,
         Err(e) => return fail(e),
     };

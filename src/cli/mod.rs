@@ -77,13 +77,19 @@ fn read_bytes(path: &str) -> anyhow::Result<Vec<u8>> {
     Ok(bytes)
 }
 
-/// Reads a file (`-`: standard input), checks it and builds its clips.
-fn analyse(path: &str, opts: ClipOptions, world: Option<&World>) -> anyhow::Result<Bake> {
+/// Reads a file (`-`: standard input), checks it and builds its clips,
+/// within `limits`.
+fn analyse(
+    path: &str,
+    opts: ClipOptions,
+    world: Option<&World>,
+    limits: Limits,
+) -> anyhow::Result<Bake> {
     let bytes = read_bytes(path)?;
     let name = if path == "-" { "<stdin>" } else { path };
     // Plain text that can be read again (not gzip, not a pipe).
     let rereadable = path != "-" && !x3dbake::load::is_gzip(&bytes);
-    let mut bake = Bake::load(name, bytes, None, Some(&mut FileFetch), Limits::default());
+    let mut bake = Bake::load(name, bytes, None, Some(&mut FileFetch), limits);
     // The scene is made: the text is needed again only to show a line.
     if rereadable && !bake.diags.has_errors() {
         bake.sources.release(bake.file, Path::new(path));
@@ -96,7 +102,7 @@ fn analyse(path: &str, opts: ClipOptions, world: Option<&World>) -> anyhow::Resu
 /// standard error; with --deny-warnings a warning fails it (the report is
 /// still printed, for a script to read).
 fn inspect(path: &str, json: bool, opts: ClipOptions, common: &args::Common) -> Outcome {
-    let bake = match analyse(path, opts, None) {
+    let bake = match analyse(path, opts, None, Limits::default()) {
         Ok(x) => x,
         Err(e) => {
             eprintln!("x3dbake: {e:#}");

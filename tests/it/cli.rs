@@ -1603,3 +1603,36 @@ fn an_output_through_a_symbolic_link_writes_what_it_names() {
         assert!(std::fs::read(t).unwrap() == stdout, "{}", l.display());
     }
 }
+
+/// Past the samples a track may take (duration × --rate) a bake stops with
+/// an error that names the flag; --max-samples raises the limit, and the
+/// CSV then streams (read here up to its 200 001st row).
+#[test]
+fn max_samples_raises_the_limit_on_samples_a_track() {
+    use std::io::{BufRead, BufReader};
+    let (_dir, path) = util::scene_file(
+        "long.x3d",
+        "<X3D><Scene><Transform DEF='T'/><TimeSensor DEF='C' cycleInterval='100000' loop='true'/>\
+         <PositionInterpolator DEF='P' key='0 1' keyValue='0 0 0 1 2 3'/>\
+         <ROUTE fromNode='C' fromField='fraction_changed' toNode='P' toField='set_fraction'/>\
+         <ROUTE fromNode='P' fromField='value_changed' toNode='T' toField='translation'/></Scene></X3D>",
+    );
+    let refused = Command::new(env!("CARGO_BIN_EXE_x3dbake"))
+        .args([path.as_str(), "-o", "-", "--rate", "1000"])
+        .output()
+        .unwrap();
+    assert_eq!(refused.status.code(), Some(2));
+    let msg = String::from_utf8_lossy(&refused.stderr);
+    assert!(msg.contains("more than 50000000 samples a track (--max-samples)"), "{msg}");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_x3dbake"))
+        .args([path.as_str(), "-o", "-", "--rate", "1000"])
+        .args(["--max-samples", "100000001"])
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let rows = BufReader::new(child.stdout.take().unwrap()).lines();
+    let last = rows.take(200_002).last().unwrap().unwrap();
+    assert!(last.starts_with("C,200,T,translation,0,0.002,0.004,0.006"), "{last}");
+    // The rest is not read: the pipe closes and the bake ends.
+    assert!(child.wait().unwrap().code().is_some());
+}
