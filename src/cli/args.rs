@@ -414,7 +414,6 @@ impl BakeArgs {
                         }),
                     ..Default::default()
                 },
-                ..Default::default()
             },
             report: self.report,
             sync: self.sync,

@@ -1623,7 +1623,10 @@ fn max_samples_raises_the_limit_on_samples_a_track() {
         .unwrap();
     assert_eq!(refused.status.code(), Some(2));
     let msg = String::from_utf8_lossy(&refused.stderr);
-    assert!(msg.contains("more than 50000000 samples a track (--max-samples)"), "{msg}");
+    assert!(
+        msg.contains("more than 50000000 samples a track (--max-samples)"),
+        "{msg}"
+    );
     let mut child = Command::new(env!("CARGO_BIN_EXE_x3dbake"))
         .args([path.as_str(), "-o", "-", "--rate", "1000"])
         .args(["--max-samples", "100000001"])
@@ -1632,7 +1635,10 @@ fn max_samples_raises_the_limit_on_samples_a_track() {
         .unwrap();
     let rows = BufReader::new(child.stdout.take().unwrap()).lines();
     let last = rows.take(200_002).last().unwrap().unwrap();
-    assert!(last.starts_with("C,200,T,translation,0,0.002,0.004,0.006"), "{last}");
+    assert!(
+        last.starts_with("C,200,T,translation,0,0.002,0.004,0.006"),
+        "{last}"
+    );
     // The rest is not read: the pipe closes and the bake ends.
     assert!(child.wait().unwrap().code().is_some());
 }
