@@ -983,6 +983,17 @@ fn deny_warnings_fails_an_input_with_any() {
     assert!(util::stdout(&o).contains("clips: 2"));
 }
 
+/// A looping clock of `seconds` moving T by a PositionInterpolator of these
+/// keys and values.
+fn long_scene(seconds: u32, key: &str, values: &str) -> String {
+    format!(
+        "<X3D><Scene><Transform DEF='T'/><TimeSensor DEF='C' cycleInterval='{seconds}' loop='true'/>\
+         <PositionInterpolator DEF='P' key='{key}' keyValue='{values}'/>\
+         <ROUTE fromNode='C' fromField='fraction_changed' toNode='P' toField='set_fraction'/>\
+         <ROUTE fromNode='P' fromField='value_changed' toNode='T' toField='translation'/></Scene></X3D>"
+    )
+}
+
 /// A CSV of a million rows streams: the process never holds the table (57
 /// MB of text) but a few megabytes, measured by polling its peak resident
 /// size while the rows are read from its pipe.
@@ -992,10 +1003,7 @@ fn a_csv_of_a_million_rows_is_streamed_in_bounded_memory() {
     use std::io::{BufRead, BufReader};
     let (_dir, path) = util::scene_file(
         "long.x3d",
-        "<X3D><Scene><Transform DEF='T'/><TimeSensor DEF='C' cycleInterval='1000' loop='true'/>\
-         <PositionInterpolator DEF='P' key='0 0.5 1' keyValue='0 0 0 1 2 3 0 0 0'/>\
-         <ROUTE fromNode='C' fromField='fraction_changed' toNode='P' toField='set_fraction'/>\
-         <ROUTE fromNode='P' fromField='value_changed' toNode='T' toField='translation'/></Scene></X3D>",
+        &long_scene(1000, "0 0.5 1", "0 0 0 1 2 3 0 0 0"),
     );
     let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_x3dbake"))
         .args([path.as_str(), "-o", "-", "--rate", "1000"])
@@ -1610,13 +1618,7 @@ fn an_output_through_a_symbolic_link_writes_what_it_names() {
 #[test]
 fn max_samples_raises_the_limit_on_samples_a_track() {
     use std::io::{BufRead, BufReader};
-    let (_dir, path) = util::scene_file(
-        "long.x3d",
-        "<X3D><Scene><Transform DEF='T'/><TimeSensor DEF='C' cycleInterval='100000' loop='true'/>\
-         <PositionInterpolator DEF='P' key='0 1' keyValue='0 0 0 1 2 3'/>\
-         <ROUTE fromNode='C' fromField='fraction_changed' toNode='P' toField='set_fraction'/>\
-         <ROUTE fromNode='P' fromField='value_changed' toNode='T' toField='translation'/></Scene></X3D>",
-    );
+    let (_dir, path) = util::scene_file("long.x3d", &long_scene(100_000, "0 1", "0 0 0 1 2 3"));
     let refused = Command::new(env!("CARGO_BIN_EXE_x3dbake"))
         .args([path.as_str(), "-o", "-", "--rate", "1000"])
         .output()
