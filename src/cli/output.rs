@@ -110,13 +110,7 @@ impl Part<'_> {
 pub fn spill_file(near: Option<&Path>) -> Option<fs::File> {
     use std::os::unix::fs::OpenOptionsExt as _;
     let near = near.map(followed);
-    let folder = near.as_deref().and_then(Path::parent).map(|p| {
-        if p.as_os_str().is_empty() {
-            Path::new(".")
-        } else {
-            p
-        }
-    });
+    let folder = near.as_deref().map(folder_of);
     let unnamed = |dir: &Path| {
         fs::OpenOptions::new()
             .read(true)
@@ -291,11 +285,16 @@ fn write_parts(f: &mut fs::File, parts: &Parts, sync: bool) -> std::io::Result<(
 /// into it). Only where a folder can be opened as a file (Unix).
 #[cfg(unix)]
 fn sync_folder(path: &Path) -> std::io::Result<()> {
-    let folder = match path.parent() {
+    fs::File::open(folder_of(path))?.sync_all()
+}
+
+/// The folder holding `path` (`.` for a bare name).
+#[cfg(unix)]
+fn folder_of(path: &Path) -> &Path {
+    match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => Path::new("."),
-    };
-    fs::File::open(folder)?.sync_all()
+    }
 }
 
 #[cfg(not(unix))]
