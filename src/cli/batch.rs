@@ -331,10 +331,7 @@ fn gltf_files<'a>(
 /// The binary buffer's parts: its bytes moved to a file, then those in
 /// memory.
 fn buffer_parts(doc: &gltf::Document) -> output::Parts<'_> {
-    let spilled = doc
-        .spilled
-        .as_ref()
-        .map(|s| output::Part::File(&s.file, s.len));
+    let spilled = doc.spilled.as_ref().map(output::Part::Spilled);
     spilled
         .into_iter()
         .chain([doc.bin.as_slice().into()])

@@ -42,9 +42,9 @@ pub type Parts<'a> = Vec<Part<'a>>;
 pub enum Part<'a> {
     /// Bytes in memory.
     Bytes(Cow<'a, [u8]>),
-    /// The first bytes of a file: a glTF buffer moved out of memory as it
-    /// was made (copied by the kernel where it can).
-    File(&'a fs::File, u64),
+    /// A glTF buffer's bytes moved out of memory to a file as it was made
+    /// (copied by the kernel where it can).
+    Spilled(&'a x3dbake::write::gltf::Spilled),
 }
 
 impl<'a, T: Into<Cow<'a, [u8]>>> From<T> for Part<'a> {
@@ -71,13 +71,13 @@ impl Part<'_> {
                     at += p.len();
                 }
             }
-            Part::File(file, len) => {
-                let mut from = *file;
-                std::io::Seek::rewind(&mut from)?;
+            Part::Spilled(spilled) => {
+                let mut from = spilled.reader()?;
+                let len = spilled.len;
                 let mut at = 0;
-                while (at as u64) < *len {
-                    let n = (*len - at as u64).min(piece as u64);
-                    let copied = std::io::copy(&mut std::io::Read::take(from, n), out)?;
+                while (at as u64) < len {
+                    let n = (len - at as u64).min(piece as u64);
+                    let copied = std::io::copy(&mut std::io::Read::take(&mut from, n), out)?;
                     if copied < n {
                         return Err(std::io::ErrorKind::UnexpectedEof.into());
                     }
@@ -97,7 +97,7 @@ impl Part<'_> {
     fn len(&self) -> usize {
         match self {
             Part::Bytes(bytes) => bytes.len(),
-            Part::File(_, len) => *len as usize,
+            Part::Spilled(spilled) => spilled.len as usize,
         }
     }
 }

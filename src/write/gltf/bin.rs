@@ -6,7 +6,7 @@
 //! a buffer larger than the size spends.
 
 use std::fs::File;
-use std::io::Write as _;
+use std::io::{Read as _, Seek as _, Write as _};
 
 /// How many bytes gather in memory before they are moved to the file, once
 /// the buffer has passed [`Spill::after`].
@@ -42,6 +42,15 @@ pub struct Spilled {
     pub file: File,
     /// How many of its bytes are the buffer's.
     pub len: u64,
+}
+
+impl Spilled {
+    /// Its bytes, read from the file's start.
+    pub fn reader(&self) -> std::io::Result<std::io::Take<&File>> {
+        let mut file = &self.file;
+        file.rewind()?;
+        Ok(file.take(self.len))
+    }
 }
 
 impl Bin {
@@ -132,7 +141,6 @@ impl Bin {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::io::{Read as _, Seek as _};
 
     /// Appends pieces of 0.3 MB of one byte each (three not a multiple of
     /// four); returns the bytes the buffer should hold.

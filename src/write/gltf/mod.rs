@@ -136,9 +136,7 @@ impl Document {
             return Ok((&self.bin[..]).into());
         };
         let mut all = Vec::with_capacity(self.buffer_len());
-        let mut file = &s.file;
-        std::io::Seek::rewind(&mut file)?;
-        file.take(s.len).read_to_end(&mut all)?;
+        s.reader()?.read_to_end(&mut all)?;
         if all.len() as u64 != s.len {
             return Err(std::io::ErrorKind::UnexpectedEof.into());
         }
