@@ -79,6 +79,11 @@ impl SourceFile {
         }
     }
 
+    /// The text's length in bytes (kept when the text is released).
+    pub fn text_len(&self) -> usize {
+        self.len
+    }
+
     /// The text, as it was read (empty if it was released and cannot be
     /// read again as it was).
     pub fn text(&self) -> &str {

@@ -181,10 +181,10 @@ fn bake_one(job: &Job, index: usize, path: &str) -> (Outcome, String) {
                     .collect();
             }
             // A buffer to be written whole to a file (a .glb or a .bin) is
-            // moved out of memory as it is made once larger than the input
-            // (and than 16 MiB), and always past 64 MiB; an embedded one is
-            // not (docs/performance.md).
-            let input = std::fs::metadata(path).map_or(0, |m| m.len() as usize);
+            // moved out of memory as it is made once larger than the input's
+            // text (and than 16 MiB), and always past 64 MiB; an embedded
+            // one is not (docs/performance.md).
+            let input = bake.sources.get(bake.file).text_len();
             let spill = (job.format == Format::Glb || !job.embed && dest.is_some()).then(|| {
                 let near = dest.clone();
                 gltf::Spill {
