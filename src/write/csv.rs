@@ -327,9 +327,7 @@ pub fn write(
             let name = cell(&name);
             for t in grid(start, end, opts.rate) {
                 line.clear();
-                line.push_str(&name);
-                line.push(',');
-                shortest::push(&mut line, t);
+                push_clip_time(&mut line, &name, t);
                 for ((_, _, elements, per), col) in all.iter().zip(&found) {
                     let width = elements * per;
                     comps.clear();
@@ -361,10 +359,7 @@ pub fn write(
             for (c, node) in cols.iter().zip(&nodes) {
                 value_at(scene, c, t, timeline, &mut v);
                 prefix.clear();
-                for part in [&name, ","] {
-                    prefix.push_str(part);
-                }
-                shortest::push(&mut prefix, t);
+                push_clip_time(&mut prefix, &name, t);
                 for part in [",", node, ",", c.field, ","] {
                     prefix.push_str(part);
                 }
@@ -396,6 +391,13 @@ pub fn write(
         }
     }
     Ok(())
+}
+
+/// A row's first two cells: the clip (its cell) and the time.
+fn push_clip_time(out: &mut String, clip: &str, t: f64) {
+    out.push_str(clip);
+    out.push(',');
+    shortest::push(out, t);
 }
 
 /// A value of at least this many elements is formatted on two threads.
