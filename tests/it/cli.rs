@@ -195,11 +195,7 @@ fn several_inputs_into_a_folder() {
     let refs: Vec<&str> = args.iter().map(String::as_str).collect();
     let o = util::run(&refs);
     assert_eq!(o.status.code(), Some(0), "{}", util::stderr(&o));
-    let mut made: Vec<String> = std::fs::read_dir(&out)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
-    made.sort();
+    let made = util::names_in(&out);
     assert_eq!(made.len(), n);
     assert!(made.contains(&"bouncing_box.glb".to_string()));
     // One at a time (-j 1) gives the same files, byte for byte.
@@ -1502,11 +1498,7 @@ fn a_buffer_moved_out_of_memory_writes_the_same_bytes() {
         run(&["-o", &out("a.gltf"), sync]);
         assert!(std::fs::read(out("a.bin")).unwrap() == *bin, "{sync} .bin");
     }
-    let mut names: Vec<_> = std::fs::read_dir(dir.path())
-        .unwrap()
-        .map(|e| e.unwrap().file_name().into_string().unwrap())
-        .collect();
-    names.sort();
+    let names = util::names_in(dir.path());
     assert_eq!(names, ["a.bin", "a.glb", "a.gltf", "e.gltf", "grids.x3d"]);
 }
 

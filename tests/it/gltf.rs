@@ -487,10 +487,7 @@ fn a_failed_bake_leaves_the_previous_output_untouched() {
         std::fs::read(dir.path().join("out.bin")).unwrap(),
         b"previous bin"
     );
-    let names: Vec<_> = std::fs::read_dir(dir.path())
-        .unwrap()
-        .map(|e| e.unwrap().file_name())
-        .collect();
+    let names = util::names_in(dir.path());
     assert_eq!(names.len(), 2, "no temporary files left: {names:?}");
     // An output folder that does not exist: an I/O error, nothing written.
     let o = bake(
@@ -1040,10 +1037,7 @@ fn an_interrupted_bake_leaves_the_previous_output_untouched() {
         );
         kept += usize::from(now == previous);
         // No temporary file is left but by a SIGKILL during the write.
-        let names: Vec<_> = std::fs::read_dir(dir.path())
-            .unwrap()
-            .map(|e| e.unwrap().file_name())
-            .collect();
+        let names = util::names_in(dir.path());
         let left = names.len() - 3;
         assert!(
             left == 0 || step % 2 == 1,
@@ -1051,7 +1045,7 @@ fn an_interrupted_bake_leaves_the_previous_output_untouched() {
         );
         temps += left;
         for n in &names {
-            if n.to_string_lossy().ends_with(".tmp") {
+            if n.ends_with(".tmp") {
                 std::fs::remove_file(dir.path().join(n)).unwrap();
             }
         }
@@ -1084,11 +1078,7 @@ fn sync_writes_the_same_bytes_flushed() {
     let other = util::root().join("fixtures/scenes/morph.x3d");
     let o = bake(scene, &folder, &[other.to_str().unwrap(), "--sync"]);
     assert_eq!(o.status.code(), Some(0), "{}", util::stderr(&o));
-    let mut names: Vec<String> = std::fs::read_dir(&folder)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
-    names.sort();
+    let names = util::names_in(&folder);
     assert_eq!(names, ["bouncing_box.glb", "morph.glb"]);
     let same = std::fs::read(folder.join("bouncing_box.glb")).unwrap()
         == std::fs::read(plain.join("a.glb")).unwrap();

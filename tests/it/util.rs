@@ -74,6 +74,21 @@ pub fn check_golden(path: &Path, actual: &str) {
     assert_eq!(actual, expected, "output differs from {}", path.display());
 }
 
+/// The names of the entries of a folder, sorted.
+pub fn names_in(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .expect("a readable folder")
+        .map(|e| {
+            e.expect("readable entry")
+                .file_name()
+                .to_string_lossy()
+                .into_owned()
+        })
+        .collect();
+    names.sort();
+    names
+}
+
 /// The files in a fixtures folder with an extension, sorted.
 pub fn fixtures(dir: &str, ext: &str) -> Vec<PathBuf> {
     let mut v: Vec<PathBuf> = std::fs::read_dir(root().join("fixtures").join(dir))
