@@ -29,7 +29,7 @@ use crate::limits::Limits;
 use crate::load::{Fetch, add_file};
 use crate::scene::value::Data;
 use crate::scene::{NodeId, Scene};
-use crate::source::{FileId, Sources};
+use crate::source::{FileId, Input, Sources};
 use crate::syntax::Encoding;
 use crate::write::csv::{self, CsvOptions};
 use crate::write::{gltf, inspect};
@@ -86,20 +86,23 @@ pub struct Bake {
 }
 
 impl Bake {
-    /// Reads a file's bytes (gzip or not) into a scene. `name` names it in
-    /// messages and is where its URLs are resolved from; `encoding` is
-    /// detected when not given; Inline and EXTERNPROTO files come through
-    /// `fetch` (none are read without one).
+    /// Reads a file's bytes (gzip or not), or its mapped text, into a
+    /// scene. `name` names it in messages and is where its URLs are
+    /// resolved from; `encoding` is detected when not given; Inline and
+    /// EXTERNPROTO files come through `fetch` (none are read without one).
     pub fn load(
         name: &str,
-        bytes: Vec<u8>,
+        input: impl Into<Input>,
         encoding: Option<Encoding>,
         fetch: Option<&mut dyn Fetch>,
         limits: Limits,
     ) -> Bake {
         let mut sources = Sources::new();
         let mut diags = Diagnostics::default();
-        let file = add_file(&mut sources, name, bytes, &mut diags);
+        let file = match input.into() {
+            Input::Bytes(bytes) => add_file(&mut sources, name, bytes, &mut diags),
+            Input::Mapped(text) => sources.add_mapped(name, text),
+        };
         let scene = if diags.has_errors() {
             // Not text (or not UTF-8, kept lossily to show where).
             Scene::default()

@@ -18,6 +18,7 @@ pub mod hash;
 pub mod interp;
 pub mod limits;
 pub mod load;
+pub mod mapped;
 pub mod mesh;
 pub mod par;
 pub mod scene;

@@ -3,6 +3,7 @@
 //! Spans are byte ranges kept beside the data; a line and column are worked
 //! out only when a diagnostic is printed (as naga does).
 
+use crate::mapped::Mapped;
 use std::io::Read as _;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
@@ -47,7 +48,7 @@ pub struct SourceFile {
     pub name: String,
     /// The text; after [`Sources::release`], read again from `origin` when
     /// a diagnostic shows a line (`None`: it could not be, or it changed).
-    text: OnceLock<Option<String>>,
+    text: OnceLock<Option<Text>>,
     /// Where the text can be read again, once released.
     origin: Option<PathBuf>,
     /// Its length in bytes.
@@ -67,8 +68,43 @@ pub struct SourceFile {
 /// MB line took 77 s).
 const CHECKPOINT: usize = 4096;
 
+/// A file's text: read into memory, or mapped.
+#[derive(Debug)]
+enum Text {
+    Read(String),
+    Mapped(Mapped),
+}
+
+impl Text {
+    fn as_str(&self) -> &str {
+        match self {
+            Text::Read(s) => s,
+            Text::Mapped(m) => m.text(),
+        }
+    }
+
+    fn len(&self) -> usize {
+        self.as_str().len()
+    }
+}
+
+/// An input file's bytes, as read, or its text mapped ([`Mapped::open`]).
+#[derive(Debug)]
+pub enum Input {
+    /// Bytes read (gzip expanded and UTF-8 checked when it is added).
+    Bytes(Vec<u8>),
+    /// A large plain file's text, mapped.
+    Mapped(Mapped),
+}
+
+impl From<Vec<u8>> for Input {
+    fn from(bytes: Vec<u8>) -> Input {
+        Input::Bytes(bytes)
+    }
+}
+
 impl SourceFile {
-    fn new(name: String, text: String) -> SourceFile {
+    fn new(name: String, text: Text) -> SourceFile {
         SourceFile {
             name,
             len: text.len(),
@@ -90,16 +126,22 @@ impl SourceFile {
         let text = self.text.get_or_init(|| {
             let bytes = std::fs::read(self.origin.as_ref()?).ok()?;
             // Changed since: no text rather than the wrong lines.
-            (bytes.len() == self.len).then(|| String::from_utf8(bytes).ok())?
+            (bytes.len() == self.len).then(|| String::from_utf8(bytes).ok().map(Text::Read))?
         });
-        text.as_deref().unwrap_or("")
+        text.as_ref().map_or("", Text::as_str)
     }
 
     fn starts(&self) -> &[u32] {
         self.starts.get_or_init(|| {
             let bytes = self.text().as_bytes();
             let mut starts = vec![0u32];
-            starts.extend(memchr::memchr_iter(b'\n', bytes).map(|i| i as u32 + 1));
+            // A part at a time, each let go once read when it is mapped.
+            const PART: usize = 4 << 20;
+            for (k, part) in bytes.chunks(PART).enumerate() {
+                let at = k * PART;
+                starts.extend(memchr::memchr_iter(b'\n', part).map(|i| (at + i) as u32 + 1));
+                crate::mapped::let_go(part);
+            }
             starts
         })
     }
@@ -261,8 +303,17 @@ impl Sources {
 
     /// Adds a file. The caller checks the size against [`MAX_FILE_BYTES`].
     pub fn add(&mut self, name: impl Into<String>, text: String) -> FileId {
+        self.push(name.into(), Text::Read(text))
+    }
+
+    /// Adds a mapped file (its size and text checked when it was mapped).
+    pub fn add_mapped(&mut self, name: impl Into<String>, text: Mapped) -> FileId {
+        self.push(name.into(), Text::Mapped(text))
+    }
+
+    fn push(&mut self, name: String, text: Text) -> FileId {
         let id = FileId(self.files.len() as u32);
-        self.files.push(SourceFile::new(name.into(), text));
+        self.files.push(SourceFile::new(name, text));
         id
     }
 

@@ -16,7 +16,8 @@ use std::process::ExitCode;
 use x3dbake::anim::cascade::World;
 use x3dbake::anim::clip::ClipOptions;
 use x3dbake::load::FileFetch;
-use x3dbake::source::{MAX_FILE_BYTES, read_capped, read_file};
+use x3dbake::mapped::Mapped;
+use x3dbake::source::{Input, MAX_FILE_BYTES, read_capped, read_file};
 use x3dbake::{Bake, Limits};
 
 /// How a run ended. Ordered: the worst outcome of a batch is its exit code.
@@ -85,11 +86,21 @@ fn analyse(
     world: Option<&World>,
     limits: Limits,
 ) -> anyhow::Result<Bake> {
-    let bytes = read_bytes(path)?;
     let name = if path == "-" { "<stdin>" } else { path };
+    // A large plain file is mapped, any other read.
+    let mapped = (path != "-")
+        .then(|| Mapped::open(Path::new(path)))
+        .flatten();
+    let input = match mapped {
+        Some(text) => Input::Mapped(text),
+        None => Input::Bytes(read_bytes(path)?),
+    };
     // Plain text that can be read again (not gzip, not a pipe).
-    let rereadable = path != "-" && !x3dbake::load::is_gzip(&bytes);
-    let mut bake = Bake::load(name, bytes, None, Some(&mut FileFetch), limits);
+    let rereadable = match &input {
+        Input::Bytes(bytes) => path != "-" && !x3dbake::load::is_gzip(bytes),
+        Input::Mapped(_) => true,
+    };
+    let mut bake = Bake::load(name, input, None, Some(&mut FileFetch), limits);
     // The scene is made: the text is needed again only to show a line.
     if rereadable && !bake.diags.has_errors() {
         bake.sources.release(bake.file, Path::new(path));

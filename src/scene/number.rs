@@ -65,6 +65,9 @@ pub(super) fn parse_tokens<T: Send>(
         first?;
         second?;
         values.append(&mut other);
+        // Read: a mapped file's pages of it leave memory.
+        let (from, to) = (pair[0][0], pair[pair.len() - 1][1]);
+        crate::mapped::let_go(&text.as_bytes()[from..to]);
     }
     Ok(values)
 }

@@ -336,7 +336,16 @@ impl<'s, 'd> Reader<'s, 'd> {
         let name = e.name().0;
         let name_span = self.span_of(name, 0);
         let attrs = self.attrs(e);
+        // A long start tag (a long keyValue) of a mapped file, scanned: its
+        // pages leave memory, and its values read them again piece by piece.
+        let long = e.len() >= crate::par::SPLIT_BYTES;
+        if long {
+            crate::mapped::let_go(e[..].as_bytes());
+        }
         let frame = self.element(name, name_span, &attrs);
+        if long {
+            crate::mapped::let_go(e[..].as_bytes());
+        }
         if !empty {
             self.frames.push((frame, name.to_string(), name_span));
         } else if let Frame::ProtoBody(p) = frame {
