@@ -41,6 +41,8 @@ const F_SETSIG: libc::c_int = 10;
 pub struct Mapped {
     addr: usize,
     len: usize,
+    /// Where its lines start, found while its text was checked.
+    starts: Vec<u32>,
     /// Holds the lease (closing it gives the lease back).
     _file: File,
 }
@@ -87,7 +89,7 @@ impl Mapped {
                 std::ptr::null_mut(),
                 len,
                 libc::PROT_READ,
-                libc::MAP_PRIVATE,
+                libc::MAP_PRIVATE | libc::MAP_POPULATE,
                 fd,
                 0,
             )
@@ -96,14 +98,16 @@ impl Mapped {
             return None;
         }
         maps().push((addr as usize, len));
-        let mapped = Mapped {
+        let mut mapped = Mapped {
             addr: addr as usize,
             len,
+            starts: Vec::new(),
             _file: file,
         };
         // Gzip data is never UTF-8: its second byte (0x8B) cannot follow
         // the first (0x1F).
-        utf8_letting_go(mapped.bytes()).then_some(mapped)
+        mapped.starts = line_starts_of_utf8(mapped.bytes())?;
+        Some(mapped)
     }
 
     /// Never: mapping is for Linux, where leases keep a mapped file whole.
@@ -116,6 +120,11 @@ impl Mapped {
         // SAFETY: [addr, addr + len) is a read-only map of the file held
         // until drop; under the lease nothing writes or truncates it.
         unsafe { std::slice::from_raw_parts(self.addr as *const u8, self.len) }
+    }
+
+    /// Where its lines start (byte offsets, the first 0).
+    pub fn take_line_starts(&mut self) -> Vec<u32> {
+        std::mem::take(&mut self.starts)
     }
 
     /// The text (checked as UTF-8 when it was mapped).
@@ -138,12 +147,15 @@ impl Drop for Mapped {
     }
 }
 
-/// Bytes checked at a time, each part let go once checked.
+/// Bytes checked at a time.
 const PART: usize = 4 << 20;
 
-/// True when `bytes` are UTF-8, checked a part at a time (a character may
-/// cross from one part into the next), each part let go once checked.
-fn utf8_letting_go(bytes: &[u8]) -> bool {
+/// Where the lines of `bytes` start, if they are UTF-8: one pass over the
+/// mapped pages for both (the line index is made for every file read, see
+/// `Sources::release`), a part at a time (a character may cross from one
+/// part into the next).
+fn line_starts_of_utf8(bytes: &[u8]) -> Option<Vec<u32>> {
+    let mut starts = vec![0u32];
     let mut at = 0;
     while at < bytes.len() {
         let end = (at + PART).min(bytes.len());
@@ -151,12 +163,13 @@ fn utf8_letting_go(bytes: &[u8]) -> bool {
             Ok(_) => end,
             // A character cut by the part's end: checked with the next.
             Err(e) if e.error_len().is_none() && end < bytes.len() => at + e.valid_up_to(),
-            Err(_) => return false,
+            Err(_) => return None,
         };
-        let_go(&bytes[at..good]);
+        let lines = memchr::memchr_iter(b'\n', &bytes[at..good]);
+        starts.extend(lines.map(|i| (at + i) as u32 + 1));
         at = good;
     }
-    true
+    Some(starts)
 }
 
 /// Lets go of the pages of `bytes` (those wholly inside it) when they are
@@ -218,8 +231,10 @@ mod tests {
     #[test]
     fn a_mapped_file_is_its_text_and_parts_let_go_read_the_same() {
         let (path, text) = text_file("mapped", 6 << 20);
-        let m = Mapped::open(&path).expect("mapped");
+        let mut m = Mapped::open(&path).expect("mapped");
         assert!(m.text() == text);
+        let lines = text.match_indices('\n').map(|(i, _)| i as u32 + 1);
+        assert!(m.take_line_starts() == [0].into_iter().chain(lines).collect::<Vec<_>>());
         let before = resident_pages();
         let_go(m.text().as_bytes());
         // Let go: out of the process, and read again, the same.

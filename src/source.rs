@@ -135,13 +135,7 @@ impl SourceFile {
         self.starts.get_or_init(|| {
             let bytes = self.text().as_bytes();
             let mut starts = vec![0u32];
-            // A part at a time, each let go once read when it is mapped.
-            const PART: usize = 4 << 20;
-            for (k, part) in bytes.chunks(PART).enumerate() {
-                let at = k * PART;
-                starts.extend(memchr::memchr_iter(b'\n', part).map(|i| (at + i) as u32 + 1));
-                crate::mapped::let_go(part);
-            }
+            starts.extend(memchr::memchr_iter(b'\n', bytes).map(|i| i as u32 + 1));
             starts
         })
     }
@@ -306,9 +300,13 @@ impl Sources {
         self.push(name.into(), Text::Read(text))
     }
 
-    /// Adds a mapped file (its size and text checked when it was mapped).
-    pub fn add_mapped(&mut self, name: impl Into<String>, text: Mapped) -> FileId {
-        self.push(name.into(), Text::Mapped(text))
+    /// Adds a mapped file (its size and text checked, and its lines found,
+    /// when it was mapped).
+    pub fn add_mapped(&mut self, name: impl Into<String>, mut text: Mapped) -> FileId {
+        let starts = text.take_line_starts();
+        let id = self.push(name.into(), Text::Mapped(text));
+        let _ = self.files[id.0 as usize].starts.set(starts);
+        id
     }
 
     fn push(&mut self, name: String, text: Text) -> FileId {

@@ -640,7 +640,7 @@ fn mostly_bent(k: &Keyframes, bound: Bound) -> bool {
                 *x = a[c] + s * (b[c] - a[c]);
             }
             // (A chord of quaternions, normalised, is their slerp's path.)
-            distance(&v, k.value(i), bound.rotation, bound.per) > bound.tol
+            distance(&v, &k.value(i), bound.rotation, bound.per) > bound.tol
         })
         .count();
     2 * bent > k.len() - 1 || 2 * turns > k.len().saturating_sub(2)

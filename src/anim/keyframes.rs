@@ -2,7 +2,7 @@
 //! interpolator's exact description, or by sampling any chain.
 
 use super::clock::{FractionMap, Piece};
-use crate::interp::{Exact, Seg, lookup, rotation, spline};
+use crate::interp::{Exact, Seg, Values, lookup, rotation, spline};
 use glam::DQuat;
 use std::borrow::Cow;
 
@@ -33,7 +33,7 @@ pub struct Keyframes<'a> {
     /// Key times in seconds, not decreasing.
     pub times: Vec<f64>,
     /// Borrowed from the interpolator when the keyframes are its keys.
-    pub values: Cow<'a, [f64]>,
+    pub values: Values<'a>,
     /// Cubic only: derivatives per second, arriving at and leaving each key.
     pub in_tangents: Vec<f64>,
     /// Out-tangents (per second), `width` a key, for cubic keys.
@@ -96,7 +96,7 @@ impl<'a> Keyframes<'a> {
             width,
             quaternions,
             times: Vec::new(),
-            values: Cow::Borrowed(&[]),
+            values: Values::default(),
             in_tangents: Vec::new(),
             out_tangents: Vec::new(),
         }
@@ -105,7 +105,7 @@ impl<'a> Keyframes<'a> {
     /// The same keyframes owning their values.
     pub fn to_owned_keys(&self) -> Keyframes<'static> {
         Keyframes {
-            values: Cow::Owned(self.values.to_vec()),
+            values: self.values.clone().into_owned(),
             in_tangents: self.in_tangents.clone(),
             out_tangents: self.out_tangents.clone(),
             times: self.times.clone(),
@@ -133,16 +133,19 @@ impl<'a> Keyframes<'a> {
     }
 
     /// The value of key `i`.
-    pub fn value(&self, i: usize) -> &[f64] {
-        &self.values[i * self.width..(i + 1) * self.width]
+    pub fn value(&self, i: usize) -> Cow<'_, [f64]> {
+        self.values.slice(i * self.width..(i + 1) * self.width)
     }
 
     pub(super) fn push(&mut self, t: f64, value: &[f64], d_in: &[f64], d_out: &[f64], rate: f64) {
         self.times.push(t);
         // Keep consecutive quaternions in one hemisphere (x · −1 is exact).
+        let n = self.values.len();
         let flip = self.quaternions
-            && self.values.len() >= 4
-            && self.values[self.values.len() - 4..]
+            && n >= 4
+            && self
+                .values
+                .slice(n - 4..n)
                 .iter()
                 .zip(value)
                 .map(|(a, b)| a * b)
@@ -244,7 +247,7 @@ impl<'a> Keyframes<'a> {
             return;
         }
         let (i, s) = match lookup(&self.times, t) {
-            Seg::At(i) => return out.extend_from_slice(self.value(i)),
+            Seg::At(i) => return out.extend_from_slice(&self.value(i)),
             Seg::Between(i, s) => (i, s),
         };
         let w = self.width;
@@ -257,9 +260,10 @@ impl<'a> Keyframes<'a> {
         };
         let dt = self.times[i + 1] - self.times[i];
         out.resize(w, 0.0);
+        let (a, b) = (self.value(i), self.value(i + 1));
         let segment = Segment {
-            a: self.value(i),
-            b: self.value(i + 1),
+            a: &a,
+            b: &b,
             m0,
             m1,
             dt,
@@ -354,7 +358,7 @@ fn points(exact: &Exact, piece: &Piece, clip_end: bool, mut emit: impl FnMut(Poi
         };
         Point {
             f: keys[i],
-            value: values[i * w..(i + 1) * w].to_vec(),
+            value: values.slice(i * w..(i + 1) * w).into_owned(),
             d_in: if i > 0 { slope(i - 1, i, true) } else { zero() },
             d_out: if i + 1 < n {
                 slope(i, i + 1, false)

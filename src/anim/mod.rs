@@ -10,7 +10,7 @@ pub mod keyframes;
 pub mod motion;
 pub mod reduce;
 
-use crate::interp::{Ease, Interpolator, KeyWarning, Kind, Spec, TangentRule};
+use crate::interp::{Ease, Interpolator, KeyWarning, Kind, Spec, TangentRule, Values};
 use crate::scene::value::Data;
 use crate::scene::{NodeId, Scene};
 
@@ -39,6 +39,15 @@ fn numbers(scene: &Scene, id: NodeId, field: &str) -> Vec<f64> {
         .value(id, field)
         .map(value_numbers)
         .unwrap_or_default()
+}
+
+/// An interpolator's keyValue: single-precision numbers as the scene holds
+/// them (the interpolator copies them as they are), any other as f64.
+fn key_values(scene: &Scene, id: NodeId) -> Values<'_> {
+    match scene.value(id, "keyValue").map(|v| &v.data) {
+        Some(Data::Floats(x)) => Values::Narrow(x.into()),
+        _ => numbers(scene, id, "keyValue").into(),
+    }
 }
 
 /// The numbers of a value as f64 (booleans as 0 and 1; none for strings
@@ -95,7 +104,7 @@ pub fn node_function(
     let spec = Spec {
         kind,
         keys: &keys,
-        key_value: numbers(scene, id, "keyValue").into(),
+        key_value: key_values(scene, id),
         elem,
         multiple,
         key_velocity: &numbers(scene, id, "keyVelocity"),

@@ -170,16 +170,17 @@ pub fn thin<'a>(
         (0..k.len().saturating_sub(1))
             .map(|i| {
                 slerp(
-                    DQuat::from_slice(k.value(i)),
-                    DQuat::from_slice(k.value(i + 1)),
+                    DQuat::from_slice(&k.value(i)),
+                    DQuat::from_slice(&k.value(i + 1)),
                     0.5,
                 )
             })
             .collect()
     });
+    let values = k.values.wide();
     let fit = Fit {
         times: &k.times,
-        values: &k.values,
+        values: &values,
         width: w,
         tol,
         per,
@@ -196,7 +197,7 @@ pub fn thin<'a>(
     let times = kept.iter().map(|&i| k.times[i]).collect();
     let values: Vec<f64> = kept
         .iter()
-        .flat_map(|&i| k.values[i * w..(i + 1) * w].iter().copied())
+        .flat_map(|&i| values[i * w..(i + 1) * w].iter().copied())
         .collect();
     let thinned = Keyframes {
         times,
@@ -218,7 +219,7 @@ pub fn thin<'a>(
 /// points inside each segment.
 pub fn constant_at(k: &Keyframes, value: &[f64], tol: f64, rotation: bool, per: usize) -> bool {
     let near = |v: &[f64]| distance(v, value, rotation, per) <= tol;
-    if value.len() != k.width || !(0..k.len()).all(|i| near(k.value(i))) {
+    if value.len() != k.width || !(0..k.len()).all(|i| near(&k.value(i))) {
         return false;
     }
     let mut v = Vec::new();
@@ -233,8 +234,8 @@ pub fn constant_at(k: &Keyframes, value: &[f64], tol: f64, rotation: bool, per: 
             let p = DQuat::from_slice(value);
             (1..k.len()).all(|i| {
                 let (a, b) = (
-                    DQuat::from_slice(k.value(i - 1)),
-                    DQuat::from_slice(k.value(i)),
+                    DQuat::from_slice(&k.value(i - 1)),
+                    DQuat::from_slice(&k.value(i)),
                 );
                 // The player's arc is the short one: b on a's side.
                 let b = if a.dot(b) < 0.0 { -b } else { b };

@@ -181,15 +181,15 @@ fn bake_one(job: &Job, index: usize, path: &str) -> (Outcome, String) {
                     .collect();
             }
             // A buffer to be written whole to a file (a .glb or a .bin) is
-            // moved out of memory as it is made once larger than the input's
-            // text (and than 16 MiB), and always past 64 MiB; an embedded
-            // one is not (docs/performance.md).
+            // moved out of memory as it is made once larger than a quarter
+            // of the input's text (at least 2 MiB, at most 64 MiB); an
+            // embedded one is not (docs/performance.md).
             let input = bake.sources.get(bake.file).text_len();
             let spill = (job.format == Format::Glb || !job.embed && dest.is_some()).then(|| {
                 let near = dest.clone();
                 gltf::Spill {
                     open: Box::new(move || output::spill_file(near.as_deref())),
-                    after: input.clamp(16 << 20, 64 << 20),
+                    after: (input / 4).clamp(2 << 20, 64 << 20),
                 }
             });
             let doc = match bake.gltf_spilled(&job.gltf_opts, Some(&mut FileFetch), spill) {

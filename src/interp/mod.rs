@@ -2,19 +2,22 @@
 //! X3D files. Every node of the X3D Interpolation component, the two
 //! sequencers, and the project three `smooth` flag.
 //!
-//! Values are `f64`, flat, `width` numbers per key. Rotations are unit
-//! quaternions `[x, y, z, w]` (see [`rotation::to_axis_angle`] for X3D's
-//! axis-angle form).
+//! Values are flat, `width` numbers per key, read as `f64` (linear and step
+//! curves keep single-precision key values as they are: [`Values`]).
+//! Rotations are unit quaternions `[x, y, z, w]` (see
+//! [`rotation::to_axis_angle`] for X3D's axis-angle form).
 
 pub mod color;
 pub mod ease;
 pub mod keys;
 pub mod rotation;
 pub mod spline;
+pub mod values;
 
 pub use ease::Ease;
 pub use keys::{Hint, KeyWarning, Seg, lookup, lookup_near};
 pub use spline::TangentRule;
+pub use values::Values;
 
 use glam::{DQuat, DVec3};
 use std::borrow::Cow;
@@ -70,7 +73,7 @@ pub struct Spec<'a> {
     /// keyValue, flat: `elem` numbers per element (4 for axis-angle).
     /// Owned when the caller has no use for it after: a large keyValue then
     /// becomes the interpolator's values without a copy.
-    pub key_value: Cow<'a, [f64]>,
+    pub key_value: Values<'a>,
     /// Numbers a value (a point of an MF value counts as its components).
     pub elem: usize,
     /// MF output (Coordinate, Normal): several elements per key.
@@ -108,8 +111,9 @@ impl<'a> Spec<'a> {
 pub struct Interpolator {
     kind: Kind,
     keys: Vec<f64>,
-    /// `width` numbers per key (rotations as quaternions).
-    values: Vec<f64>,
+    /// `width` numbers per key (rotations as quaternions); single
+    /// precision as given for linear and step curves.
+    values: Values<'static>,
     width: usize,
     /// Spline: outgoing tangents; Squad: inner control points.
     aux_out: Vec<f64>,
@@ -130,7 +134,7 @@ pub enum Exact<'a> {
         /// The key fractions.
         keys: Cow<'a, [f64]>,
         /// The values, `width` numbers a key.
-        values: Cow<'a, [f64]>,
+        values: Values<'a>,
     },
     /// Quaternions, slerp between keys; consecutive keys are in one
     /// hemisphere, so the shorter arc and the plain arc agree.
@@ -138,7 +142,7 @@ pub enum Exact<'a> {
         /// The key fractions.
         keys: Cow<'a, [f64]>,
         /// The values, `width` numbers a key.
-        values: Cow<'a, [f64]>,
+        values: Values<'a>,
     },
     /// Hermite segments: per key its value, its incoming tangent (segment
     /// ending there) and its outgoing tangent (segment starting there), in
@@ -147,7 +151,7 @@ pub enum Exact<'a> {
         /// The key fractions.
         keys: Cow<'a, [f64]>,
         /// The values, `width` numbers a key.
-        values: Cow<'a, [f64]>,
+        values: Values<'a>,
         /// Incoming tangents, `width` numbers a key.
         inc: Cow<'a, [f64]>,
         /// Outgoing tangents, `width` numbers a key.
@@ -158,7 +162,7 @@ pub enum Exact<'a> {
         /// The key fractions.
         keys: Cow<'a, [f64]>,
         /// The values, `width` numbers a key.
-        values: Cow<'a, [f64]>,
+        values: Values<'a>,
     },
 }
 
@@ -195,33 +199,24 @@ impl Interpolator {
         }
         let frame = per_key * spec.elem;
         // Key frames, padded with the last one (none at all: no values).
-        let mut frames: Vec<&[f64]> = spec.key_value.chunks_exact(frame.max(1)).take(n).collect();
-        if frame == 0 || frames.is_empty() {
-            frames.clear();
-        } else {
-            while frames.len() < n {
-                frames.push(frames[frames.len() - 1]);
-            }
-        }
-        let keys = if frames.is_empty() {
+        let frames = spec.key_value.len().checked_div(frame).unwrap_or(0);
+        let empty = n == 0 || frames == 0;
+        let keys = if empty {
             Vec::new()
         } else {
             spec.keys.to_vec()
         };
-        let rotations = matches!(spec.kind, Kind::Orientation | Kind::Squad);
-        let unpadded = !frames.is_empty() && spec.key_value.len() >= n * frame;
-        let (values, width) = if rotations {
-            (quaternions(&frames), 4)
-        } else if spec.kind == Kind::Normal {
-            (unit_normals(&frames), frame)
-        } else if unpadded {
-            // The keyValue as it is (moved, when owned), without its extra.
-            drop(frames);
-            let mut v = spec.key_value.into_owned();
-            v.truncate(n * frame);
-            (v, frame)
+        let padded = if empty {
+            Values::default()
         } else {
-            (frames.concat(), frame)
+            spec.key_value.in_frames(frame, n)
+        };
+        let (values, width) = match spec.kind {
+            Kind::Orientation | Kind::Squad => (quaternions(&padded), 4),
+            Kind::Normal => (unit_normals(&padded), frame),
+            // As given: a large keyValue held once, moved when owned.
+            Kind::Linear | Kind::Step => (padded, frame),
+            Kind::Color | Kind::Spline => (padded.wide().into_owned().into(), frame),
         };
         let mut it = Interpolator {
             kind: spec.kind,
@@ -238,7 +233,7 @@ impl Interpolator {
                 let t = spline::tangents(
                     &spline::SplineInput {
                         keys: &it.keys,
-                        values: &it.values,
+                        values: &it.values.wide(),
                         width,
                         velocity: spec.key_velocity,
                         closed: spec.closed,
@@ -291,9 +286,15 @@ impl Interpolator {
     /// The largest Euclidean norm of an element (`per` numbers) of its key
     /// values.
     pub fn largest(&self, per: usize) -> f64 {
-        self.values
-            .chunks(per.max(1))
-            .map(|e| e.iter().map(|x| x * x).sum::<f64>().sqrt())
+        let (v, per) = (&self.values, per.max(1));
+        (0..v.len())
+            .step_by(per)
+            .map(|e| {
+                (e..(e + per).min(v.len()))
+                    .map(|i| v.get(i).powi(2))
+                    .sum::<f64>()
+                    .sqrt()
+            })
             .fold(0.0, f64::max)
     }
 
@@ -303,8 +304,23 @@ impl Interpolator {
         !self.keys.is_empty()
     }
 
-    fn value(&self, i: usize) -> &[f64] {
-        &self.values[i * self.width..(i + 1) * self.width]
+    fn value(&self, i: usize) -> Cow<'_, [f64]> {
+        self.values.slice(self.range(i))
+    }
+
+    /// Where key `i`'s value is in `values`.
+    fn range(&self, i: usize) -> std::ops::Range<usize> {
+        i * self.width..(i + 1) * self.width
+    }
+
+    /// Quaternion `i` of some values.
+    fn quat_at(v: &Values, i: usize) -> DQuat {
+        DQuat::from_xyzw(
+            v.get(4 * i),
+            v.get(4 * i + 1),
+            v.get(4 * i + 2),
+            v.get(4 * i + 3),
+        )
     }
 
     fn quat(v: &[f64], i: usize) -> DQuat {
@@ -324,16 +340,21 @@ impl Interpolator {
             lookup(&self.keys, f)
         };
         let (i, s) = match seg {
-            Seg::At(i) => {
-                out.extend_from_slice(self.value(i));
-                return;
-            }
+            Seg::At(i) => return self.values.extend_into(self.range(i), out),
             Seg::Between(i, s) => (i, s),
         };
+        match self.kind {
+            Kind::Linear => {
+                return self
+                    .values
+                    .lerp_into(self.range(i), self.range(i + 1), s, out);
+            }
+            Kind::Step => return self.values.extend_into(self.range(i), out),
+            _ => {}
+        }
         let (a, b) = (self.value(i), self.value(i + 1));
         match self.kind {
-            Kind::Linear => out.extend(a.iter().zip(b).map(|(x, y)| x + s * (y - x))),
-            Kind::Step => out.extend_from_slice(a),
+            Kind::Linear | Kind::Step => unreachable!("returned above"),
             Kind::Color => {
                 let c = color::lerp_hsv([a[0], a[1], a[2]], [b[0], b[1], b[2]], s);
                 out.extend_from_slice(&c);
@@ -345,7 +366,7 @@ impl Interpolator {
                 }
             }
             Kind::Orientation => {
-                let q = rotation::slerp(Self::quat(a, 0), Self::quat(b, 0), s);
+                let q = rotation::slerp(Self::quat(&a, 0), Self::quat(&b, 0), s);
                 out.extend_from_slice(&q.to_array());
             }
             Kind::Squad => {
@@ -353,7 +374,7 @@ impl Interpolator {
                     Self::quat(&self.aux_out, i),
                     Self::quat(&self.aux_out, i + 1),
                 );
-                let q = rotation::squad(Self::quat(a, 0), Self::quat(b, 0), s0, s1, s);
+                let q = rotation::squad(Self::quat(&a, 0), Self::quat(&b, 0), s0, s1, s);
                 out.extend_from_slice(&q.normalize().to_array());
             }
             Kind::Spline => {
@@ -371,13 +392,13 @@ impl Interpolator {
     /// the sphere and squad, which must be sampled.
     pub fn exact(&self) -> Option<Exact<'_>> {
         let keys = Cow::Borrowed(&self.keys[..]);
-        let values = Cow::Borrowed(&self.values[..]);
+        let values = self.values.borrowed();
         match self.kind {
             Kind::Linear => Some(Exact::Linear { keys, values }),
             Kind::Orientation => {
                 let mut values = values;
                 for i in 1..keys.len() {
-                    if Self::quat(&values, i).dot(Self::quat(&values, i - 1)) < 0.0 {
+                    if Self::quat_at(&values, i).dot(Self::quat_at(&values, i - 1)) < 0.0 {
                         let v = values.to_mut();
                         v[4 * i..4 * i + 4].iter_mut().for_each(|x| *x = -*x);
                     }
@@ -397,7 +418,7 @@ impl Interpolator {
 
     fn squad_points(&self, closed: bool, warnings: &mut Vec<KeyWarning>) -> Vec<f64> {
         let n = self.keys.len();
-        let q = |i: usize| Self::quat(&self.values, i);
+        let q = |i: usize| Self::quat_at(&self.values, i);
         let closed_ok = n > 1 && rotation::same_rotation(q(0), q(n - 1), 1e-12);
         if closed && !closed_ok {
             warnings.push(KeyWarning::ClosedIgnored(
@@ -421,10 +442,10 @@ impl Interpolator {
 
     fn warn_opposite_normals(&self, warnings: &mut Vec<KeyWarning>) {
         for i in 1..self.keys.len() {
-            let opposite = self
-                .value(i - 1)
+            let (a, b) = (self.value(i - 1), self.value(i));
+            let opposite = a
                 .chunks_exact(3)
-                .zip(self.value(i).chunks_exact(3))
+                .zip(b.chunks_exact(3))
                 .any(|(a, b)| DVec3::from_slice(a).dot(DVec3::from_slice(b)) <= -1.0 + 1e-12);
             if opposite {
                 warnings.push(KeyWarning::OppositeNormals { key: i - 1 });
@@ -434,20 +455,21 @@ impl Interpolator {
 }
 
 /// Axis-angle key frames to unit quaternions.
-fn quaternions(frames: &[&[f64]]) -> Vec<f64> {
-    frames
-        .iter()
-        .flat_map(|r| rotation::from_axis_angle(r).to_array())
-        .collect()
+fn quaternions(v: &Values) -> Values<'static> {
+    let v = v.wide();
+    let q = v.chunks_exact(4);
+    q.flat_map(|r| rotation::from_axis_angle(r).to_array())
+        .collect::<Vec<_>>()
+        .into()
 }
 
 /// Normals scaled to unit length (a zero normal stays zero).
-fn unit_normals(frames: &[&[f64]]) -> Vec<f64> {
-    frames
-        .concat()
-        .chunks_exact(3)
-        .flat_map(|n| DVec3::from_slice(n).normalize_or_zero().to_array())
-        .collect()
+fn unit_normals(v: &Values) -> Values<'static> {
+    let v = v.wide();
+    let n = v.chunks_exact(3);
+    n.flat_map(|n| DVec3::from_slice(n).normalize_or_zero().to_array())
+        .collect::<Vec<_>>()
+        .into()
 }
 
 /// Slerp of two unit vectors; opposite vectors turn about a fixed
@@ -478,7 +500,7 @@ impl<'a> Exact<'a> {
     }
 
     /// The values of the description, `width` numbers a key.
-    pub fn values(&self) -> &[f64] {
+    pub fn values(&self) -> &Values<'a> {
         match self {
             Exact::Linear { values, .. }
             | Exact::Slerp { values, .. }
@@ -488,7 +510,7 @@ impl<'a> Exact<'a> {
     }
 
     /// The values of the description (see [`Exact::values`]), kept.
-    pub fn into_values(self) -> Cow<'a, [f64]> {
+    pub fn into_values(self) -> Values<'a> {
         match self {
             Exact::Linear { values, .. }
             | Exact::Slerp { values, .. }
@@ -533,8 +555,8 @@ impl<'a> Exact<'a> {
         Some(
             (0..w)
                 .map(|c| {
-                    (d[0] * values[i * w + c]
-                        + d[1] * values[j * w + c]
+                    (d[0] * values.get(i * w + c)
+                        + d[1] * values.get(j * w + c)
                         + d[2] * out[i * w + c]
                         + d[3] * inc[j * w + c])
                         / dt
@@ -557,23 +579,23 @@ impl<'a> Exact<'a> {
             return;
         }
         let w = values.len() / keys.len();
-        let v = |i: usize| &values[i * w..(i + 1) * w];
+        let v = |i: usize| values.slice(i * w..(i + 1) * w);
         let (i, s) = match lookup(keys, f) {
-            Seg::At(i) => return out.extend_from_slice(v(i)),
+            Seg::At(i) => return out.extend_from_slice(&v(i)),
             Seg::Between(i, s) => (i, s),
         };
         match self {
-            Exact::Step { .. } => out.extend_from_slice(v(i)),
+            Exact::Step { .. } => out.extend_from_slice(&v(i)),
             Exact::Slerp { .. } => {
                 let q = rotation::slerp(
-                    Interpolator::quat(v(i), 0),
-                    Interpolator::quat(v(i + 1), 0),
+                    Interpolator::quat(&v(i), 0),
+                    Interpolator::quat(&v(i + 1), 0),
                     s,
                 );
                 out.extend_from_slice(&q.to_array());
             }
             Exact::Linear { .. } => {
-                out.extend(v(i).iter().zip(v(i + 1)).map(|(a, b)| a + s * (b - a)))
+                values.lerp_into(i * w..(i + 1) * w, (i + 1) * w..(i + 2) * w, s, out)
             }
             Exact::Hermite {
                 inc, out: outgoing, ..

@@ -488,7 +488,7 @@ impl Writer<'_> {
                 (None, Some(&x)) => x != 0.0,
                 (_, None) => false,
             };
-            let bytes = (0..k.len()).map(|j| [u8::from(on(k.value(j)))]);
+            let bytes = (0..k.len()).map(|j| [u8::from(on(&k.value(j)))]);
             let (u8, scalar) = (accessor::ComponentType::U8, accessor::Type::Scalar);
             let output = self.raw_accessor(bytes, k.len(), u8, scalar, None, None);
             let s = parts.sampler(times, output, animation::Interpolation::Step);
@@ -867,7 +867,7 @@ impl Writer<'_> {
         let mut out: Vec<f32> = Vec::with_capacity(k.values.len() * if cubic { 3 } else { 1 });
         let mut width = w;
         for i in 0..k.len() {
-            let value = convert(k.value(i), false);
+            let value = convert(&k.value(i), false);
             width = value.len();
             if cubic {
                 out.extend(

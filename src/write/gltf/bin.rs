@@ -2,8 +2,9 @@
 //! memory up to a size and past it moved out to a file a megabyte at a time, so
 //! that a large buffer is never whole in memory (a bake's peak would
 //! otherwise hold it beside what it is made from). Writing the file and
-//! copying it into the output cost time (10 ms of CPU for 8 MB), which only
-//! a buffer larger than the size spends.
+//! having the kernel copy it into the output took no time that could be told
+//! from this machine's noise (the 10 MB bench bake, `perf stat -r 20`,
+//! docs/performance.md).
 
 use std::fs::File;
 use std::io::{Read as _, Seek as _, Write as _};
@@ -87,19 +88,25 @@ impl Bin {
         self.len() == 0
     }
 
-    /// Room for `n` more bytes at once, when they are to stay in memory.
+    /// Room for `n` more bytes at once, or for as many as are to stay in
+    /// memory (so the buffer is not grown, and copied, piece by piece).
     pub(super) fn reserve(&mut self, n: usize) {
-        if self.mem.len().saturating_add(n) <= self.in_memory() {
-            self.mem.reserve(n);
-        }
+        let room = self.in_memory().saturating_sub(self.mem.len());
+        self.mem.reserve(n.min(room));
     }
 
     /// Appends `size` bytes written by `fill`, then zeros to a multiple of
-    /// four bytes; returns where they start.
+    /// four bytes; returns where they start. Bytes that would pass the size
+    /// kept in memory are moved out first, so that memory never holds more
+    /// than that size or one piece.
     pub(super) fn append(&mut self, size: usize, fill: impl FnOnce(&mut [u8])) -> usize {
         let offset = self.len();
+        let padded = size.next_multiple_of(4);
+        if !self.mem.is_empty() && self.mem.len().saturating_add(padded) > self.in_memory() {
+            self.spill();
+        }
         let start = self.mem.len();
-        self.mem.resize(start + size.next_multiple_of(4), 0);
+        self.mem.resize(start + padded, 0);
         fill(&mut self.mem[start..start + size]);
         if self.mem.len() >= self.in_memory() {
             self.spill();
@@ -167,7 +174,7 @@ mod tests {
             after: 1_500_000,
         }));
         let want = fill(&mut bin);
-        assert!(bin.mem.len() < SPILL_AT + 300_004);
+        assert!(bin.mem.len() <= SPILL_AT);
         let (spilled, mem) = bin.finish();
         let Spilled { mut file, len } = spilled.expect("moved out");
         let mut got = Vec::new();

@@ -346,15 +346,15 @@ impl<'a> Writer<'a> {
     ) -> json::mesh::MorphTarget {
         let positions = kp
             .as_ref()
-            .map(|k| deltas(&m.positions, &m.coord_index, k.value(i), false));
+            .map(|k| deltas(&m.positions, &m.coord_index, &k.value(i), false));
         let normals = match (kn, kp) {
-            (Some(k), _) => Some(deltas(&m.normals, &m.normal_index, k.value(i), true)),
-            (None, Some(k)) => Self::remade_normals(m, k.value(i)),
+            (Some(k), _) => Some(deltas(&m.normals, &m.normal_index, &k.value(i), true)),
+            (None, Some(k)) => Self::remade_normals(m, &k.value(i)),
             _ => None,
         };
         let made = self.displacements(positions.as_deref(), normals.as_deref());
         if let Some(k) = kt {
-            let delta = uv_deltas(&m.uvs, &m.tex_index, k.value(i));
+            let delta = uv_deltas(&m.uvs, &m.tex_index, &k.value(i));
             let vertex = Some(buffer::Target::ArrayBuffer);
             let a = self.accessor_for(&delta, accessor::Type::Vec2, false, vertex);
             self.morph_uvs.push((mesh, target, a.value()));

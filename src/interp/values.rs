@@ -1,0 +1,190 @@
+//! Key values as a file gave them or as they were computed.
+//!
+//! Most key values are single-precision fields (MFFloat, MFVec3f, ...): the
+//! linear and step curves use them as they are, read as `f64` one number
+//! at a time, so that a large CoordinateInterpolator is held once, in
+//! `f32`, rather than again in `f64` beside it (docs/performance.md).
+//! Values computed here (quaternions, unit normals, samples) are `f64`.
+
+use std::borrow::Cow;
+use std::ops::Range;
+
+/// Numbers, flat: `f64`, or `f32` as read from a file (widened exactly).
+#[derive(Clone, Debug)]
+pub enum Values<'a> {
+    /// Double precision.
+    Wide(Cow<'a, [f64]>),
+    /// Single precision, each number widened to `f64` when it is read.
+    Narrow(Cow<'a, [f32]>),
+}
+
+impl Default for Values<'_> {
+    fn default() -> Self {
+        Values::Wide(Cow::Borrowed(&[]))
+    }
+}
+
+impl From<Vec<f64>> for Values<'_> {
+    fn from(v: Vec<f64>) -> Self {
+        Values::Wide(Cow::Owned(v))
+    }
+}
+
+impl<'a> From<&'a [f64]> for Values<'a> {
+    fn from(v: &'a [f64]) -> Self {
+        Values::Wide(Cow::Borrowed(v))
+    }
+}
+
+/// Equal numbers are equal values, whatever their precision.
+impl PartialEq for Values<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        self.len() == other.len() && (0..self.len()).all(|i| self.get(i) == other.get(i))
+    }
+}
+
+impl<'a> Values<'a> {
+    /// How many numbers.
+    pub fn len(&self) -> usize {
+        match self {
+            Values::Wide(v) => v.len(),
+            Values::Narrow(v) => v.len(),
+        }
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Number `i`.
+    pub fn get(&self, i: usize) -> f64 {
+        match self {
+            Values::Wide(v) => v[i],
+            Values::Narrow(v) => f64::from(v[i]),
+        }
+    }
+
+    /// Some of the numbers, as `f64` (borrowed when they are).
+    pub fn slice(&self, range: Range<usize>) -> Cow<'_, [f64]> {
+        match self {
+            Values::Wide(v) => Cow::Borrowed(&v[range]),
+            Values::Narrow(v) => Cow::Owned(v[range].iter().map(|&x| f64::from(x)).collect()),
+        }
+    }
+
+    /// All the numbers as `f64` (borrowed when they are).
+    pub fn wide(&self) -> Cow<'_, [f64]> {
+        self.slice(0..self.len())
+    }
+
+    /// The same numbers, borrowed.
+    pub fn borrowed(&self) -> Values<'_> {
+        match self {
+            Values::Wide(v) => Values::Wide(Cow::Borrowed(v)),
+            Values::Narrow(v) => Values::Narrow(Cow::Borrowed(v)),
+        }
+    }
+
+    /// The same numbers, owned.
+    pub fn into_owned(self) -> Values<'static> {
+        match self {
+            Values::Wide(v) => Values::Wide(Cow::Owned(v.into_owned())),
+            Values::Narrow(v) => Values::Narrow(Cow::Owned(v.into_owned())),
+        }
+    }
+
+    /// The numbers as a vector of `f64` to change (widened first when they
+    /// are `f32`).
+    pub fn to_mut(&mut self) -> &mut Vec<f64> {
+        if let Values::Narrow(v) = self {
+            *self = Values::Wide(Cow::Owned(v.iter().map(|&x| f64::from(x)).collect()));
+        }
+        match self {
+            Values::Wide(v) => v.to_mut(),
+            Values::Narrow(_) => unreachable!("widened above"),
+        }
+    }
+
+    /// Keeps the first `n` numbers.
+    pub fn truncate(&mut self, n: usize) {
+        match self {
+            Values::Wide(v) if n < v.len() => v.to_mut().truncate(n),
+            Values::Narrow(v) if n < v.len() => v.to_mut().truncate(n),
+            _ => {}
+        }
+    }
+
+    /// Exactly `n` frames of `frame` numbers: extra numbers dropped, and
+    /// missing frames copies of the last whole one (`frame` and the number
+    /// of whole frames are not zero). Owned numbers are kept in place.
+    pub fn in_frames(self, frame: usize, n: usize) -> Values<'static> {
+        fn fit<T: Clone>(v: Cow<'_, [T]>, frame: usize, n: usize) -> Vec<T> {
+            let whole = v.len() / frame;
+            let mut v = v.into_owned();
+            v.truncate(whole.min(n) * frame);
+            while v.len() < n * frame {
+                let last = v.len() - frame;
+                v.extend_from_within(last..last + frame);
+            }
+            v
+        }
+        match self {
+            Values::Wide(v) => Values::Wide(Cow::Owned(fit(v, frame, n))),
+            Values::Narrow(v) => Values::Narrow(Cow::Owned(fit(v, frame, n))),
+        }
+    }
+
+    /// The numbers of `range` appended to `out`, as `f64`.
+    pub fn extend_into(&self, range: Range<usize>, out: &mut Vec<f64>) {
+        match self {
+            Values::Wide(v) => out.extend_from_slice(&v[range]),
+            Values::Narrow(v) => out.extend(v[range].iter().map(|&x| f64::from(x))),
+        }
+    }
+
+    /// `a + s (b − a)` for the numbers of two ranges of equal length,
+    /// appended to `out`.
+    pub fn lerp_into(&self, a: Range<usize>, b: Range<usize>, s: f64, out: &mut Vec<f64>) {
+        fn lerp<T: Copy + Into<f64>>(a: &[T], b: &[T], s: f64, out: &mut Vec<f64>) {
+            out.extend(a.iter().zip(b).map(|(&x, &y)| {
+                let (x, y) = (x.into(), y.into());
+                x + s * (y - x)
+            }));
+        }
+        match self {
+            Values::Wide(v) => lerp(&v[a], &v[b], s, out),
+            Values::Narrow(v) => lerp(&v[a], &v[b], s, out),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn narrow_numbers_read_as_their_exact_f64() {
+        let x = [0.1f32, -3.5, 1e-7, f32::MAX];
+        let narrow = Values::Narrow(Cow::Borrowed(&x));
+        let wide: Values = x.iter().map(|&v| f64::from(v)).collect::<Vec<_>>().into();
+        assert_eq!(narrow, wide);
+        assert_eq!(narrow.get(0), 0.1f32 as f64);
+        assert_ne!(narrow.get(0), 0.1);
+        assert_eq!(*narrow.slice(1..3), [-3.5, 1e-7f32 as f64]);
+        let mut out = Vec::new();
+        narrow.lerp_into(0..2, 2..4, 0.25, &mut out);
+        wide.lerp_into(0..2, 2..4, 0.25, &mut out);
+        assert_eq!(out[..2], out[2..]);
+        assert_eq!(out[1], -3.5 + 0.25 * (f32::MAX as f64 + 3.5));
+        let mut changed = narrow.clone();
+        changed.to_mut()[0] = 2.0;
+        assert!(matches!(changed, Values::Wide(_)));
+        assert_eq!(changed.get(0), 2.0);
+        assert_eq!(changed.get(1), -3.5);
+        let mut short = narrow.into_owned();
+        short.truncate(1);
+        assert_eq!(short.len(), 1);
+        assert_ne!(short, Values::from(vec![0.1]));
+    }
+}
