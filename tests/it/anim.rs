@@ -97,7 +97,10 @@ fn linear_keys_land_at_key_times_cycle_interval() {
     let k = c.exact_keyframes(&c.tracks[0]).unwrap();
     assert_eq!(k.interpolation, Interpolation::Linear);
     assert_eq!(k.times, vec![0.0, 1.0, 2.0]);
-    assert_eq!(*k.values.wide(), [0.0, 0.0, 0.0, 0.0, 2.0, 0.0, 0.0, 0.0, 0.0]);
+    assert_eq!(
+        *k.values.wide(),
+        [0.0, 0.0, 0.0, 0.0, 2.0, 0.0, 0.0, 0.0, 0.0]
+    );
     // The file's single-precision values, as they are: not copied to f64.
     assert!(matches!(k.values, x3dbake::interp::Values::Narrow(_)));
 }
