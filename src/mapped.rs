@@ -147,29 +147,29 @@ impl Drop for Mapped {
     }
 }
 
-/// Bytes checked at a time.
-const PART: usize = 4 << 20;
-
-/// Where the lines of `bytes` start, if they are UTF-8: one pass over the
-/// mapped pages for both (the line index is made for every file read, see
-/// `Sources::release`), a part at a time (a character may cross from one
-/// part into the next).
+/// Where the lines of `bytes` start, if they are UTF-8: one pass for both
+/// (the line index is made for every file read, see `Sources::release`),
+/// its two halves on two threads.
 fn line_starts_of_utf8(bytes: &[u8]) -> Option<Vec<u32>> {
-    let mut starts = vec![0u32];
-    let mut at = 0;
-    while at < bytes.len() {
-        let end = (at + PART).min(bytes.len());
-        let good = match std::str::from_utf8(&bytes[at..end]) {
-            Ok(_) => end,
-            // A character cut by the part's end: checked with the next.
-            Err(e) if e.error_len().is_none() && end < bytes.len() => at + e.valid_up_to(),
-            Err(_) => return None,
-        };
-        let lines = memchr::memchr_iter(b'\n', &bytes[at..good]);
-        starts.extend(lines.map(|i| (at + i) as u32 + 1));
-        at = good;
+    // Cut before a byte that starts a character (or is not UTF-8): each
+    // half of UTF-8 text is UTF-8, and of other text one half is not.
+    let mut mid = bytes.len() / 2;
+    while bytes.get(mid).is_some_and(|&b| b & 0xC0 == 0x80) {
+        mid += 1;
     }
-    Some(starts)
+    let (front, back) = bytes.split_at(mid);
+    let starts = |half: &[u8], at: usize| {
+        std::str::from_utf8(half).ok()?;
+        let lines = memchr::memchr_iter(b'\n', half);
+        Some(lines.map(|i| (at + i) as u32 + 1).collect::<Vec<_>>())
+    };
+    let (front, back) = crate::par::join(|| starts(front, 0), || starts(back, mid));
+    let (front, back) = (front?, back?);
+    let mut all = Vec::with_capacity(1 + front.len() + back.len());
+    all.push(0);
+    all.extend(front);
+    all.extend(back);
+    Some(all)
 }
 
 /// Lets go of the pages of `bytes` (those wholly inside it) when they are
@@ -246,6 +246,25 @@ mod tests {
         drop(m);
         assert!(maps().iter().all(|&(a, _)| a != text.as_ptr() as usize));
         std::fs::remove_file(&path).unwrap();
+    }
+
+    #[test]
+    fn lines_and_utf8_are_found_across_the_cut_between_halves() {
+        // Halves cut inside 2-, 3- and 4-byte characters, at line ends and
+        // after them, and invalid bytes in either half.
+        let text = "ç€\n𝄞a\n\nb€ç\n𝄞";
+        for end in 1..=text.len() {
+            let Some(t) = text.get(..end) else { continue };
+            let lines = t.match_indices('\n').map(|(i, _)| i as u32 + 1);
+            let want: Vec<u32> = [0].into_iter().chain(lines).collect();
+            assert_eq!(line_starts_of_utf8(t.as_bytes()), Some(want), "{t:?}");
+            for bad in 0..end {
+                let mut b = t.as_bytes().to_vec();
+                b[bad] = 0xFF;
+                assert_eq!(line_starts_of_utf8(&b), None, "{b:?}");
+            }
+        }
+        assert_eq!(line_starts_of_utf8("ç".as_bytes()[..1].as_ref()), None);
     }
 
     #[test]

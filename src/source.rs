@@ -234,43 +234,7 @@ pub fn read_sized(path: &Path, meta: &std::fs::Metadata) -> std::io::Result<Vec<
     if meta.len() > MAX_FILE_BYTES as u64 {
         return Err(too_large());
     }
-    let len = meta.len() as usize;
-    if len < 4 * crate::par::SPLIT_BYTES {
-        return std::fs::read(path);
-    }
-    read_in_halves(path, len).or_else(|_| std::fs::read(path))
-}
-
-/// Reads a file of `len` bytes as two halves on two threads: the kernel
-/// clears fresh pages and copies into them at about the speed numbers are
-/// parsed, so one thread spent a fifth of a large bake on it
-/// (docs/performance.md). An error, or a file that is no longer `len`
-/// bytes, is for the caller to read again in one piece.
-fn read_in_halves(path: &Path, len: usize) -> std::io::Result<Vec<u8>> {
-    use std::io::{Seek as _, SeekFrom};
-    let mut bytes = vec![0u8; len];
-    let (front, back) = bytes.split_at_mut(len / 2);
-    let at = front.len() as u64;
-    let (front, back) = crate::par::join(
-        || {
-            let mut file = std::fs::File::open(path)?;
-            file.read_exact(front)?;
-            Ok::<_, std::io::Error>(file)
-        },
-        || {
-            let mut file = std::fs::File::open(path)?;
-            file.seek(SeekFrom::Start(at))?;
-            file.read_exact(back)?;
-            // Longer now: the caller's read takes it as it is.
-            match file.read(&mut [0])? {
-                0 => Ok(()),
-                _ => Err(std::io::Error::other("the file grew while it was read")),
-            }
-        },
-    );
-    front?;
-    back?;
-    Ok(bytes)
+    std::fs::read(path)
 }
 
 /// Reads a stream of at most [`MAX_FILE_BYTES`], and one byte more to
@@ -373,20 +337,6 @@ mod tests {
         }
         let end = text.len();
         assert_eq!(f.line_col(end), (4, 3001));
-    }
-
-    #[test]
-    fn a_large_file_read_in_halves_is_its_bytes_and_a_changed_size_is_an_error() {
-        let path = std::env::temp_dir().join(format!("x3dbake-halves-{}.x3d", std::process::id()));
-        let len = 4 * crate::par::SPLIT_BYTES + 3;
-        let bytes: Vec<u8> = (0..len).map(|i| (i * 7 % 251) as u8).collect();
-        std::fs::write(&path, &bytes).unwrap();
-        assert!(read_file(&path).unwrap() == bytes);
-        assert!(read_in_halves(&path, len).unwrap() == bytes);
-        // Sized before it grew or shrank: refused, for a read in one piece.
-        assert!(read_in_halves(&path, len - 1).is_err());
-        assert!(read_in_halves(&path, len + 1).is_err());
-        std::fs::remove_file(&path).unwrap();
     }
 
     #[test]

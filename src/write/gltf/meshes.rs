@@ -344,12 +344,14 @@ impl<'a> Writer<'a> {
         [kp, kn, kt]: &[Option<Keyframes>; 3],
         i: usize,
     ) -> json::mesh::MorphTarget {
-        let positions = kp
+        // The key's points, read once for their displacements and normals.
+        let points = kp.as_ref().map(|k| k.value(i));
+        let positions = points
             .as_ref()
-            .map(|k| deltas(&m.positions, &m.coord_index, &k.value(i), false));
-        let normals = match (kn, kp) {
+            .map(|p| deltas(&m.positions, &m.coord_index, p, false));
+        let normals = match (kn, &points) {
             (Some(k), _) => Some(deltas(&m.normals, &m.normal_index, &k.value(i), true)),
-            (None, Some(k)) => Self::remade_normals(m, &k.value(i)),
+            (None, Some(p)) => Self::remade_normals(m, p),
             _ => None,
         };
         let made = self.displacements(positions.as_deref(), normals.as_deref());
