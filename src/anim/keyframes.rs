@@ -152,7 +152,7 @@ impl<'a> Keyframes<'a> {
                 .sum::<f64>()
                 < 0.0;
         let sign = if flip { -1.0 } else { 1.0 };
-        self.values.to_mut().extend(value.iter().map(|x| x * sign));
+        self.values.extend(value.iter().map(|x| x * sign));
         if self.interpolation == Interpolation::Cubic {
             self.in_tangents
                 .extend(d_in.iter().map(|d| d * rate * sign));

@@ -343,33 +343,34 @@ impl Interpolator {
             Seg::At(i) => return self.values.extend_into(self.range(i), out),
             Seg::Between(i, s) => (i, s),
         };
+        // The values either side, as f64 (borrowed: only linear and step
+        // values may be f32, and they are read in place).
+        let ends = || (self.value(i), self.value(i + 1));
         match self.kind {
             Kind::Linear => {
-                return self
-                    .values
-                    .lerp_into(self.range(i), self.range(i + 1), s, out);
+                let (a, b) = (self.range(i), self.range(i + 1));
+                self.values.lerp_into(a, b, s, out);
             }
-            Kind::Step => return self.values.extend_into(self.range(i), out),
-            _ => {}
-        }
-        let (a, b) = (self.value(i), self.value(i + 1));
-        match self.kind {
-            Kind::Linear | Kind::Step => unreachable!("returned above"),
+            Kind::Step => self.values.extend_into(self.range(i), out),
             Kind::Color => {
+                let (a, b) = ends();
                 let c = color::lerp_hsv([a[0], a[1], a[2]], [b[0], b[1], b[2]], s);
                 out.extend_from_slice(&c);
             }
             Kind::Normal => {
+                let (a, b) = ends();
                 for (p, q) in a.chunks_exact(3).zip(b.chunks_exact(3)) {
                     let v = slerp_vec(DVec3::from_slice(p), DVec3::from_slice(q), s);
                     out.extend_from_slice(&v.to_array());
                 }
             }
             Kind::Orientation => {
+                let (a, b) = ends();
                 let q = rotation::slerp(Self::quat(&a, 0), Self::quat(&b, 0), s);
                 out.extend_from_slice(&q.to_array());
             }
             Kind::Squad => {
+                let (a, b) = ends();
                 let (s0, s1) = (
                     Self::quat(&self.aux_out, i),
                     Self::quat(&self.aux_out, i + 1),
@@ -378,6 +379,7 @@ impl Interpolator {
                 out.extend_from_slice(&q.normalize().to_array());
             }
             Kind::Spline => {
+                let (a, b) = ends();
                 let h = spline::hermite_basis(s);
                 let w = self.width;
                 let t0 = &self.aux_out[i * w..(i + 1) * w];
@@ -399,8 +401,7 @@ impl Interpolator {
                 let mut values = values;
                 for i in 1..keys.len() {
                     if Self::quat_at(&values, i).dot(Self::quat_at(&values, i - 1)) < 0.0 {
-                        let v = values.to_mut();
-                        v[4 * i..4 * i + 4].iter_mut().for_each(|x| *x = -*x);
+                        values.negate(4 * i..4 * i + 4);
                     }
                 }
                 Some(Exact::Slerp { keys, values })

@@ -94,24 +94,23 @@ impl<'a> Values<'a> {
         }
     }
 
-    /// The numbers as a vector of `f64` to change (widened first when they
-    /// are `f32`).
-    pub fn to_mut(&mut self) -> &mut Vec<f64> {
-        if let Values::Narrow(v) = self {
-            *self = Values::Wide(Cow::Owned(v.iter().map(|&x| f64::from(x)).collect()));
-        }
+    /// Appends numbers (those held in `f32` are widened first).
+    pub fn extend(&mut self, more: impl Iterator<Item = f64>) {
         match self {
-            Values::Wide(v) => v.to_mut(),
-            Values::Narrow(_) => unreachable!("widened above"),
+            Values::Wide(v) => v.to_mut().extend(more),
+            Values::Narrow(v) => {
+                let mut wide: Vec<f64> = v.iter().map(|&x| f64::from(x)).collect();
+                wide.extend(more);
+                *self = wide.into();
+            }
         }
     }
 
-    /// Keeps the first `n` numbers.
-    pub fn truncate(&mut self, n: usize) {
+    /// Negates the numbers of `range` (exact in either precision).
+    pub fn negate(&mut self, range: Range<usize>) {
         match self {
-            Values::Wide(v) if n < v.len() => v.to_mut().truncate(n),
-            Values::Narrow(v) if n < v.len() => v.to_mut().truncate(n),
-            _ => {}
+            Values::Wide(v) => v.to_mut()[range].iter_mut().for_each(|x| *x = -*x),
+            Values::Narrow(v) => v.to_mut()[range].iter_mut().for_each(|x| *x = -*x),
         }
     }
 
@@ -177,14 +176,22 @@ mod tests {
         wide.lerp_into(0..2, 2..4, 0.25, &mut out);
         assert_eq!(out[..2], out[2..]);
         assert_eq!(out[1], -3.5 + 0.25 * (f32::MAX as f64 + 3.5));
-        let mut changed = narrow.clone();
-        changed.to_mut()[0] = 2.0;
-        assert!(matches!(changed, Values::Wide(_)));
-        assert_eq!(changed.get(0), 2.0);
-        assert_eq!(changed.get(1), -3.5);
-        let mut short = narrow.into_owned();
-        short.truncate(1);
-        assert_eq!(short.len(), 1);
-        assert_ne!(short, Values::from(vec![0.1]));
+        let mut negated = narrow.clone();
+        negated.negate(1..2);
+        assert!(matches!(negated, Values::Narrow(_)));
+        assert_eq!(negated.get(1), 3.5);
+        let mut longer = narrow.clone();
+        longer.extend([2.0].into_iter());
+        assert!(matches!(longer, Values::Wide(_)));
+        assert_eq!(
+            (longer.len(), longer.get(0), longer.get(4)),
+            (5, 0.1f32 as f64, 2.0)
+        );
+        let framed = narrow.into_owned().in_frames(3, 2);
+        assert_eq!(
+            *framed.wide(),
+            *Values::Narrow(Cow::Borrowed(&[0.1f32, -3.5, 1e-7, 0.1, -3.5, 1e-7])).wide()
+        );
+        assert_ne!(framed, Values::from(vec![0.1; 6]));
     }
 }
