@@ -1,6 +1,6 @@
 //! The node catalogue: every node type x3dbake knows, with its fields.
 //!
-//! Two tables, read once on first use: `x3d4-nodes.tsv`, every node type of
+//! Two tables: `x3d4-nodes.tsv`, every node type of
 //! X3D 4.0 with the fields a file may set (from the X3D Unified Object
 //! Model; its README gives the source and licence), and `catalogue.txt`, in
 //! the notation of the X3D node signatures, which adds what that table
@@ -8,6 +8,10 @@
 //! events x3dbake follows), project three's Timer and Link, VRML97
 //! spellings, and the places where x3dbake reads X3D 4 (bboxCenter is
 //! inputOutput). Where both name a field, `catalogue.txt` wins.
+//!
+//! The X3D table is indexed on first use and each node type's rows are
+//! parsed when that type is first asked for: parsing all of them took 2 ms,
+//! a third of the time of baking a small file.
 
 use super::value::{Access, Encoding, FieldType, Value, parse_value};
 use crate::hash::HashMap;
@@ -32,7 +36,7 @@ pub struct FieldDef {
 include!(concat!(env!("OUT_DIR"), "/node_type.rs"));
 
 /// One node type.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct NodeDef {
     /// The type, as a variant.
     pub ty: NodeType,
@@ -59,25 +63,69 @@ impl NodeDef {
 
 /// Looks up a node type by its X3D name.
 pub fn node_def(name: &str) -> Option<&'static NodeDef> {
-    catalogue().get(name)
+    let entry = catalogue().get(name)?;
+    Some(entry.def.get_or_init(|| entry.build()))
 }
 
-fn catalogue() -> &'static HashMap<String, NodeDef> {
-    static CATALOGUE: OnceLock<HashMap<String, NodeDef>> = OnceLock::new();
-    CATALOGUE.get_or_init(|| {
+/// The X3D table.
+const TABLE: &str = include_str!("x3d4-nodes.tsv");
+
+/// A node type's rows in the X3D table: their bytes and the first one's line.
+type Rows = (std::ops::Range<usize>, usize);
+
+/// Where a node type of the catalogue is defined.
+enum Tables {
+    /// The X3D table alone.
+    X3d(Rows),
+    /// `catalogue.txt` alone.
+    Added(NodeDef),
+    /// Both: `catalogue.txt` adds to the X3D table.
+    Both(Rows, NodeDef),
+}
+
+/// A node type of the catalogue, made when first asked for.
+struct Entry {
+    tables: Tables,
+    def: OnceLock<NodeDef>,
+}
+
+impl Entry {
+    fn build(&self) -> NodeDef {
         // The tables are part of the program and checked by tests, so a
         // mistake in them is a bug found before release, not an input error.
-        let mut all =
-            parse_table(include_str!("x3d4-nodes.tsv")).expect("x3d4-nodes.tsv is well-formed");
-        let additions =
-            parse_catalogue(include_str!("catalogue.txt")).expect("catalogue.txt is well-formed");
-        for (name, added) in additions {
-            match all.get_mut(&name) {
-                Some(def) => def.add(added),
-                None => {
-                    all.insert(name, added);
-                }
+        let table = |(bytes, line): &Rows| {
+            parse_rows(&TABLE[bytes.clone()], *line).expect("x3d4-nodes.tsv is well-formed")
+        };
+        match &self.tables {
+            Tables::X3d(rows) => table(rows),
+            Tables::Added(added) => added.clone(),
+            Tables::Both(rows, added) => {
+                let mut def = table(rows);
+                def.add(added.clone());
+                def
             }
+        }
+    }
+}
+
+fn catalogue() -> &'static HashMap<String, Entry> {
+    static CATALOGUE: OnceLock<HashMap<String, Entry>> = OnceLock::new();
+    CATALOGUE.get_or_init(|| {
+        let mut additions =
+            parse_catalogue(include_str!("catalogue.txt")).expect("catalogue.txt is well-formed");
+        let mut all: HashMap<String, Entry> = HashMap::default();
+        let mut keep = |name: String, tables| {
+            let def = OnceLock::new();
+            all.insert(name, Entry { tables, def });
+        };
+        for (name, rows) in index_table(TABLE) {
+            match additions.remove(name) {
+                Some(added) => keep(name.to_string(), Tables::Both(rows, added)),
+                None => keep(name.to_string(), Tables::X3d(rows)),
+            }
+        }
+        for (name, added) in additions {
+            keep(name, Tables::Added(added));
         }
         all
     })
@@ -99,39 +147,54 @@ impl NodeDef {
     }
 }
 
-/// Reads the X3D 4.0 table: a header line, then a field a line (node,
-/// component, base types, containerField, field, type, access, default as
-/// a Python literal). Statements of the XML encoding are left out.
-fn parse_table(text: &str) -> Result<HashMap<String, NodeDef>, String> {
-    let mut all: HashMap<String, NodeDef> = HashMap::default();
-    for (n, line) in text.lines().enumerate().skip(1) {
-        let err = |m: &str| format!("x3d4-nodes.tsv:{}: {m}", n + 1);
-        let cols: Vec<&str> = line.split('\t').collect();
+/// Where each node type's rows are in the X3D 4.0 table (a header line,
+/// then a field a line, a type's rows together): their bytes and the first
+/// one's line number. Statements of the XML encoding are left out.
+fn index_table(text: &str) -> Vec<(&str, Rows)> {
+    let mut index: Vec<(&str, Rows)> = Vec::new();
+    let mut at = 0;
+    for (n, line) in text.split_inclusive('\n').enumerate() {
+        let start = at;
+        at += line.len();
+        let node = line.split('\t').next().unwrap_or_default();
+        if n == 0 || STATEMENTS.contains(&node) {
+            continue;
+        }
+        match index.last_mut() {
+            Some((last, (rows, _))) if *last == node => rows.end = at,
+            _ => index.push((node, (start..at, n + 1))),
+        }
+    }
+    index
+}
+
+/// Reads one node type's rows of the X3D 4.0 table (node, component, base
+/// types, containerField, field, type, access, default as a Python
+/// literal); `line` is the first one's line number.
+fn parse_rows(text: &str, line: usize) -> Result<NodeDef, String> {
+    let mut def: Option<NodeDef> = None;
+    for (n, row) in text.lines().enumerate() {
+        let err = |m: &str| format!("x3d4-nodes.tsv:{}: {m}", line + n);
+        let cols: Vec<&str> = row.split('\t').collect();
         let [node, _, _, container, field, ty, access, default] = cols[..] else {
             return Err(err("not eight columns"));
         };
-        if STATEMENTS.contains(&node) {
-            continue;
-        }
         let ty = FieldType::from_name(ty).ok_or_else(|| err("bad type"))?;
         let access = Access::from_name(access).ok_or_else(|| err("bad access"))?;
         let default = match python_as_xml(ty, default) {
             None => Value::initial(ty),
             Some(text) => parse_value(ty, &text, Encoding::Xml).map_err(|e| err(&e.message))?,
         };
-        let def = match all.get_mut(node) {
+        let def = match &mut def {
             Some(d) => d,
-            None => {
-                let ty = NodeType::from_name(node).ok_or_else(|| err("no NodeType"))?;
-                all.entry(node.to_string()).or_insert(NodeDef {
-                    ty,
-                    name: node.to_string(),
-                    container_field: container.to_string(),
-                    fields: Vec::new(),
-                    x3d: true,
-                    events_listed: false,
-                })
-            }
+            None => def.insert(NodeDef {
+                ty: NodeType::from_name(node).ok_or_else(|| err("no NodeType"))?,
+                name: node.to_string(),
+                container_field: container.to_string(),
+                fields: Vec::new(),
+                x3d: true,
+                events_listed: false,
+            }),
         };
         def.fields.push(FieldDef {
             name: field.to_string(),
@@ -141,7 +204,7 @@ fn parse_table(text: &str) -> Result<HashMap<String, NodeDef>, String> {
             extension: false,
         });
     }
-    Ok(all)
+    def.ok_or_else(|| format!("x3d4-nodes.tsv:{line}: no rows"))
 }
 
 /// A default value written as a Python literal (`(0, 1, 0)`, `['SERIF']`,
