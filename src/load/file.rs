@@ -5,11 +5,10 @@ use crate::source::{FileId, Sources, Span};
 use std::io::Read as _;
 
 /// The most bytes a gzipped input may expand to: 1 GiB, a quarter of a
-/// plain file's limit. Reading takes several times the text in memory (a
-/// keyValue's numbers as written, then as the interpolator's f64: 200 MB
-/// of text peaked at 1.4 GB), and gzip makes text cheap: 4 GiB of numbers
-/// come from 4 MB of gzip and would need about 29 GB. A larger scene can
-/// be gunzipped and read as a plain file.
+/// plain file's limit. Expanded text is held whole beside its numbers and
+/// their interpolators' copy (it cannot be mapped), and gzip makes text
+/// cheap: 4 GiB of numbers come from 4 MB of gzip. A larger scene can be
+/// gunzipped and read as a plain file.
 pub const MAX_GUNZIPPED_BYTES: u64 = 1 << 30;
 
 /// True for gzip data (its magic bytes, whatever the file is called).

@@ -1,13 +1,13 @@
 //! The binary buffer as it is made: in memory, or, given a [`Spill`], in
 //! memory up to a size and past it moved out to a file a megabyte at a time, so
 //! that a large buffer is never whole in memory (a bake's peak would
-//! otherwise hold it beside what it is made from). Writing the file and
-//! having the kernel copy it into the output took no time that could be told
-//! from this machine's noise (the 10 MB bench bake, `perf stat -r 20`,
-//! docs/performance.md).
+//! otherwise hold it beside what it is made from). A thread of its own
+//! writes the file while the buffer goes on being made, and the kernel
+//! copies it into the output (docs/performance.md).
 
 use std::fs::File;
 use std::io::{Read as _, Seek as _, Write as _};
+use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
 
 /// How many bytes gather in memory before they are moved to the file, once
 /// the buffer has passed [`Spill::after`].
@@ -23,16 +23,71 @@ pub struct Spill {
     pub after: usize,
 }
 
-/// The buffer: its first `spilled` bytes in `file`, the rest in `mem`.
+/// The buffer: its first `spilled` bytes handed to the writer, the rest in
+/// `mem`.
 pub(super) struct Bin {
     mem: Vec<u8>,
     /// How many bytes stay in memory before the first are moved out.
     after: usize,
     open: Option<Box<dyn FnOnce() -> Option<File>>>,
-    file: Option<File>,
+    writer: Option<Writer>,
     spilled: u64,
-    /// Making or writing the file failed: the rest stays in memory.
+    /// Making the file, or starting its writer, failed: the rest stays in
+    /// memory.
     failed: bool,
+}
+
+/// A thread that writes the bytes moved out to the file while the buffer
+/// goes on being made (on one thread, writing was a tenth of the 10 MB
+/// bench bake).
+struct Writer {
+    /// Blocks to write, in order.
+    blocks: SyncSender<Vec<u8>>,
+    /// Blocks written, emptied, for the next bytes.
+    spare: Receiver<Vec<u8>>,
+    thread: std::thread::JoinHandle<Written>,
+}
+
+/// What the writer did: the file, how many bytes of it are the buffer's,
+/// and the blocks it did not write once a write failed (a full disk), in
+/// order.
+struct Written {
+    file: File,
+    len: u64,
+    unwritten: Vec<Vec<u8>>,
+}
+
+impl Writer {
+    fn start(mut file: File) -> Option<Writer> {
+        let (blocks, to_write) = sync_channel::<Vec<u8>>(1);
+        let (back, spare) = sync_channel(2);
+        let write = move || {
+            let (mut len, mut unwritten) = (0, Vec::new());
+            for mut block in to_write {
+                if unwritten.is_empty() && file.write_all(&block).is_ok() {
+                    len += block.len() as u64;
+                    // Blocks of the usual size are used again.
+                    if block.capacity() <= 2 * SPILL_AT {
+                        block.clear();
+                        let _ = back.try_send(block);
+                    }
+                } else {
+                    unwritten.push(block);
+                }
+            }
+            Written {
+                file,
+                len,
+                unwritten,
+            }
+        };
+        let thread = std::thread::Builder::new().spawn(write).ok()?;
+        Some(Writer {
+            blocks,
+            spare,
+            thread,
+        })
+    }
 }
 
 /// A buffer's first bytes, moved to a file as it was made.
@@ -64,7 +119,7 @@ impl Bin {
             mem: Vec::new(),
             after,
             open,
-            file: None,
+            writer: None,
             spilled: 0,
             failed: false,
         }
@@ -114,34 +169,56 @@ impl Bin {
         offset
     }
 
-    /// Moves the bytes in memory to the file. If writing fails (a full
-    /// disk), the file keeps what it had and the rest stays in memory: the
-    /// buffer is whole either way, and writing the output will say what
-    /// failed.
+    /// Hands the bytes in memory to the writer. If the file cannot be made
+    /// or its writer started, the rest stays in memory; if writing fails (a
+    /// full disk), the blocks not written come back at the end: the buffer
+    /// is whole either way, and writing the output will say what failed.
     fn spill(&mut self) {
-        if self.file.is_none() {
-            self.file = self.open.take().and_then(|open| open());
+        if self.writer.is_none() && !self.failed {
+            let file = self.open.take().and_then(|open| open());
+            self.writer = file.and_then(Writer::start);
+            self.failed = self.writer.is_none();
         }
-        let written = self.file.as_mut().map(|f| f.write_all(&self.mem));
-        if !matches!(written, Some(Ok(()))) {
-            self.failed = true;
+        let Some(writer) = &self.writer else {
             return;
-        }
-        self.spilled += self.mem.len() as u64;
-        self.mem.clear();
-        if self.mem.capacity() > 4 * SPILL_AT {
-            self.mem = Vec::new();
+        };
+        let next = writer
+            .spare
+            .try_recv()
+            .unwrap_or_else(|_| Vec::with_capacity(SPILL_AT));
+        let block = std::mem::replace(&mut self.mem, next);
+        let len = block.len() as u64;
+        match writer.blocks.send(block) {
+            Ok(()) => self.spilled += len,
+            // The writer is gone (only a panic ends it early; finish
+            // passes the panic on): the bytes stay here.
+            Err(returned) => self.mem = returned.0,
         }
     }
 
     /// The bytes moved to the file, if any, and those still in memory
     /// (which follow them).
     pub(super) fn finish(self) -> (Option<Spilled>, Vec<u8>) {
-        let spilled = self.file.filter(|_| self.spilled > 0).map(|file| Spilled {
-            file,
-            len: self.spilled,
+        let Some(writer) = self.writer else {
+            return (None, self.mem);
+        };
+        drop(writer.blocks);
+        let written = match writer.thread.join() {
+            Ok(w) => w,
+            Err(panic) => std::panic::resume_unwind(panic),
+        };
+        let mem = match written.unwritten.concat() {
+            none if none.is_empty() => self.mem,
+            mut back => {
+                back.extend_from_slice(&self.mem);
+                back
+            }
+        };
+        let spilled = (written.len > 0).then_some(Spilled {
+            file: written.file,
+            len: written.len,
         });
-        (spilled, self.mem)
+        (spilled, mem)
     }
 }
 
