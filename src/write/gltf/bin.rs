@@ -41,7 +41,7 @@ pub(super) struct Bin {
 /// goes on being made (on one thread, writing was a tenth of the 10 MB
 /// bench bake).
 struct Writer {
-    /// Blocks to write, in order.
+    /// Blocks to write, in order, each handed over when the last is written.
     blocks: SyncSender<Vec<u8>>,
     /// Blocks written, emptied, for the next bytes.
     spare: Receiver<Vec<u8>>,
@@ -59,8 +59,10 @@ struct Written {
 
 impl Writer {
     fn start(mut file: File) -> Option<Writer> {
-        let (blocks, to_write) = sync_channel::<Vec<u8>>(1);
-        let (back, spare) = sync_channel(2);
+        // One block written while the next is made, and one spare: so
+        // at most three are in memory.
+        let (blocks, to_write) = sync_channel::<Vec<u8>>(0);
+        let (back, spare) = sync_channel(1);
         let write = move || {
             let (mut len, mut unwritten) = (0, Vec::new());
             for mut block in to_write {
