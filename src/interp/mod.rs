@@ -313,14 +313,9 @@ impl Interpolator {
         i * self.width..(i + 1) * self.width
     }
 
-    /// Quaternion `i` of some values.
+    /// Quaternion `i` of some values (quaternions are f64: borrowed).
     fn quat_at(v: &Values, i: usize) -> DQuat {
-        DQuat::from_xyzw(
-            v.get(4 * i),
-            v.get(4 * i + 1),
-            v.get(4 * i + 2),
-            v.get(4 * i + 3),
-        )
+        Self::quat(&v.slice(4 * i..4 * i + 4), 0)
     }
 
     fn quat(v: &[f64], i: usize) -> DQuat {

@@ -98,8 +98,8 @@ impl<'a> Values<'a> {
     pub fn extend(&mut self, more: impl Iterator<Item = f64>) {
         match self {
             Values::Wide(v) => v.to_mut().extend(more),
-            Values::Narrow(v) => {
-                let mut wide: Vec<f64> = v.iter().map(|&x| f64::from(x)).collect();
+            Values::Narrow(_) => {
+                let mut wide = self.wide().into_owned();
                 wide.extend(more);
                 *self = wide.into();
             }
