@@ -29,12 +29,10 @@ pub(super) struct Bin {
     mem: Vec<u8>,
     /// How many bytes stay in memory before the first are moved out.
     after: usize,
+    /// Makes the file, until the first bytes are moved out.
     open: Option<Box<dyn FnOnce() -> Option<File>>>,
     writer: Option<Writer>,
     spilled: u64,
-    /// Making the file, or starting its writer, failed: the rest stays in
-    /// memory.
-    failed: bool,
 }
 
 /// A thread that writes the bytes moved out to the file while the buffer
@@ -123,14 +121,14 @@ impl Bin {
             open,
             writer: None,
             spilled: 0,
-            failed: false,
         }
     }
 
-    /// How many bytes may gather in memory.
+    /// How many bytes may gather in memory: all of them once making the
+    /// file, or starting its writer, failed.
     fn in_memory(&self) -> usize {
         match self.spilled {
-            _ if self.failed => usize::MAX,
+            _ if self.open.is_none() && self.writer.is_none() => usize::MAX,
             0 => self.after,
             _ => SPILL_AT,
         }
@@ -176,10 +174,8 @@ impl Bin {
     /// full disk), the blocks not written come back at the end: the buffer
     /// is whole either way, and writing the output will say what failed.
     fn spill(&mut self) {
-        if self.writer.is_none() && !self.failed {
-            let file = self.open.take().and_then(|open| open());
-            self.writer = file.and_then(Writer::start);
-            self.failed = self.writer.is_none();
+        if let Some(open) = self.open.take() {
+            self.writer = open().and_then(Writer::start);
         }
         let Some(writer) = &self.writer else {
             return;
