@@ -182,14 +182,29 @@ fn bake_one(job: &Job, index: usize, path: &str) -> (Outcome, String) {
             }
             // A buffer to be written whole to a file (a .glb or a .bin) is
             // moved out of memory as it is made once larger than a quarter
-            // of the input's text (at least 2 MiB, at most 64 MiB); an
-            // embedded one is not (docs/performance.md).
+            // of the input's text (at least 2 MiB, at most 64 MiB), into a
+            // file that becomes the output where it can (a GLB's with room
+            // for its head); an embedded one is not (docs/performance.md).
             let input = bake.sources.get(bake.file).text_len();
-            let spill = (job.format == Format::Glb || !job.embed && dest.is_some()).then(|| {
+            let glb = job.format == Format::Glb;
+            let spill = (glb || !job.embed && dest.is_some()).then(|| {
                 let near = dest.clone();
+                // The file it becomes: the .glb, or the .bin beside a .gltf.
+                let becomes = dest.as_ref().map(|d| {
+                    if glb {
+                        d.clone()
+                    } else {
+                        d.with_extension("bin")
+                    }
+                });
                 gltf::Spill {
                     open: Box::new(move || output::spill_file(near.as_deref())),
                     after: (input / 4).clamp(2 << 20, 64 << 20),
+                    room: glb,
+                    // A file replaced on ext4 is flushed whole at the rename
+                    // (its "auto_da_alloc"): started as it is written, that
+                    // is done on the writer's thread.
+                    write_back: job.sync || becomes.is_some_and(|b| output::replaces(&b)),
                 }
             });
             let doc = match bake.gltf_spilled(&job.gltf_opts, Some(&mut FileFetch), spill) {
@@ -291,8 +306,10 @@ fn gltf_files<'a>(
     Ok(match job.format {
         Format::Glb => {
             doc.set_buffer_uri(None);
-            let head =
-                x3dbake::write::glb::head(&doc.json(), len).context("cannot build the GLB")?;
+            // Filling the room the buffer's file left before it, if any.
+            let room = doc.spilled.as_ref().map_or(0, |s| s.at as usize);
+            let head = x3dbake::write::glb::head_in(&doc.json(), len, room)
+                .context("cannot build the GLB")?;
             let mut parts = vec![head.into()];
             parts.extend(buffer_parts(doc));
             parts.push(x3dbake::write::glb::tail(len).into());

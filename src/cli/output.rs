@@ -103,9 +103,10 @@ impl Part<'_> {
 }
 
 /// An unnamed file to move a glTF buffer to as it is made (see
-/// `gltf::build`): in `near`'s folder (the same file system as the output,
-/// where the kernel copies it fastest), else in the temporary folder. None
-/// where neither takes one (the buffer then stays in memory).
+/// `gltf::build`): in `near`'s folder, on the output's file system, where it
+/// can become the output itself (see [`write_all_atomic`]; so it has a
+/// new file's permissions), else in the temporary folder. None where
+/// neither takes one (the buffer then stays in memory).
 #[cfg(target_os = "linux")]
 pub fn spill_file(near: Option<&Path>) -> Option<fs::File> {
     use std::os::unix::fs::OpenOptionsExt as _;
@@ -116,7 +117,7 @@ pub fn spill_file(near: Option<&Path>) -> Option<fs::File> {
             .read(true)
             .write(true)
             .custom_flags(libc::O_TMPFILE)
-            .mode(0o600)
+            .mode(0o666)
             .open(dir)
             .ok()
     };
@@ -172,10 +173,19 @@ impl Drop for Temporary {
     }
 }
 
+/// True when writing `dest` would replace a file (through a link, the file
+/// it names).
+pub fn replaces(dest: &Path) -> bool {
+    fs::metadata(followed(dest)).is_ok_and(|m| m.is_file())
+}
+
 /// Files to write, each a destination and its bytes: all written, then all
-/// renamed into place (flushed to disk first with `sync`). A destination
-/// that is not a file (a device such as /dev/null, a named pipe) is written
-/// into directly.
+/// renamed into place (flushed to disk first with `sync`). A file whose
+/// glTF buffer was moved out as it was made, into room left for what
+/// precedes it, is finished in that file, which is then named (see
+/// [`in_place`]); the others are written whole. A destination that is not
+/// a file (a device such as /dev/null, a named pipe) is written into
+/// directly.
 pub fn write_all_atomic(files: &[(PathBuf, Parts)], sync: bool) -> Result<()> {
     let mut temps = Vec::new();
     for (named, bytes) in files {
@@ -189,6 +199,10 @@ pub fn write_all_atomic(files: &[(PathBuf, Parts)], sync: bool) -> Result<()> {
             continue;
         }
         let temp = Temporary::new(dest);
+        if in_place(bytes, &temp.path, sync).with_context(context)? {
+            temps.push(temp);
+            continue;
+        }
         let write = || -> std::io::Result<()> {
             let mut f = fs::File::create(&temp.path)?;
             write_parts(&mut f, bytes, sync)?;
@@ -262,6 +276,47 @@ fn stream_at(dest: &Path) -> std::io::Result<Option<fs::File>> {
     }
 }
 
+/// Finishes a file in the file its glTF buffer was moved to as it was made,
+/// when the parts before the buffer fill exactly the room left before it
+/// (a GLB's head, nothing before a .bin), and names it `path`: the buffer,
+/// most of the output, is then never copied. False, the parts to be
+/// written as usual, when they do not fit or the file cannot be named
+/// there (it is on another file system, or /proc is missing), and
+/// elsewhere than Linux.
+#[cfg(target_os = "linux")]
+fn in_place(parts: &Parts, path: &Path, sync: bool) -> std::io::Result<bool> {
+    let mut spilled = parts.iter().filter_map(|p| match p {
+        Part::Spilled(s) => Some(*s),
+        Part::Bytes(_) => None,
+    });
+    let (Some(s), None) = (spilled.next(), spilled.next()) else {
+        return Ok(false);
+    };
+    let before = parts.iter().take_while(|p| matches!(p, Part::Bytes(_)));
+    if before.map(Part::len).sum::<usize>() as u64 != s.at {
+        return Ok(false);
+    }
+    let mut offset = 0;
+    for part in parts {
+        if let Part::Bytes(bytes) = part {
+            std::os::unix::fs::FileExt::write_all_at(&s.file, bytes, offset)?;
+            if sync {
+                x3dbake::write::start_write_back(&s.file, offset, bytes.len() as u64);
+            }
+        }
+        offset += part.len() as u64;
+    }
+    if sync {
+        s.file.sync_all()?;
+    }
+    name(&s.file, path)
+}
+
+#[cfg(not(target_os = "linux"))]
+fn in_place(_: &Parts, _: &Path, _: bool) -> std::io::Result<bool> {
+    Ok(false)
+}
+
 /// Writes the parts. With `sync`, in pieces of a few megabytes, on Linux
 /// asking the kernel to start writing each piece to disk as soon as it is
 /// in the page cache: the closing `fsync` then waits for little more than
@@ -272,7 +327,9 @@ fn write_parts(f: &mut fs::File, parts: &Parts, sync: bool) -> std::io::Result<(
     let mut offset = 0;
     for part in parts {
         if sync {
-            part.write_to(f, PIECE, |f, at, len| start_write_back(f, offset + at, len))?;
+            part.write_to(f, PIECE, |f, at, len| {
+                x3dbake::write::start_write_back(f, (offset + at) as u64, len as u64);
+            })?;
         } else {
             part.write_all(f)?;
         }
@@ -302,23 +359,27 @@ fn sync_folder(_: &Path) -> std::io::Result<()> {
     Ok(())
 }
 
+/// Gives an unnamed file the name `path` (through /proc, which needs no
+/// privilege); false where it cannot (another file system, `path` taken,
+/// no /proc).
 #[cfg(target_os = "linux")]
-fn start_write_back(f: &fs::File, offset: usize, len: usize) {
+fn name(file: &fs::File, path: &Path) -> std::io::Result<bool> {
     use std::os::fd::AsRawFd as _;
-    // SAFETY: a plain system call on an open descriptor; its result is only
-    // a hint, so an error (an old kernel, a file system without it) is left.
-    unsafe {
-        libc::sync_file_range(
-            f.as_raw_fd(),
-            offset as libc::off64_t,
-            len as libc::off64_t,
-            libc::SYNC_FILE_RANGE_WRITE,
-        );
-    }
+    use std::os::unix::ffi::OsStrExt as _;
+    let from = std::ffi::CString::new(format!("/proc/self/fd/{}", file.as_raw_fd()))?;
+    let to = std::ffi::CString::new(path.as_os_str().as_bytes())?;
+    // SAFETY: two NUL-terminated paths that live across the call.
+    let linked = unsafe {
+        libc::linkat(
+            libc::AT_FDCWD,
+            from.as_ptr(),
+            libc::AT_FDCWD,
+            to.as_ptr(),
+            libc::AT_SYMLINK_FOLLOW,
+        )
+    };
+    Ok(linked == 0)
 }
-
-#[cfg(not(target_os = "linux"))]
-fn start_write_back(_: &fs::File, _: usize, _: usize) {}
 
 fn temp_path(dest: &Path) -> PathBuf {
     let name = dest
@@ -333,5 +394,54 @@ pub fn same_file(a: &Path, b: &Path) -> bool {
     match (fs::canonicalize(a), fs::canonicalize(b)) {
         (Ok(x), Ok(y)) => x == y,
         _ => false,
+    }
+}
+
+#[cfg(all(test, target_os = "linux"))]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::{FileExt as _, MetadataExt as _};
+    use x3dbake::write::gltf::Spilled;
+
+    /// A buffer moved to a file beside the destination, 8 bytes after 4 KiB
+    /// of room.
+    fn spilled(dest: &Path) -> Spilled {
+        let file = spill_file(Some(dest)).expect("an unnamed file");
+        file.write_all_at(b"BUFFER..", 4096).unwrap();
+        Spilled {
+            file,
+            at: 4096,
+            len: 8,
+        }
+    }
+
+    /// Parts whose head fills the room make the buffer's file the output
+    /// (the same inode: the buffer is not copied), replacing what was
+    /// there; a head that does not fill it is written with the buffer
+    /// copied after it. Either way nothing else is left in the folder.
+    #[test]
+    fn a_buffer_file_becomes_the_output_when_its_head_fills_the_room() {
+        let dir = tempfile::tempdir().unwrap();
+        let dest = dir.path().join("a.glb");
+        for head in [4096, 100] {
+            std::fs::write(&dest, "before").unwrap();
+            let s = spilled(&dest);
+            let parts = vec![
+                vec![b'h'; head].into(),
+                Part::Spilled(&s),
+                b"tail"[..].into(),
+            ];
+            write_all_atomic(&[(dest.clone(), parts)], false).unwrap();
+            let mut want = vec![b'h'; head];
+            want.extend(b"BUFFER..tail");
+            assert!(fs::read(&dest).unwrap() == want, "head {head}");
+            let same = fs::metadata(&dest).unwrap().ino() == s.file.metadata().unwrap().ino();
+            assert_eq!(same, head == 4096, "head {head}");
+            let names: Vec<_> = fs::read_dir(dir.path())
+                .unwrap()
+                .map(|e| e.unwrap().file_name())
+                .collect();
+            assert_eq!(names, ["a.glb"]);
+        }
     }
 }

@@ -1462,7 +1462,9 @@ fn peak_before_output_kb(path: &str) -> (u64, usize) {
 /// A glTF buffer past 16 MiB is moved to a file as it is made: the
 /// .glb, the .bin beside a .gltf and a GLB on standard output hold the
 /// bytes of the buffer an embedded .gltf has from memory, with and without
-/// --sync, and nothing is left beside them.
+/// --sync, new or replacing a file, and nothing is left beside them. The
+/// GLB's JSON fills the room its buffer's file left before the buffer,
+/// which starts on a 4 KiB page.
 #[test]
 fn a_buffer_moved_out_of_memory_writes_the_same_bytes() {
     let (dir, path) = util::scene_file("grids.x3d", &grids_scene(4, 200));
@@ -1485,12 +1487,14 @@ fn a_buffer_moved_out_of_memory_writes_the_same_bytes() {
         let json = u32::from_le_bytes(glb[12..16].try_into().unwrap()) as usize;
         let len = u32::from_le_bytes(glb[20 + json..24 + json].try_into().unwrap()) as usize;
         assert_eq!(glb.len(), 28 + json + len);
+        assert_eq!((28 + json) % 4096, 0, "the buffer starts on a page");
         glb[28 + json..].to_vec()
     };
     for sync in ["--quiet", "--sync"] {
         run(&["-o", &out("a.glb"), sync]);
         let glb = std::fs::read(out("a.glb")).unwrap();
         assert!(bin_chunk(&glb) == *bin, "{sync} .glb");
+        util::assert_validator_clean(&[out("a.glb").into()]);
         assert!(
             run(&["-o", "-", "--format", "glb", sync]) == glb,
             "{sync} stdout"

@@ -2,8 +2,10 @@
 //! memory up to a size and past it moved out to a file a megabyte at a time, so
 //! that a large buffer is never whole in memory (a bake's peak would
 //! otherwise hold it beside what it is made from). A thread of its own
-//! writes the file while the buffer goes on being made, and the kernel
-//! copies it into the output (docs/performance.md).
+//! writes the file while the buffer goes on being made. The file can leave
+//! room before the buffer for what precedes it in the output (a GLB's
+//! header and JSON), so that it can become the output without the buffer
+//! being copied (docs/performance.md).
 
 use std::fs::File;
 use std::io::{Read as _, Seek as _, Write as _};
@@ -21,6 +23,12 @@ pub struct Spill {
     pub open: Box<dyn FnOnce() -> Option<File>>,
     /// The buffer's size up to which it stays in memory.
     pub after: usize,
+    /// Leaves room in the file before the buffer, decided when the file is
+    /// made (see [`Bin::append`]); otherwise the buffer starts the file.
+    pub room: bool,
+    /// Asks the kernel to start writing each block to disk as soon as it
+    /// is in the file (see [`crate::write::start_write_back`]).
+    pub write_back: bool,
 }
 
 /// The buffer: its first `spilled` bytes handed to the writer, the rest in
@@ -31,6 +39,8 @@ pub(super) struct Bin {
     after: usize,
     /// Makes the file, until the first bytes are moved out.
     open: Option<Box<dyn FnOnce() -> Option<File>>>,
+    room: bool,
+    write_back: bool,
     writer: Option<Writer>,
     spilled: u64,
 }
@@ -46,25 +56,32 @@ struct Writer {
     thread: std::thread::JoinHandle<Written>,
 }
 
-/// What the writer did: the file, how many bytes of it are the buffer's,
-/// and the blocks it did not write once a write failed (a full disk), in
-/// order.
+/// What the writer did: the file, where the buffer starts in it and how
+/// many of its bytes are the buffer's, and the blocks it did not write
+/// once a write failed (a full disk), in order.
 struct Written {
-    file: File,
-    len: u64,
+    spilled: Spilled,
     unwritten: Vec<Vec<u8>>,
 }
 
 impl Writer {
-    fn start(mut file: File) -> Option<Writer> {
+    /// Writes the blocks into `file` from `at`, each sent to disk at once
+    /// with `write_back`.
+    fn start(mut file: File, at: u64, write_back: bool) -> Option<Writer> {
         // One block written while the next is made, and one spare: so
         // at most three are in memory.
         let (blocks, to_write) = sync_channel::<Vec<u8>>(0);
         let (back, spare) = sync_channel(1);
         let write = move || {
             let (mut len, mut unwritten) = (0, Vec::new());
+            let mut placed = file.seek(std::io::SeekFrom::Start(at)).is_ok();
             for mut block in to_write {
-                if unwritten.is_empty() && file.write_all(&block).is_ok() {
+                // Once a write fails, the rest stay unwritten.
+                placed = placed && file.write_all(&block).is_ok();
+                if placed {
+                    if write_back {
+                        crate::write::start_write_back(&file, at + len, block.len() as u64);
+                    }
                     len += block.len() as u64;
                     // Blocks of the usual size are used again.
                     if block.capacity() <= 2 * SPILL_AT {
@@ -76,8 +93,7 @@ impl Writer {
                 }
             }
             Written {
-                file,
-                len,
+                spilled: Spilled { file, at, len },
                 unwritten,
             }
         };
@@ -93,32 +109,36 @@ impl Writer {
 /// A buffer's first bytes, moved to a file as it was made.
 #[derive(Debug)]
 pub struct Spilled {
-    /// The file (unnamed, gone when closed); its first `len` bytes are the
-    /// buffer's.
+    /// The file (unnamed, gone when closed unless named); its `len` bytes
+    /// from `at` are the buffer's.
     pub file: File,
+    /// Where the buffer starts in the file: the room left before it.
+    pub at: u64,
     /// How many of its bytes are the buffer's.
     pub len: u64,
 }
 
 impl Spilled {
-    /// Its bytes, read from the file's start.
+    /// Its bytes, read from the file.
     pub fn reader(&self) -> std::io::Result<std::io::Take<&File>> {
         let mut file = &self.file;
-        file.rewind()?;
+        file.seek(std::io::SeekFrom::Start(self.at))?;
         Ok(file.take(self.len))
     }
 }
 
 impl Bin {
     pub(super) fn new(spill: Option<Spill>) -> Bin {
-        let (open, after) = match spill {
-            Some(s) => (Some(s.open), s.after),
-            None => (None, usize::MAX),
+        let (open, after, room, write_back) = match spill {
+            Some(s) => (Some(s.open), s.after, s.room, s.write_back),
+            None => (None, usize::MAX, false, false),
         };
         Bin {
             mem: Vec::new(),
             after,
             open,
+            room,
+            write_back,
             writer: None,
             spilled: 0,
         }
@@ -153,18 +173,25 @@ impl Bin {
     /// Appends `size` bytes written by `fill`, then zeros to a multiple of
     /// four bytes; returns where they start. Bytes that would pass the size
     /// kept in memory are moved out first, so that memory never holds more
-    /// than that size or one piece.
-    pub(super) fn append(&mut self, size: usize, fill: impl FnOnce(&mut [u8])) -> usize {
+    /// than that size or one piece. When that makes the file and the spill
+    /// asked for room, `room` says how much.
+    pub(super) fn append(
+        &mut self,
+        size: usize,
+        fill: impl FnOnce(&mut [u8]),
+        room: impl FnOnce() -> u64,
+    ) -> usize {
         let offset = self.len();
         let padded = size.next_multiple_of(4);
+        let mut room = Some(room);
         if !self.mem.is_empty() && self.mem.len().saturating_add(padded) > self.in_memory() {
-            self.spill();
+            self.spill(&mut room);
         }
         let start = self.mem.len();
         self.mem.resize(start + padded, 0);
         fill(&mut self.mem[start..start + size]);
         if self.mem.len() >= self.in_memory() {
-            self.spill();
+            self.spill(&mut room);
         }
         offset
     }
@@ -173,9 +200,13 @@ impl Bin {
     /// or its writer started, the rest stays in memory; if writing fails (a
     /// full disk), the blocks not written come back at the end: the buffer
     /// is whole either way, and writing the output will say what failed.
-    fn spill(&mut self) {
+    fn spill(&mut self, room: &mut Option<impl FnOnce() -> u64>) {
         if let Some(open) = self.open.take() {
-            self.writer = open().and_then(Writer::start);
+            let at = match room.take() {
+                Some(room) if self.room => room(),
+                _ => 0,
+            };
+            self.writer = open().and_then(|file| Writer::start(file, at, self.write_back));
         }
         let Some(writer) = &self.writer else {
             return;
@@ -212,10 +243,7 @@ impl Bin {
                 back
             }
         };
-        let spilled = (written.len > 0).then_some(Spilled {
-            file: written.file,
-            len: written.len,
-        });
+        let spilled = (written.spilled.len > 0).then_some(written.spilled);
         (spilled, mem)
     }
 }
@@ -230,7 +258,7 @@ mod tests {
         let mut want = Vec::new();
         for i in 0..20u8 {
             let size = 300_000 + usize::from(i % 4);
-            let at = bin.append(size, |b| b.fill(i + 1));
+            let at = bin.append(size, |b| b.fill(i + 1), || 8192);
             assert_eq!(at, want.len());
             want.extend(std::iter::repeat_n(i + 1, size));
             want.resize(want.len().next_multiple_of(4), 0);
@@ -238,26 +266,41 @@ mod tests {
         want
     }
 
-    /// Past `after` the bytes go to the file; the file's and memory's
-    /// together are the buffer, with each piece's offset and padding.
+    /// A spill to a new file of its own.
+    fn spill(open: Box<dyn FnOnce() -> Option<File>>, after: usize, room: bool) -> Option<Spill> {
+        Some(Spill {
+            open,
+            after,
+            room,
+            write_back: false,
+        })
+    }
+
+    /// Past `after` the bytes go to the file, after the room asked for
+    /// (none when not asked); the file's and memory's together are the
+    /// buffer, with each piece's offset and padding.
     #[test]
     fn a_buffer_past_its_size_is_moved_to_the_file_whole() {
-        let file = tempfile::tempfile().unwrap();
-        let open = Box::new(|| Some(file));
-        let mut bin = Bin::new(Some(Spill {
-            open,
-            after: 1_500_000,
-        }));
-        let want = fill(&mut bin);
-        assert!(bin.mem.len() <= SPILL_AT);
-        let (spilled, mem) = bin.finish();
-        let Spilled { mut file, len } = spilled.expect("moved out");
-        let mut got = Vec::new();
-        file.rewind().unwrap();
-        file.read_to_end(&mut got).unwrap();
-        assert_eq!(got.len() as u64, len);
-        got.extend(mem);
-        assert!(got == want);
+        for (room, at) in [(false, 0), (true, 8192)] {
+            let file = tempfile::tempfile().unwrap();
+            let mut bin = Bin::new(spill(Box::new(|| Some(file)), 1_500_000, room));
+            bin.write_back = room;
+            let want = fill(&mut bin);
+            assert!(bin.mem.len() <= SPILL_AT);
+            let (spilled, mem) = bin.finish();
+            let s = spilled.expect("moved out");
+            assert_eq!(s.at, at);
+            let mut got = Vec::new();
+            s.reader().unwrap().read_to_end(&mut got).unwrap();
+            assert_eq!(got.len() as u64, s.len);
+            let mut whole = Vec::new();
+            (&s.file).rewind().unwrap();
+            (&s.file).read_to_end(&mut whole).unwrap();
+            assert!(whole[..at as usize].iter().all(|&b| b == 0));
+            assert!(whole[at as usize..] == got);
+            got.extend(mem);
+            assert!(got == want);
+        }
     }
 
     /// A file that cannot be written, or made, leaves the whole buffer in
@@ -269,16 +312,12 @@ mod tests {
             Box::new(|| Some(read_only)) as Box<dyn FnOnce() -> _>,
             Box::new(|| None),
         ] {
-            let mut bin = Bin::new(Some(Spill { open, after: 0 }));
+            let mut bin = Bin::new(spill(open, 0, true));
             let want = fill(&mut bin);
             let (spilled, mem) = bin.finish();
             assert!(spilled.is_none() && mem == want);
         }
-        let open = Box::new(|| panic!("made"));
-        let mut bin = Bin::new(Some(Spill {
-            open,
-            after: 10 << 20,
-        }));
+        let mut bin = Bin::new(spill(Box::new(|| panic!("made")), 10 << 20, true));
         let want = fill(&mut bin);
         assert!(bin.finish().1 == want);
     }

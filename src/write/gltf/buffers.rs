@@ -35,7 +35,39 @@ pub(super) fn bounds<const N: usize>(data: &[f32]) -> (Vec<f32>, Vec<f32>) {
     (lo.to_vec(), hi.to_vec())
 }
 
+/// The room left for a GLB's header and JSON before a buffer moved to a
+/// file as it is made, decided when the file is made (the first bytes
+/// moved out): four times the JSON so far, and 64 KiB, in whole 4 KiB
+/// pages (so the buffer starts on a page). A JSON that outgrows it is
+/// written unpadded and the buffer copied after it; one that fits is padded
+/// with spaces to fill it (src/cli/output.rs).
+pub(super) fn head_room(root: &json::Root) -> u64 {
+    /// Counts the bytes written to it.
+    struct Count(u64);
+    impl std::io::Write for Count {
+        fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+            self.0 += b.len() as u64;
+            Ok(b.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut json = Count(0);
+    // Counting cannot fail; a JSON that could not be written counts as
+    // none.
+    let _ = serde_json::to_writer(&mut json, root);
+    (4 * json.0 + (64 << 10)).next_multiple_of(4 << 10)
+}
+
 impl Writer<'_> {
+    /// Appends `size` bytes written by `fill` to the buffer (see
+    /// [`bin::Bin::append`]); returns where they start.
+    pub(super) fn append(&mut self, size: usize, fill: impl FnOnce(&mut [u8])) -> usize {
+        let root = &self.root;
+        self.bin.append(size, fill, || head_room(root))
+    }
+
     /// Appends f32 data in its own buffer view and makes an accessor.
     pub(super) fn accessor(
         &mut self,
@@ -91,7 +123,7 @@ impl Writer<'_> {
         target: Option<buffer::Target>,
     ) -> Index<json::Accessor> {
         let size = count * ty.multiplicity() * component.size();
-        let offset = self.bin.append(size, |bytes| {
+        let offset = self.append(size, |bytes| {
             for (to, c) in bytes.chunks_exact_mut(N).zip(components) {
                 to.copy_from_slice(&c);
             }

@@ -516,9 +516,7 @@ impl Writer<'_> {
                 return None;
             }
         };
-        let offset = self
-            .bin
-            .append(bytes.len(), |to| to.copy_from_slice(&bytes));
+        let offset = self.append(bytes.len(), |to| to.copy_from_slice(&bytes));
         let view = self.view(offset, bytes.len(), None);
         let image = self.root.push(json::Image {
             buffer_view: Some(view),
