@@ -307,8 +307,7 @@ fn gltf_files<'a>(
         Format::Glb => {
             doc.set_buffer_uri(None);
             // Filling the room the buffer's file left before it, if any.
-            let room = doc.spilled.as_ref().map_or(0, |s| s.at as usize);
-            let head = x3dbake::write::glb::head_in(&doc.json(), len, room)
+            let head = x3dbake::write::glb::head_in(&doc.json(), len, doc.room as usize)
                 .context("cannot build the GLB")?;
             let mut parts = vec![head.into()];
             parts.extend(buffer_parts(doc));

@@ -23,8 +23,10 @@ pub struct Spill {
     pub open: Box<dyn FnOnce() -> Option<File>>,
     /// The buffer's size up to which it stays in memory.
     pub after: usize,
-    /// Leaves room in the file before the buffer, decided when the file is
-    /// made (see [`Bin::append`]); otherwise the buffer starts the file.
+    /// Leaves room in the file before the buffer, decided when the buffer
+    /// first passes `after` (see [`Bin::append`]), whether or not the file
+    /// can be made (so the output is the same bytes either way); otherwise
+    /// the buffer starts the file.
     pub room: bool,
     /// Asks the kernel to start writing each block to disk as soon as it
     /// is in the file (see [`crate::write::start_write_back`]).
@@ -40,6 +42,8 @@ pub(super) struct Bin {
     /// Makes the file, until the first bytes are moved out.
     open: Option<Box<dyn FnOnce() -> Option<File>>>,
     room: bool,
+    /// The room left, once decided.
+    head_room: u64,
     write_back: bool,
     writer: Option<Writer>,
     spilled: u64,
@@ -138,6 +142,7 @@ impl Bin {
             after,
             open,
             room,
+            head_room: 0,
             write_back,
             writer: None,
             spilled: 0,
@@ -202,10 +207,10 @@ impl Bin {
     /// is whole either way, and writing the output will say what failed.
     fn spill(&mut self, room: &mut Option<impl FnOnce() -> u64>) {
         if let Some(open) = self.open.take() {
-            let at = match room.take() {
-                Some(room) if self.room => room(),
-                _ => 0,
-            };
+            if let Some(room) = room.take().filter(|_| self.room) {
+                self.head_room = room();
+            }
+            let at = self.head_room;
             self.writer = open().and_then(|file| Writer::start(file, at, self.write_back));
         }
         let Some(writer) = &self.writer else {
@@ -225,11 +230,11 @@ impl Bin {
         }
     }
 
-    /// The bytes moved to the file, if any, and those still in memory
-    /// (which follow them).
-    pub(super) fn finish(self) -> (Option<Spilled>, Vec<u8>) {
+    /// The bytes moved to the file, if any, those still in memory (which
+    /// follow them), and the room left before them (0 if none).
+    pub(super) fn finish(self) -> (Option<Spilled>, Vec<u8>, u64) {
         let Some(writer) = self.writer else {
-            return (None, self.mem);
+            return (None, self.mem, self.head_room);
         };
         drop(writer.blocks);
         let written = match writer.thread.join() {
@@ -244,7 +249,7 @@ impl Bin {
             }
         };
         let spilled = (written.spilled.len > 0).then_some(written.spilled);
-        (spilled, mem)
+        (spilled, mem, self.head_room)
     }
 }
 
@@ -287,8 +292,9 @@ mod tests {
             bin.write_back = room;
             let want = fill(&mut bin);
             assert!(bin.mem.len() <= SPILL_AT);
-            let (spilled, mem) = bin.finish();
+            let (spilled, mem, head_room) = bin.finish();
             let s = spilled.expect("moved out");
+            assert_eq!(head_room, at);
             assert_eq!(s.at, at);
             let mut got = Vec::new();
             s.reader().unwrap().read_to_end(&mut got).unwrap();
@@ -304,7 +310,8 @@ mod tests {
     }
 
     /// A file that cannot be written, or made, leaves the whole buffer in
-    /// memory; one never needed is never made.
+    /// memory, the room decided all the same; one never needed is never
+    /// made.
     #[test]
     fn a_file_that_fails_leaves_the_buffer_in_memory() {
         let read_only = File::open(file!()).unwrap();
@@ -314,8 +321,9 @@ mod tests {
         ] {
             let mut bin = Bin::new(spill(open, 0, true));
             let want = fill(&mut bin);
-            let (spilled, mem) = bin.finish();
+            let (spilled, mem, head_room) = bin.finish();
             assert!(spilled.is_none() && mem == want);
+            assert_eq!(head_room, 8192);
         }
         let mut bin = Bin::new(spill(Box::new(|| panic!("made")), 10 << 20, true));
         let want = fill(&mut bin);

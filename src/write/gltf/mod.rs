@@ -103,6 +103,11 @@ pub struct Document {
     pub spilled: Option<Spilled>,
     /// The binary buffer (after the spilled bytes, if any).
     pub bin: Vec<u8>,
+    /// The room left before the buffer for a GLB's header and JSON (see
+    /// [`crate::write::glb::head_in`]), decided when the buffer first passed
+    /// the size it may have in memory; 0 if it never did or none was asked
+    /// for.
+    pub room: u64,
     /// KHR_animation_pointer channels: (animation, channel, JSON pointer).
     /// gltf-json knows only node targets, so these are written into the
     /// JSON when it is made.
@@ -385,11 +390,12 @@ pub fn build(
             extras: None,
         });
     }
-    let (spilled, bin) = w.bin.finish();
+    let (spilled, bin, room) = w.bin.finish();
     Document {
         root: w.root,
         spilled,
         bin,
+        room,
         pointers: w.pointers,
         morph_uvs: w.morph_uvs,
         written: w.written,
