@@ -36,9 +36,9 @@ pub(super) fn bounds<const N: usize>(data: &[f32]) -> (Vec<f32>, Vec<f32>) {
 }
 
 /// The room left for a GLB's header and JSON before a buffer moved to a
-/// file as it is made, decided when the file is made (the first bytes
-/// moved out): four times the JSON so far, and 64 KiB, in whole 4 KiB
-/// pages (so the buffer starts on a page). A JSON that outgrows it is
+/// file as it is made, decided when the buffer first passes the size it
+/// may have in memory: four times the JSON so far, and 64 KiB, in whole
+/// 4 KiB pages (so the buffer starts on a page). A JSON that outgrows it is
 /// written unpadded and the buffer copied after it; one that fits is padded
 /// with spaces to fill it (src/cli/output.rs).
 pub(super) fn head_room(root: &json::Root) -> u64 {
