@@ -160,8 +160,7 @@ fn line_starts_of_utf8(bytes: &[u8]) -> Option<Vec<u32>> {
     let (front, back) = bytes.split_at(mid);
     let starts = |half: &[u8], at: usize| {
         std::str::from_utf8(half).ok()?;
-        let lines = memchr::memchr_iter(b'\n', half);
-        Some(lines.map(|i| (at + i) as u32 + 1).collect::<Vec<_>>())
+        Some(line_starts_after(half, at).collect::<Vec<_>>())
     };
     let (front, back) = crate::par::join(|| starts(front, 0), || starts(back, mid));
     let (front, back) = (front?, back?);
@@ -170,6 +169,14 @@ fn line_starts_of_utf8(bytes: &[u8]) -> Option<Vec<u32>> {
     all.extend(front);
     all.extend(back);
     Some(all)
+}
+
+/// Where the lines that follow each line end of `bytes` start, as offsets
+/// in a text whose byte `at` `bytes` starts at (the first line's start, 0,
+/// is not among them). Shared by the line index of read texts
+/// (`crate::source`).
+pub(crate) fn line_starts_after(bytes: &[u8], at: usize) -> impl Iterator<Item = u32> + '_ {
+    memchr::memchr_iter(b'\n', bytes).map(move |i| (at + i) as u32 + 1)
 }
 
 /// Lets go of the pages of `bytes` (those wholly inside it) when they are

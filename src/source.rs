@@ -135,7 +135,7 @@ impl SourceFile {
         self.starts.get_or_init(|| {
             let bytes = self.text().as_bytes();
             let mut starts = vec![0u32];
-            starts.extend(memchr::memchr_iter(b'\n', bytes).map(|i| i as u32 + 1));
+            starts.extend(crate::mapped::line_starts_after(bytes, 0));
             starts
         })
     }
