@@ -741,6 +741,16 @@ fn pointer_channels_resolve_and_play_back_like_the_x3d() {
                                 .collect()
                         }
                     }
+                    // A light turned on and off: its intensity or none.
+                    let on = clip
+                        .tracks
+                        .iter()
+                        .find(|tr| tr.target == node && tr.field == "on");
+                    if let Some(on) = on.filter(|_| field == "intensity") {
+                        let mut v = Vec::new();
+                        clip.eval(on, t, &mut v);
+                        want.iter_mut().for_each(|w| *w *= v[0]);
+                    }
                     let want: Vec<f64> = want
                         .iter()
                         .map(|&v| if one_minus { 1.0 - v } else { v })
@@ -1429,5 +1439,69 @@ fn a_turn_is_not_constant_within_less_than_pi() {
             "{keys} keys, {err} rad off at --tolerance {tol}"
         );
         assert!(keys > 1);
+    }
+}
+
+/// A light turned on by a sequencer is written with no intensity at rest
+/// and a STEP intensity channel of the file's intensity or 0, in both
+/// modes; one whose intensity is animated too has no pointer for the
+/// product, and its `on` track is named as not written.
+#[test]
+fn a_light_turned_on_and_off_is_its_intensity_or_none() {
+    let scene = r#"<X3D><Scene>
+      <PointLight DEF="Blink" intensity="0.6" on="false"/>
+      <PointLight DEF="Both"/>
+      <TimeSensor DEF="C" cycleInterval="2" loop="true"/>
+      <BooleanSequencer DEF="S" key="0 0.5" keyValue="true false"/>
+      <ScalarInterpolator DEF="I" key="0 1" keyValue="0.2 1"/>
+      <ROUTE fromNode="C" fromField="fraction_changed" toNode="S" toField="set_fraction"/>
+      <ROUTE fromNode="C" fromField="fraction_changed" toNode="I" toField="set_fraction"/>
+      <ROUTE fromNode="S" fromField="value_changed" toNode="Blink" toField="on"/>
+      <ROUTE fromNode="S" fromField="value_changed" toNode="Both" toField="on"/>
+      <ROUTE fromNode="I" fromField="value_changed" toNode="Both" toField="intensity"/>
+    </Scene></X3D>"#;
+    let (dir, path) = util::scene_file("lights.x3d", scene);
+    for flags in [&[][..], &["--mode", "sample"][..]] {
+        let out = dir.path().join("lights.glb");
+        let o = util::run(
+            &[&path, "-o", &out.to_string_lossy()]
+                .into_iter()
+                .chain(flags.iter().copied())
+                .collect::<Vec<_>>(),
+        );
+        assert!(o.status.success(), "{}", util::stderr(&o));
+        assert!(
+            util::stderr(&o).contains("`Both.on` (PointLight) has no glTF animation target yet"),
+            "{}",
+            util::stderr(&o)
+        );
+        let (json, bin) = util::document_json(&std::fs::read(&out).unwrap());
+        let lights = &json["extensions"]["KHR_lights_punctual"]["lights"];
+        assert_eq!(
+            (lights[0]["name"].as_str(), lights[0]["intensity"].as_f64()),
+            (Some("Blink"), Some(0.0))
+        );
+        let anim = &json["animations"][0];
+        let on = anim["channels"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|c| {
+                c["target"]["extensions"]["KHR_animation_pointer"]["pointer"]
+                    == "/extensions/KHR_lights_punctual/lights/0/intensity"
+            })
+            .collect::<Vec<_>>();
+        assert_eq!(on.len(), 1, "{flags:?}");
+        let sampler = &anim["samplers"][on[0]["sampler"].as_u64().unwrap() as usize];
+        assert_eq!(sampler["interpolation"], "STEP", "{flags:?}");
+        let accessor = &json["accessors"][sampler["output"].as_u64().unwrap() as usize];
+        let view = &json["bufferViews"][accessor["bufferView"].as_u64().unwrap() as usize];
+        let at = view["byteOffset"].as_u64().unwrap_or(0) as usize;
+        let values: Vec<f32> = bin[at..at + view["byteLength"].as_u64().unwrap() as usize]
+            .chunks_exact(4)
+            .map(|b| f32::from_le_bytes(b.try_into().unwrap()))
+            .collect();
+        assert!(values.iter().all(|&v| v == 0.0 || v == 0.6), "{values:?}");
+        assert!(values.contains(&0.0) && values.contains(&0.6), "{values:?}");
     }
 }

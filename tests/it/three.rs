@@ -137,6 +137,13 @@ fn compare(check: &mut Check, scene: &Scene, clip: &Clip, track: &Track, t: f64,
             let fov = node.unwrap()["fov"].as_f64().unwrap();
             check.close(&what, &[fov.to_radians()], &v, tol);
         }
+        // On or off: the file's intensity or none.
+        ("PointLight" | "SpotLight" | "DirectionalLight", "on") => {
+            let given = scene.floats(track.target, "intensity").first();
+            let intensity = given.map_or(1.0, |&i| f64::from(i));
+            let got = node.unwrap()["intensity"].as_f64().unwrap();
+            check.close(&what, &[got], &[v[0] * intensity], tol);
+        }
         ("PointLight" | "SpotLight" | "DirectionalLight", field) => {
             let got = &node.unwrap()[field];
             let got = if got.is_array() {
@@ -327,6 +334,7 @@ fn three_js_plays_baked_files_like_the_x3d() {
         "Material.shininess",
         "PointLight.intensity",
         "PointLight.location",
+        "PointLight.on",
         "Viewpoint.fieldOfView",
         "Viewpoint.orientation",
         "Coordinate.point",

@@ -4,10 +4,14 @@
 use super::*;
 
 /// How a sampled track is interpolated: its natural way in exact mode,
-/// as `--interpolation` says in sample mode (LINEAR on rotations is slerp).
+/// as `--interpolation` says in sample mode (LINEAR on rotations is slerp;
+/// a sequencer's always in steps).
 pub(super) fn sampled_interpolation(opts: &Options, track: &Track) -> Interpolation {
     match (opts.mode, opts.interpolation) {
         (Mode::Exact, _) => track.sample_interpolation(),
+        // A sequencer's value only jumps: its samples are steps whatever
+        // the flag (a light's `on` would otherwise dim between keys).
+        _ if track.sample_interpolation() == Interpolation::Step => Interpolation::Step,
         (Mode::Sample, SampleInterpolation::Linear) if track.is_rotation() => Interpolation::Slerp,
         (Mode::Sample, SampleInterpolation::Linear) => Interpolation::Linear,
         (Mode::Sample, SampleInterpolation::Step) => Interpolation::Step,
@@ -166,7 +170,7 @@ pub fn channel(ty: Option<NodeType>, field: &str) -> Option<Channel> {
         (Viewpoint | OrthoViewpoint, "position" | "orientation")
         | (PointLight | SpotLight, "location") => Channel::Place,
         (Viewpoint, "fieldOfView") => Channel::FieldOfView,
-        (DirectionalLight | PointLight | SpotLight, "color" | "intensity") => Channel::Light,
+        (DirectionalLight | PointLight | SpotLight, "color" | "intensity" | "on") => Channel::Light,
         (Material | TwoSidedMaterial, "diffuseColor" | "transparency" | "emissiveColor")
         | (Material | TwoSidedMaterial, "shininess")
         | (PhysicalMaterial, "baseColor" | "transparency" | "emissiveColor")
@@ -204,6 +208,8 @@ pub(super) enum Conv {
     AlphaOf([f32; 3]),
     /// 1 − v (shininess as roughness).
     OneMinus,
+    /// v × a fixed factor (a light's `on` as its intensity or none).
+    Times(f32),
     /// One property of KHR_texture_transform when one field of a
     /// TextureTransform takes the value and the others keep theirs.
     Tex {
@@ -229,6 +235,7 @@ impl Conv {
                 rgb.into_iter().chain([zero - v[0]]).collect()
             }
             Conv::OneMinus => vec![zero - v[0]],
+            Conv::Times(k) => vec![v[0] * k as f64],
             Conv::Tex { part, field, fixed } => {
                 let out = fixed.with(field, v).part(part);
                 if !tangent {
@@ -676,6 +683,16 @@ impl Writer<'_> {
                 "/cameras/{}/perspective/yfov",
                 Conv::Same,
             ),
+            // A light's `on` is its intensity or none, unless its intensity
+            // is animated too (the product has no pointer: not written).
+            Some(Channel::Light) if field == "on" => {
+                let intensity = (track.target, "intensity".to_string());
+                let path = "/extensions/KHR_lights_punctual/lights/{}/intensity";
+                let conv = Conv::Times(cameras_lights::light_intensity(scene, track.target));
+                (!self.animated.contains(&intensity))
+                    .then(|| self.pointer_list(&self.lights, track, path, conv))
+                    .flatten()
+            }
             Some(Channel::Light) => {
                 let path = format!("/extensions/KHR_lights_punctual/lights/{{}}/{field}");
                 self.pointer_list(&self.lights, track, &path, Conv::Same)

@@ -76,16 +76,18 @@ impl Writer<'_> {
     }
 
     /// A light: KHR_lights_punctual on a node placed and turned as the
-    /// light is. A light that is off is left out.
+    /// light is. A light that is off is left out, unless it is turned on
+    /// by an animation: then its intensity is 0 until it is.
     pub(super) fn light(&mut self, id: NodeId, ty: NodeType, parent: &mut Vec<Index<json::Node>>) {
         use json::extensions::scene::khr_lights_punctual as klp;
         let scene = self.scene;
-        if !scene.flag(id, "on") {
+        let on = scene.flag(id, "on");
+        if !on && !self.animated.contains(&(id, "on".to_string())) {
             return;
         }
         let f = |name: &str| scene.floats(id, name).to_vec();
         let color = f("color");
-        let intensity = f("intensity").first().copied().unwrap_or(1.0).max(0.0);
+        let intensity = if on { light_intensity(scene, id) } else { 0.0 };
         let (type_, spot, range) = match ty {
             NodeType::DirectionalLight => (klp::Type::Directional, None, None),
             NodeType::PointLight => (
@@ -156,4 +158,11 @@ impl Writer<'_> {
         self.place(id, index);
         parent.push(index);
     }
+}
+
+/// A light's intensity as the file gives it (1 if it gives none; never
+/// below 0).
+pub(super) fn light_intensity(scene: &Scene, id: NodeId) -> f32 {
+    let given = scene.floats(id, "intensity").first().copied();
+    given.unwrap_or(1.0).max(0.0)
 }
