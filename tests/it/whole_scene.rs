@@ -305,3 +305,31 @@ fn switch_choices_and_lod_levels_not_written_are_named_once() {
         .filter(|n| n["mesh"].is_u64());
     assert_eq!(drawn.count(), 3);
 }
+
+/// A WorldInfo's title and info (its authors, copyright) reach the glTF as
+/// the asset's extras, with no warning; a second WorldInfo that gives any
+/// is named as not written, and an empty one is no loss.
+#[test]
+fn world_info_is_the_assets_extras() {
+    let (json, err) = bake(
+        r#"<X3D><Scene>
+          <WorldInfo title="Nancy" info='"Copyright (c) 1997 3Name3D" "an H-Anim avatar"'/>
+          <WorldInfo/>
+          <Transform><WorldInfo DEF="Late" title="later"/></Transform>
+          <Shape><Box/></Shape>
+        </Scene></X3D>"#,
+    );
+    assert_eq!(
+        json["asset"]["extras"],
+        serde_json::json!({"title": "Nancy", "info": ["Copyright (c) 1997 3Name3D", "an H-Anim avatar"]})
+    );
+    assert!(
+        !err.contains("`WorldInfo` has no glTF counterpart"),
+        "{err}"
+    );
+    assert!(
+        err.contains("`Late` (WorldInfo): only the scene's first WorldInfo is written"),
+        "{err}"
+    );
+    assert_eq!(err.matches("WorldInfo").count(), 2, "{err}");
+}

@@ -133,6 +133,7 @@ impl<'a> Writer<'a> {
             Some(t @ (NodeType::DirectionalLight | NodeType::PointLight | NodeType::SpotLight)) => {
                 return self.light(id, t, parent);
             }
+            Some(NodeType::WorldInfo) => return self.world_info(id),
             _ => {}
         }
         let Some(fields) = self.children_fields(id) else {
@@ -194,6 +195,38 @@ impl<'a> Writer<'a> {
         if ty == Some(NodeType::HAnimHumanoid) {
             self.humanoid_skin(id, inner);
         }
+    }
+
+    /// A WorldInfo: its title and info as the glTF asset's extras
+    /// (`{"title": …, "info": […]}`, what is given). Only the first met
+    /// that gives any is written; a later one is named in a warning.
+    pub(super) fn world_info(&mut self, id: NodeId) {
+        let scene = self.scene;
+        let strings = |field| scene.value(id, field).map_or(&[][..], |v| v.strings());
+        let (title, info) = (strings("title"), strings("info"));
+        let title = title.first().filter(|t| !t.is_empty());
+        if title.is_none() && info.is_empty() {
+            return;
+        }
+        if self.root.asset.extras.is_some() {
+            self.diags.warning(
+                format!(
+                    "`{}` (WorldInfo): only the scene's first WorldInfo is written (as the \
+                     asset's extras); this one is not",
+                    scene.display_name(id)
+                ),
+                Some(scene.node(id).span),
+            );
+            return;
+        }
+        let mut extras = serde_json::Map::new();
+        if let Some(title) = title {
+            extras.insert("title".into(), title.as_str().into());
+        }
+        if !info.is_empty() {
+            extras.insert("info".into(), info.into());
+        }
+        self.root.asset.extras = serde_json::value::to_raw_value(&extras).ok();
     }
 
     /// Every choice of an animated Switch, each under a node of its own
