@@ -1506,6 +1506,60 @@ fn a_buffer_moved_out_of_memory_writes_the_same_bytes() {
     assert_eq!(names, ["a.bin", "a.glb", "a.gltf", "e.gltf", "grids.x3d"]);
 }
 
+/// A GLB whose JSON outgrows the room its buffer's file left for it (the
+/// room is judged by the JSON made when the buffer first passes its size:
+/// here the grids' few nodes, before 800 animated Transforms) is written
+/// with the JSON unpadded and the buffer copied after it: the same buffer
+/// bytes, a valid GLB.
+#[test]
+fn a_glb_whose_json_outgrows_its_room_is_written_whole() {
+    let mut text = grids_scene(3, 200).replace("</Scene></X3D>", "");
+    for i in 0..800 {
+        text.push_str(&format!(
+            "<Transform DEF='T{i}'/><PositionInterpolator DEF='P{i}' key='0 0.3 1' \
+             keyValue='0 0 0 {i} 1 0 0 0 {i}'/><TimeSensor DEF='C{i}' cycleInterval='{}'/>\
+             <ROUTE fromNode='C{i}' fromField='fraction_changed' toNode='P{i}' toField='set_fraction'/>\
+             <ROUTE fromNode='P{i}' fromField='value_changed' toNode='T{i}' toField='translation'/>",
+            1 + i % 7
+        ));
+    }
+    text.push_str("</Scene></X3D>");
+    let (dir, path) = util::scene_file("many.x3d", &text);
+    let out = |name: &str| dir.path().join(name).to_string_lossy().into_owned();
+    for args in [
+        ["-o", &out("e.gltf"), "--embed"],
+        ["-o", &out("a.glb"), "--quiet"],
+    ] {
+        let o = Command::new(env!("CARGO_BIN_EXE_x3dbake"))
+            .arg(&path)
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    }
+    let (_, buffers, _) = gltf::import(out("e.gltf")).unwrap();
+    let glb = std::fs::read(out("a.glb")).unwrap();
+    let (json, bin) = util::document_json(&glb);
+    assert!(
+        bin.len() > 8 << 20 && bin == buffers[0].0,
+        "{} bytes",
+        bin.len()
+    );
+    // Unpadded: the JSON chunk is the JSON text to a multiple of 4 bytes.
+    let chunk = u32::from_le_bytes(glb[12..16].try_into().unwrap()) as usize;
+    let text = serde_json::to_string(&json).unwrap();
+    assert!(chunk > 200_000, "{chunk}");
+    assert_eq!(
+        chunk,
+        glb[20..20 + chunk]
+            .trim_ascii_end()
+            .len()
+            .next_multiple_of(4)
+    );
+    assert!(text.len() <= chunk);
+    util::assert_validator_clean(&[out("a.glb").into()]);
+}
+
 /// A bake never holds its glTF buffer whole: three times the grids (60 MB
 /// more of buffer, 2 MB more of numbers read) raise its peak by a few
 /// megabytes, not by the buffer.
