@@ -37,8 +37,9 @@ pub(super) fn bounds<const N: usize>(data: &[f32]) -> (Vec<f32>, Vec<f32>) {
 
 /// The room left for a GLB's header and JSON before a buffer moved to a
 /// file as it is made, decided when the buffer first passes the size it
-/// may have in memory: four times the JSON so far, and 64 KiB, in whole
-/// 4 KiB pages (so the buffer starts on a page). A JSON that outgrows it is
+/// may have in memory: the JSON so far, three times more (at most 1 MiB
+/// more, so that a large JSON is not followed by megabytes of padding), and
+/// 64 KiB, in whole 4 KiB pages (so the buffer starts on a page). A JSON that outgrows it is
 /// written unpadded and the buffer copied after it; one that fits is padded
 /// with spaces to fill it (src/cli/output.rs).
 pub(super) fn head_room(root: &json::Root) -> u64 {
@@ -57,7 +58,8 @@ pub(super) fn head_room(root: &json::Root) -> u64 {
     // Counting cannot fail; a JSON that could not be written counts as
     // none.
     let _ = serde_json::to_writer(&mut json, root);
-    (4 * json.0 + (64 << 10)).next_multiple_of(4 << 10)
+    let more = (3 * json.0).min(1 << 20);
+    (json.0 + more + (64 << 10)).next_multiple_of(4 << 10)
 }
 
 impl Writer<'_> {
@@ -175,12 +177,38 @@ impl Writer<'_> {
 
 #[cfg(test)]
 mod tests {
+    use super::*;
+
+    /// The room for a GLB's head: four times a small JSON and 64 KiB; a
+    /// large JSON and at most 1 MiB more; whole pages either way.
+    #[test]
+    fn the_head_room_grows_with_the_json_and_is_capped() {
+        let mut root = json::Root::default();
+        let len = |root: &json::Root| serde_json::to_vec(root).unwrap().len() as u64;
+        let small = len(&root);
+        assert_eq!(
+            head_room(&root),
+            (4 * small + (64 << 10)).next_multiple_of(4096)
+        );
+        for i in 0..40_000 {
+            root.push(node(Some(format!("node_{i:05}"))));
+        }
+        let large = len(&root);
+        let room = head_room(&root);
+        assert!(
+            large > 500_000 && room.is_multiple_of(4096),
+            "{large} {room}"
+        );
+        assert!(room >= large + (1 << 20) + (64 << 10), "{large} {room}");
+        assert!(room < large + (1 << 20) + (68 << 10), "{large} {room}");
+    }
+
     #[test]
     pub(super) fn base64_matches_rfc4648() {
-        assert_eq!(super::base64(b""), "");
-        assert_eq!(super::base64(b"f"), "Zg==");
-        assert_eq!(super::base64(b"fo"), "Zm8=");
-        assert_eq!(super::base64(b"foo"), "Zm9v");
-        assert_eq!(super::base64(b"foobar"), "Zm9vYmFy");
+        assert_eq!(base64(b""), "");
+        assert_eq!(base64(b"f"), "Zg==");
+        assert_eq!(base64(b"fo"), "Zm8=");
+        assert_eq!(base64(b"foo"), "Zm9v");
+        assert_eq!(base64(b"foobar"), "Zm9vYmFy");
     }
 }
