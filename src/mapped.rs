@@ -62,13 +62,14 @@ impl Mapped {
     #[cfg(target_os = "linux")]
     pub fn open(path: &Path) -> Option<Mapped> {
         use std::os::fd::AsRawFd as _;
-        let file = File::open(path).ok()?;
-        let size = |file: &File| {
-            let meta = file.metadata().ok()?;
+        let size = |meta: std::fs::Metadata| {
             let len = usize::try_from(meta.len()).ok()?;
             (meta.is_file() && (MIN_MAPPED..=MAX_MAPPED).contains(&len)).then_some(len)
         };
-        size(&file)?;
+        // Sized before it is opened: a file to be read is opened once, to
+        // read it.
+        size(std::fs::metadata(path).ok()?)?;
+        let file = File::open(path).ok()?;
         let fd = file.as_raw_fd();
         // SAFETY: fcntl on a descriptor this function owns. A lease break
         // is announced by a signal; SIGURG is ignored by default, where
@@ -81,7 +82,7 @@ impl Mapped {
             return None;
         }
         // Sized again under the lease: nothing changes it from here on.
-        let len = size(&file)?;
+        let len = size(file.metadata().ok()?)?;
         // SAFETY: a new private read-only map of the whole file at an
         // address the kernel picks; the lease keeps its pages as they are.
         let addr = unsafe {
