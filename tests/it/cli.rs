@@ -1470,12 +1470,8 @@ fn a_buffer_moved_out_of_memory_writes_the_same_bytes() {
     let (dir, path) = util::scene_file("grids.x3d", &grids_scene(4, 200));
     let out = |name: &str| dir.path().join(name).to_string_lossy().into_owned();
     let run = |args: &[&str]| {
-        let o = Command::new(env!("CARGO_BIN_EXE_x3dbake"))
-            .arg(&path)
-            .args(args)
-            .output()
-            .unwrap();
-        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let o = util::run(&[&[path.as_str()], args].concat());
+        assert!(o.status.success(), "{}", util::stderr(&o));
         o.stdout
     };
     run(&["-o", &out("e.gltf"), "--embed"]);
@@ -1527,15 +1523,11 @@ fn a_glb_whose_json_outgrows_its_room_is_written_whole() {
     let (dir, path) = util::scene_file("many.x3d", &text);
     let out = |name: &str| dir.path().join(name).to_string_lossy().into_owned();
     for args in [
-        ["-o", &out("e.gltf"), "--embed"],
-        ["-o", &out("a.glb"), "--quiet"],
+        [&path, "-o", &out("e.gltf"), "--embed"],
+        [&path, "-o", &out("a.glb"), "--quiet"],
     ] {
-        let o = Command::new(env!("CARGO_BIN_EXE_x3dbake"))
-            .arg(&path)
-            .args(args)
-            .output()
-            .unwrap();
-        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let o = util::run(&args);
+        assert!(o.status.success(), "{}", util::stderr(&o));
     }
     let (_, buffers, _) = gltf::import(out("e.gltf")).unwrap();
     let glb = std::fs::read(out("a.glb")).unwrap();

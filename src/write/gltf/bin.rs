@@ -271,13 +271,14 @@ mod tests {
         want
     }
 
-    /// A spill to a new file of its own.
+    /// A spill to a file of its own, with room asked for and write-back
+    /// started or not.
     fn spill(open: Box<dyn FnOnce() -> Option<File>>, after: usize, room: bool) -> Option<Spill> {
         Some(Spill {
             open,
             after,
             room,
-            write_back: false,
+            write_back: room,
         })
     }
 
@@ -289,7 +290,6 @@ mod tests {
         for (room, at) in [(false, 0), (true, 8192)] {
             let file = tempfile::tempfile().unwrap();
             let mut bin = Bin::new(spill(Box::new(|| Some(file)), 1_500_000, room));
-            bin.write_back = room;
             let want = fill(&mut bin);
             assert!(bin.mem.len() <= SPILL_AT);
             let (spilled, mem, head_room) = bin.finish();

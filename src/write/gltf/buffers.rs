@@ -39,9 +39,9 @@ pub(super) fn bounds<const N: usize>(data: &[f32]) -> (Vec<f32>, Vec<f32>) {
 /// file as it is made, decided when the buffer first passes the size it
 /// may have in memory: the JSON so far, three times more (at most 1 MiB
 /// more, so that a large JSON is not followed by megabytes of padding), and
-/// 64 KiB, in whole 4 KiB pages (so the buffer starts on a page). A JSON that outgrows it is
-/// written unpadded and the buffer copied after it; one that fits is padded
-/// with spaces to fill it (src/cli/output.rs).
+/// 64 KiB, in whole 4 KiB pages (so the buffer starts on a page). A JSON
+/// that outgrows it is written unpadded and the buffer copied after it;
+/// one that fits is padded with spaces to fill it (src/cli/output.rs).
 pub(super) fn head_room(root: &json::Root) -> u64 {
     /// Counts the bytes written to it.
     struct Count(u64);
