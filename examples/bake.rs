@@ -15,7 +15,7 @@ fn main() -> anyhow::Result<()> {
     let bytes = std::fs::read(input)?;
     // Read (Inline and EXTERNPROTO files through FileFetch), check, and
     // build one clip per clock.
-    let mut bake = Bake::load(input, bytes, None, Some(&mut FileFetch), Limits::default());
+    let mut bake = Bake::load(input, bytes, None, Some(&mut FileFetch::default()), Limits::default());
     bake.animate(Default::default());
     for d in bake.diags.list() {
         eprint!("{}", d.render(&bake.sources));
@@ -33,7 +33,7 @@ fn main() -> anyhow::Result<()> {
         }
     }
 
-    let mut doc = bake.gltf(&gltf::Options::default(), Some(&mut FileFetch))?;
+    let mut doc = bake.gltf(&gltf::Options::default(), Some(&mut FileFetch::default()))?;
     anyhow::ensure!(!bake.diags.has_errors(), "{input}: the glTF cannot be made");
     doc.set_buffer_uri(None);
     glb::write(&doc.json(), &doc.bin, std::fs::File::create(output)?)?;

@@ -1,6 +1,8 @@
 //! Arguments as typed, turned into a validated job in one place.
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
+use super::output;
+use super::paths::{self, InputFile};
 use std::path::{Path, PathBuf};
 use x3dbake::anim::cascade::{UserEvent, World};
 use x3dbake::anim::clip::ClipOptions;
@@ -15,13 +17,39 @@ use x3dbake::write::gltf::{self, Mode, SampleInterpolation};
 /// keys within a bound of the true curve: 1e-4 rad for rotations, 1e-4 ×
 /// max(1, largest value) otherwise), or a CSV table of the animated values.
 #[derive(Parser)]
-#[command(version, about, args_conflicts_with_subcommands = true)]
+#[command(
+    version,
+    about,
+    args_conflicts_with_subcommands = true,
+    after_help = EXAMPLES_AND_EXIT_CODES,
+    after_long_help = EXAMPLES_AND_EXIT_CODES
+)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Option<Command>,
     #[command(flatten)]
     pub bake: BakeArgs,
 }
+
+/// The end of `--help`: examples, and what the exit codes mean.
+const EXAMPLES_AND_EXIT_CODES: &str = "\
+Examples:
+  x3dbake scene.x3d                         scene.glb in the current folder
+  x3dbake scene.x3d -o out.gltf --embed     one .gltf, its buffer inside
+  x3dbake scenes/ -o baked/                 every X3D file under scenes/, the same tree in baked/
+  x3dbake scene.x3d -o - --rate 10 | head   CSV of the animated values on standard output
+  x3dbake scene.x3d -o /dev/null --deny-warnings
+                                            only check: fails when anything would be lost
+  x3dbake scene.wrl --timeline --event 2:Button.touchTime=2
+                                            world time, with a click at 2 s
+  x3dbake inspect scene.x3d --json          what the scene animates, for scripts
+
+Exit codes:
+  0  every input baked (warnings, if any, printed)
+  1  invalid input: an error in a scene, or a warning with --deny-warnings; nothing written for it
+  2  usage or I/O: a flag or a path that cannot be used, a file that cannot be read or written
+  129, 130, 143  stopped by SIGHUP, SIGINT (Ctrl-C) or SIGTERM; no output left half-written
+A batch exits with the worst of its inputs.";
 
 #[derive(Subcommand)]
 pub enum Command {
@@ -38,9 +66,18 @@ pub enum Command {
         #[command(flatten)]
         common: Common,
     },
+    /// Print a completion script for a shell, e.g. `x3dbake completions bash
+    /// > /etc/bash_completion.d/x3dbake`.
+    Completions {
+        /// bash, zsh, fish, powershell or elvish.
+        shell: clap_complete::Shell,
+    },
+    /// Print the manual page (roff), e.g. `x3dbake man | man -l -`.
+    Man,
 }
 
 #[derive(Args)]
+#[command(next_help_heading = "Messages")]
 pub struct Common {
     /// Hide warnings.
     #[arg(long, short, conflicts_with = "verbose")]
@@ -56,6 +93,7 @@ pub struct Common {
 }
 
 #[derive(Args)]
+#[command(next_help_heading = "Keys")]
 pub struct ClipArgs {
     /// Cycles of each clock in a clip.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=10_000))]
@@ -102,7 +140,18 @@ pub enum Format {
 }
 
 impl Format {
-    fn extension(self) -> &'static str {
+    /// The format a file name's extension names, if any.
+    fn of(path: &Path) -> Option<Format> {
+        let ext = path.extension()?.to_str()?.to_ascii_lowercase();
+        match ext.as_str() {
+            "glb" => Some(Format::Glb),
+            "gltf" => Some(Format::Gltf),
+            "csv" => Some(Format::Csv),
+            _ => None,
+        }
+    }
+
+    pub fn extension(self) -> &'static str {
         match self {
             Format::Gltf => "gltf",
             Format::Glb => "glb",
@@ -113,32 +162,35 @@ impl Format {
 
 #[derive(Args)]
 pub struct BakeArgs {
-    /// X3D files to bake (`-` for standard input).
-    pub inputs: Vec<String>,
+    /// X3D files to bake (`-` for standard input), or folders: every X3D
+    /// file under them.
+    #[arg(value_name = "INPUT")]
+    pub given: Vec<String>,
     /// Where to write: a .gltf, .glb or .csv file, `-` for standard output,
-    /// or a folder (several inputs are baked into a folder, each as
-    /// NAME.glb or NAME.<--format>) [default: NAME.glb in the current
-    /// folder, for each input].
-    #[arg(short, long)]
+    /// a device such as /dev/null (every output into it: only check), or a
+    /// folder (several inputs, each as NAME.<format> in it, a tree of them
+    /// as the same tree, never outside) [default: NAME.<format> in the
+    /// current folder, for each input]
+    #[arg(help_heading = "Output", short, long)]
     pub output: Option<PathBuf>,
     /// The output format (default: from the output's extension; CSV on
     /// standard output; GLB into a folder).
-    #[arg(long, value_enum)]
+    #[arg(help_heading = "Output", long, value_enum)]
     pub format: Option<Format>,
     /// Exact keys where possible, or sample everything (glTF) [default: exact].
-    #[arg(long, value_enum)]
+    #[arg(help_heading = "Keys", long, value_enum)]
     pub mode: Option<CliMode>,
     /// Samples per second: for glTF tracks in --mode sample and for CSV rows.
-    #[arg(long, default_value_t = 30.0)]
+    #[arg(help_heading = "Keys", long, default_value_t = 30.0)]
     pub rate: f64,
     /// The most samples one track may take, its duration × --rate (glTF
     /// samples, CSV rows); past it a bake stops with an error [default:
     /// 50000000].
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(help_heading = "Keys", long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     pub max_samples: Option<u64>,
     /// Interpolation of sampled keys in --mode sample (cubic: tangents from
     /// the curve's own derivative) [default: linear].
-    #[arg(long, value_enum)]
+    #[arg(help_heading = "Keys", long, value_enum)]
     pub interpolation: Option<CliInterpolation>,
     /// The bound on every track: the fewest glTF keys within this distance of
     /// the true curve at every time (scene units; radians for rotations),
@@ -146,51 +198,52 @@ pub struct BakeArgs {
     /// and tracks that never leave the target's own value are dropped
     /// [default: exact keys where glTF holds the curve, and 1e-4 rad or
     /// 1e-4 × max(1, largest value) elsewhere].
-    #[arg(long, value_name = "T")]
+    #[arg(help_heading = "Keys", long, value_name = "T")]
     pub tolerance: Option<f64>,
     /// With --tolerance: keep tracks that never change their target.
-    #[arg(long, requires = "tolerance")]
+    #[arg(help_heading = "Keys", long, requires = "tolerance")]
     pub keep_constant: bool,
-    /// Also write an HTML page (one input, glTF output) plotting, for each
-    /// track, the true curve, the keys written and the error between them
-    /// against the bound, with the key counts and the warnings.
-    #[arg(long, value_name = "FILE.html")]
+    /// Also write an HTML page (one input, glTF output; `-` for standard
+    /// output) plotting, for each track, the true curve, the keys written and
+    /// the error a glTF player shows against the bound, with the key counts
+    /// and the warnings.
+    #[arg(help_heading = "Output", long, value_name = "FILE.html")]
     pub report: Option<PathBuf>,
     /// Only these clips (by name; repeat for several). Default: all.
-    #[arg(long = "clip", value_name = "NAME")]
+    #[arg(help_heading = "Keys", long = "clip", value_name = "NAME")]
     pub clips: Vec<String>,
     /// Embed the buffer in the .gltf as a data URI instead of a .bin file.
-    #[arg(long)]
+    #[arg(help_heading = "Output", long)]
     pub embed: bool,
     /// Flush each output to disk before it is renamed into place, and the
     /// folder after (survives a power failure or a system crash; costs the
     /// disk's write time). Without it an output still appears whole or not
     /// at all: it is written under a temporary name and renamed.
-    #[arg(long)]
+    #[arg(help_heading = "Output", long)]
     pub sync: bool,
     /// How many inputs to bake at once [default: one per core].
-    #[arg(short, long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+    #[arg(help_heading = "Output", short, long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
     pub jobs: Option<u16>,
     /// CSV: one row per time and one column per component.
-    #[arg(long)]
+    #[arg(help_heading = "Output", long)]
     pub wide: bool,
     /// The whole scene in world time instead of each clip from its start:
     /// clocks start, stop and chain as the event cascade plays them; CSV
     /// rows, or one glTF animation `timeline` within the default bound.
-    #[arg(long)]
+    #[arg(help_heading = "World time", long)]
     pub timeline: bool,
     /// With --timeline: the first time, in seconds [default: 0].
-    #[arg(long, requires = "timeline", allow_negative_numbers = true)]
+    #[arg(help_heading = "World time", long, requires = "timeline", allow_negative_numbers = true)]
     pub start: Option<f64>,
     /// With --timeline: the last time, in seconds [default: the end of the
     /// last clock's first run].
-    #[arg(long, requires = "timeline", allow_negative_numbers = true)]
+    #[arg(help_heading = "World time", long, requires = "timeline", allow_negative_numbers = true)]
     pub end: Option<f64>,
     /// With --timeline: an event a person would cause, TIME:NODE.FIELD=VALUE
     /// (a click at 2 s: 2:Button.touchTime=2); NODE sends FIELD, or receives
     /// it. Repeatable. It goes through the routes, the event utilities and
     /// the clocks as the scene plays.
-    #[arg(long = "event", value_name = "EVENT", requires = "timeline")]
+    #[arg(help_heading = "World time", long = "event", value_name = "EVENT", requires = "timeline")]
     pub events: Vec<UserEvent>,
     #[command(flatten)]
     pub clip: ClipArgs,
@@ -204,13 +257,27 @@ pub enum Target {
     File(PathBuf),
     Stdout,
     Dir(PathBuf),
+    /// A device, pipe or socket (`/dev/null`): every output written into it.
+    Stream(PathBuf),
+}
+
+/// Where the HTML report goes.
+#[derive(Debug, Clone)]
+pub enum ReportTo {
+    File(PathBuf),
+    Stdout,
 }
 
 /// A validated bake.
 pub struct Job {
-    pub inputs: Vec<String>,
-    /// Into a folder: each input's output file, in the order of the inputs.
-    pub outputs: Vec<PathBuf>,
+    pub inputs: Vec<InputFile>,
+    /// Each input's output file, in the order of the inputs (none on
+    /// standard output).
+    pub outputs: Vec<Option<PathBuf>>,
+    /// Every file the run writes beside the outputs' own (a .gltf's .bin,
+    /// the report, temporary files), for checking against what a scene
+    /// reads.
+    pub writes: Vec<Vec<paths::Write>>,
     pub target: Target,
     pub format: Format,
     pub clip_opts: ClipOptions,
@@ -228,7 +295,7 @@ pub struct Job {
     /// Warnings fail the input (exit 1, nothing written).
     pub deny_warnings: bool,
     /// Where the HTML report goes.
-    pub report: Option<PathBuf>,
+    pub report: Option<ReportTo>,
     /// Outputs flushed to disk before they are renamed into place.
     pub sync: bool,
 }
@@ -249,23 +316,15 @@ pub const MAX_RATE: f64 = 100_000.0;
 impl BakeArgs {
     /// Checks the arguments together; the message says what to change.
     pub fn validate(self) -> Result<Job, String> {
-        if self.inputs.is_empty() {
+        if self.given.is_empty() {
             return Err("no input file: x3dbake INPUT... -o OUTPUT (see --help)".into());
         }
-        if self.inputs.iter().filter(|i| *i == "-").count() > 1 {
+        if self.given.iter().filter(|i| *i == "-").count() > 1 {
             return Err("standard input (-) can be read only once".into());
         }
-        // Without -o: NAME.glb in the current folder, for each input.
-        let out = match self.output {
-            Some(out) => out,
-            None if self.inputs.iter().any(|i| i == "-") => {
-                return Err(
-                    "standard input needs -o (a file, a folder, or - for standard output)".into(),
-                );
-            }
-            None if self.inputs.len() > 1 => PathBuf::from("./"),
-            None => output_in(Path::new(""), &self.inputs[0], Format::Glb),
-        };
+        let walked = self.given.iter().any(|g| g != "-" && Path::new(g).is_dir());
+        let inputs = paths::expand(&self.given)?;
+        let several = inputs.len() > 1 || walked;
         if !(self.rate > 0.0 && self.rate <= MAX_RATE) {
             return Err(format!(
                 "--rate must be above 0 and at most {MAX_RATE}, not {}",
@@ -287,48 +346,70 @@ impl BakeArgs {
         {
             return Err(format!("--end ({e}) is before --start ({s})"));
         }
-        let is_dir = out.is_dir()
-            || out
-                .to_string_lossy()
-                .ends_with(['/', std::path::MAIN_SEPARATOR]);
-        let several = self.inputs.len() > 1;
-        let target = if out == Path::new("-") {
-            Target::Stdout
-        } else if is_dir {
-            Target::Dir(out)
-        } else if several && out.extension().is_some() {
-            return Err(format!(
-                "{} inputs cannot all be written to {}: give a folder (-o DIR/)",
-                self.inputs.len(),
-                out.display()
-            ));
-        } else if several {
-            Target::Dir(out)
-        } else {
-            Target::File(out)
+        let target = match &self.output {
+            Some(out) if out == Path::new("-") => Target::Stdout,
+            Some(out) if paths::is_stream(out) => Target::Stream(out.clone()),
+            Some(out)
+                if out.is_dir()
+                    || out
+                        .to_string_lossy()
+                        .ends_with(['/', std::path::MAIN_SEPARATOR]) =>
+            {
+                Target::Dir(out.clone())
+            }
+            Some(out) if several && Format::of(out).is_some() => {
+                return Err(format!(
+                    "{} inputs cannot all be written to {}: give a folder (-o DIR/)",
+                    inputs.len(),
+                    out.display()
+                ));
+            }
+            Some(out) if several => Target::Dir(out.clone()),
+            Some(out) => Target::File(out.clone()),
+            None if inputs.iter().any(InputFile::is_stdin) => {
+                return Err(
+                    "standard input needs -o (a file, a folder, or - for standard output)".into(),
+                );
+            }
+            // Without -o: NAME.<format> in the current folder, for each input.
+            None if several => Target::Dir(PathBuf::from(".")),
+            None => Target::File(PathBuf::from(format!(
+                "{}.{}",
+                paths::stem(&inputs[0].path),
+                self.format.unwrap_or(Format::Glb).extension()
+            ))),
         };
         let format = match (&target, self.format) {
-            (_, Some(f)) => f,
-            (Target::Stdout, None) => Format::Csv,
-            (Target::Dir(_), None) => Format::Glb,
-            (Target::File(p), None) => match p
-                .extension()
-                .and_then(|e| e.to_str())
-                .map(str::to_ascii_lowercase)
-            {
-                Some(e) if e == "glb" => Format::Glb,
-                Some(e) if e == "gltf" => Format::Gltf,
-                Some(e) if e == "csv" => Format::Csv,
-                _ => {
+            (Target::File(p), Some(f)) => match Format::of(p) {
+                Some(named) if named != f => {
                     return Err(format!(
-                        "cannot tell the format of {}: use .gltf, .glb, .csv or --format",
-                        p.display()
+                        "-o {} names a .{} file but --format is {}: make them agree",
+                        p.display(),
+                        named.extension(),
+                        f.extension()
                     ));
                 }
+                _ => f,
             },
+            (_, Some(f)) => f,
+            (Target::Stdout, None) => Format::Csv,
+            (Target::Dir(_) | Target::Stream(_), None) => Format::Glb,
+            (Target::File(p), None) => Format::of(p).ok_or_else(|| {
+                format!(
+                    "cannot tell the format of {}: use .gltf, .glb, .csv or --format",
+                    p.display()
+                )
+            })?,
         };
-        if format == Format::Gltf && matches!(target, Target::Stdout) && !self.embed {
-            return Err("a .gltf on standard output needs --embed (or use --format glb)".into());
+        let streamed = matches!(target, Target::Stdout | Target::Stream(_));
+        if format == Format::Gltf && streamed && !self.embed {
+            return Err(format!(
+                "a .gltf on {} needs --embed (or use --format glb): its .bin cannot go there",
+                match &target {
+                    Target::Stream(p) => p.display().to_string(),
+                    _ => "standard output".into(),
+                }
+            ));
         }
         if format != Format::Csv && self.wide {
             return Err("--wide is for CSV output".into());
@@ -367,28 +448,70 @@ impl BakeArgs {
         if self.report.is_some() && several {
             return Err("--report is for one input (its page plots that input's tracks)".into());
         }
+        if self.timeline && !self.clips.is_empty() {
+            return Err(
+                "--clip chooses clips of the clip mode; --timeline plays the whole world \
+                 (leave out one of them)"
+                    .into(),
+            );
+        }
+        let report = match self.report {
+            Some(p) if p == Path::new("-") && matches!(target, Target::Stdout) => {
+                return Err(
+                    "--report - and -o - cannot both go to standard output: give one a file".into(),
+                );
+            }
+            Some(p) if p == Path::new("-") => Some(ReportTo::Stdout),
+            Some(p) => Some(ReportTo::File(p)),
+            None => None,
+        };
         let mode = self.mode.unwrap_or(CliMode::Exact);
         if self.interpolation.is_some() && mode != CliMode::Sample {
             return Err("--interpolation is for --mode sample".into());
         }
-        let outputs = match &target {
-            Target::Dir(dir) => {
-                let outputs = outputs_in(dir, &self.inputs, format);
-                let mut names = outputs.clone();
-                names.sort();
-                if let Some(w) = names.windows(2).find(|w| w[0] == w[1]) {
-                    return Err(format!(
-                        "two inputs would both be written to {}",
-                        w[0].display()
-                    ));
-                }
-                outputs
-            }
-            _ => Vec::new(),
+        let outputs: Vec<Option<PathBuf>> = match &target {
+            Target::Dir(dir) => paths::outputs_in(dir, &inputs, format.extension())?
+                .into_iter()
+                .map(Some)
+                .collect(),
+            Target::File(p) | Target::Stream(p) => vec![Some(p.clone()); inputs.len()],
+            Target::Stdout => vec![None; inputs.len()],
         };
+        // Every file written, checked against every input and every other
+        // file written, before anything is.
+        let writes: Vec<Vec<paths::Write>> = outputs
+            .iter()
+            .map(|o| {
+                let mut w = Vec::new();
+                if let Some(o) = o {
+                    w.push(paths::Write::new("the output", o.clone()));
+                    if format == Format::Gltf && !self.embed {
+                        w.push(paths::Write::new("the glTF buffer", o.with_extension("bin")));
+                    }
+                }
+                if let Some(ReportTo::File(r)) = &report {
+                    w.push(paths::Write::new("--report", r.clone()));
+                }
+                w
+            })
+            .collect();
+        let reads: Vec<PathBuf> = inputs
+            .iter()
+            .filter(|i| !i.is_stdin())
+            .map(|i| PathBuf::from(&i.path))
+            .collect();
+        let all: Vec<paths::Write> = writes.iter().flatten().cloned().collect();
+        paths::check(&reads, &all)?;
+        let temporaries: Vec<paths::Write> = all
+            .iter()
+            .filter(|w| !paths::is_stream(&w.path))
+            .map(|w| paths::Write::new("a temporary file", output::temp_path(&w.path)))
+            .collect();
+        paths::check(&reads, &temporaries)?;
         Ok(Job {
-            inputs: self.inputs,
+            inputs,
             outputs,
+            writes,
             target,
             format,
             clip_opts: clip_options(&self.clip),
@@ -405,7 +528,7 @@ impl BakeArgs {
                 },
                 tolerance: self.tolerance,
                 keep_constant: self.keep_constant,
-                record: self.report.is_some(),
+                record: report.is_some(),
                 limits: x3dbake::Limits {
                     samples_per_track: self
                         .max_samples
@@ -415,7 +538,7 @@ impl BakeArgs {
                     ..Default::default()
                 },
             },
-            report: self.report,
+            report,
             sync: self.sync,
             embed: self.embed,
             jobs: self.jobs.map(usize::from),
@@ -432,62 +555,4 @@ impl BakeArgs {
             verbose: self.common.verbose,
         })
     }
-}
-
-/// The output files of inputs baked into a folder: NAME.<format> each,
-/// in the folder itself when the inputs share one folder, else under the
-/// inputs' own folders relative to the folder they all lie in (so that a
-/// tree of scenes is baked into the same tree).
-fn outputs_in(dir: &Path, inputs: &[String], format: Format) -> Vec<PathBuf> {
-    let folder = |i: &String| -> PathBuf {
-        let parent = Path::new(i).parent().unwrap_or(Path::new(""));
-        std::path::absolute(parent).unwrap_or_else(|_| parent.to_path_buf())
-    };
-    let folders: Vec<PathBuf> = inputs
-        .iter()
-        .map(|i| if i == "-" { PathBuf::new() } else { folder(i) })
-        .collect();
-    // The longest folder every input lies in.
-    let mut common: Option<PathBuf> = None;
-    for f in folders.iter().filter(|f| !f.as_os_str().is_empty()) {
-        common = Some(match common {
-            None => f.clone(),
-            Some(c) => c
-                .components()
-                .zip(f.components())
-                .take_while(|(a, b)| a == b)
-                .map(|(a, _)| a)
-                .collect(),
-        });
-    }
-    inputs
-        .iter()
-        .zip(&folders)
-        .map(|(input, f)| {
-            let below = common
-                .as_ref()
-                .and_then(|c| f.strip_prefix(c).ok())
-                .unwrap_or(Path::new(""));
-            output_in(&dir.join(below), input, format)
-        })
-        .collect()
-}
-
-/// The output file of an input baked into a folder.
-pub fn output_in(dir: &Path, input: &str, format: Format) -> PathBuf {
-    let stem = if input == "-" {
-        "stdin".to_string()
-    } else {
-        let name = Path::new(input)
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        // scene.x3d, scene.x3dv.gz → scene
-        name.split('.')
-            .next()
-            .filter(|s| !s.is_empty())
-            .unwrap_or("scene")
-            .to_string()
-    };
-    dir.join(format!("{stem}.{}", format.extension()))
 }

@@ -1,7 +1,7 @@
 //! A batch: every input baked, several at once, each into its own output
 //! (or standard output), with a progress line on a terminal.
 
-use super::args::{Format, Job, Target};
+use super::args::{Format, Job, ReportTo, Target};
 use super::{Outcome, analyse, messages, output, write_stdout};
 use anyhow::Context as _;
 use std::io::{IsTerminal, Write};
@@ -26,7 +26,7 @@ pub fn run(job: &Job) -> Outcome {
     if let Target::Dir(dir) = &job.target
         && let Err(e) = std::fs::create_dir_all(dir)
     {
-        eprintln!("x3dbake: cannot create {}: {e}", dir.display());
+        messages::error(format!("cannot create {}: {e}", dir.display()));
         return Outcome::UsageOrIo;
     }
     // Standard output holds the inputs' tables one after another, in the
@@ -41,7 +41,7 @@ pub fn run(job: &Job) -> Outcome {
     let work = || {
         loop {
             let i = next.fetch_add(1, Ordering::SeqCst);
-            let Some(path) = job.inputs.get(i) else {
+            let Some(path) = job.inputs.get(i).map(|input| input.path.as_str()) else {
                 break;
             };
             let (outcome, messages) = bake_one(job, i, path);
@@ -54,9 +54,9 @@ pub fn run(job: &Job) -> Outcome {
             if progress {
                 let _ = write!(err, "\r\x1b[K");
             }
-            let _ = err.write_all(messages.as_bytes());
+            let _ = err.write_all(messages::printable(&messages).as_bytes());
             if progress && n < total {
-                let _ = write!(err, "[{n}/{total}] {path}");
+                let _ = write!(err, "[{n}/{total}] {}", messages::printable(path));
             }
         }
     };
@@ -79,7 +79,7 @@ pub fn run(job: &Job) -> Outcome {
 
 /// Bakes one input; returns its outcome and the messages to print.
 fn bake_one(job: &Job, index: usize, path: &str) -> (Outcome, String) {
-    let fail = |e: anyhow::Error| (Outcome::UsageOrIo, format!("x3dbake: {e:#}\n"));
+    let fail = |e: anyhow::Error| (Outcome::UsageOrIo, format!("error: {e:#}\n"));
     // Errors in the input, found reading it or building the glTF document.
     let invalid = |bake: &Bake| {
         let errors = bake.diags.has_errors();
@@ -90,22 +90,16 @@ fn bake_one(job: &Job, index: usize, path: &str) -> (Outcome, String) {
             )
         })
     };
-    let dest = match &job.target {
-        Target::File(p) => Some(p.clone()),
-        Target::Dir(_) => job.outputs.get(index).cloned(),
-        Target::Stdout => None,
+    let dest = job.outputs[index].clone();
+    // What the scene reads (Inline, EXTERNPROTO, textures) is never
+    // written over either: checked once all is read, before writing.
+    let mut fetch = FileFetch::default();
+    let unread = |fetch: &FileFetch| {
+        super::paths::check(fetch.read(), &job.writes[index])
+            .map_err(|e| (Outcome::UsageOrIo, format!("error: {path}: {e}\n")))
     };
-    if let Some(dest) = &dest
-        && path != "-"
-        && output::same_file(Path::new(path), dest)
-    {
-        return fail(anyhow::anyhow!(
-            "the output {} is the input: refusing to overwrite it",
-            dest.display()
-        ));
-    }
     let limits = job.gltf_opts.limits;
-    let mut bake = match analyse(path, job.clip_opts, job.world.as_ref(), limits) {
+    let mut bake = match analyse(path, job.clip_opts, job.world.as_ref(), limits, &mut fetch) {
         Ok(x) => x,
         Err(e) => return fail(e),
     };
@@ -114,7 +108,7 @@ fn bake_one(job: &Job, index: usize, path: &str) -> (Outcome, String) {
     }
     if let Err(e) = bake.keep_clips(&job.clips) {
         let mut msg = messages::rendered(&bake, job.quiet, job.verbose);
-        msg.push_str(&format!("x3dbake: {path}: {e}\n"));
+        msg.push_str(&format!("error: {path}: --clip: {e}\n"));
         return (Outcome::UsageOrIo, msg);
     }
     // The clips hold the key values now: the scene's copies go.
@@ -137,6 +131,9 @@ fn bake_one(job: &Job, index: usize, path: &str) -> (Outcome, String) {
             let messages = messages::rendered(&bake, job.quiet, job.verbose);
             if let Some(denied) = denied(job, &bake, path, &messages) {
                 return denied;
+            }
+            if let Err(refused) = unread(&fetch) {
+                return refused;
             }
             if let Err(msg) = make_parent(job, dest.as_deref(), &messages) {
                 return (Outcome::UsageOrIo, msg);
@@ -170,7 +167,7 @@ fn bake_one(job: &Job, index: usize, path: &str) -> (Outcome, String) {
             };
             return match written {
                 Ok(()) => (Outcome::Ok, messages),
-                Err(e) => (Outcome::UsageOrIo, format!("{messages}x3dbake: {e:#}\n")),
+                Err(e) => (Outcome::UsageOrIo, format!("{messages}error: {e:#}\n")),
             };
         }
         Format::Gltf | Format::Glb => {
@@ -207,14 +204,17 @@ fn bake_one(job: &Job, index: usize, path: &str) -> (Outcome, String) {
                     write_back: job.sync || becomes.is_some_and(|b| output::replaces(&b)),
                 }
             });
-            let doc = match bake.gltf_spilled(&job.gltf_opts, Some(&mut FileFetch), spill) {
+            let doc = match bake.gltf_spilled(&job.gltf_opts, Some(&mut fetch), spill) {
                 Ok(d) => doc.insert(d),
                 Err(e) => return fail(anyhow::anyhow!("{path}: {e}")),
             };
             if let Some(invalid) = invalid(&bake) {
                 return invalid;
             }
-            match gltf_files(doc, job, dest.as_deref(), path) {
+            if let Err(refused) = unread(&fetch) {
+                return refused;
+            }
+            match gltf_files(doc, job, dest.as_deref()) {
                 Ok(f) => f,
                 Err(e) => return fail(e),
             }
@@ -240,11 +240,11 @@ fn bake_one(job: &Job, index: usize, path: &str) -> (Outcome, String) {
             }
             match output::write_all_atomic(&files, job.sync) {
                 Ok(()) => Outcome::Ok,
-                Err(e) => return (Outcome::UsageOrIo, format!("{messages}x3dbake: {e:#}\n")),
+                Err(e) => return (Outcome::UsageOrIo, format!("{messages}error: {e:#}\n")),
             }
         }
     };
-    if let (Some(page), Some(doc)) = (&job.report, &doc) {
+    if let (Some(to), Some(doc)) = (&job.report, &doc) {
         let html = report::html(&report::Report {
             title: path,
             scene: &bake.scene,
@@ -253,10 +253,17 @@ fn bake_one(job: &Job, index: usize, path: &str) -> (Outcome, String) {
             tolerance: job.gltf_opts.tolerance,
             messages: &messages::rendered(&bake, false, false),
         });
-        if let Err(e) =
-            output::write_all_atomic(&[(page.clone(), vec![html.into_bytes().into()])], job.sync)
-        {
-            return (Outcome::UsageOrIo, format!("{messages}x3dbake: {e:#}\n"));
+        match to {
+            ReportTo::Stdout => {
+                let written = write_stdout(&[html.as_bytes().into()]);
+                return (outcome.max(written), messages);
+            }
+            ReportTo::File(page) => {
+                let page = [(page.clone(), vec![html.into_bytes().into()])];
+                if let Err(e) = output::write_all_atomic(&page, job.sync) {
+                    return (Outcome::UsageOrIo, format!("{messages}error: {e:#}\n"));
+                }
+            }
         }
     }
     (outcome, messages)
@@ -273,7 +280,7 @@ fn denied(job: &Job, bake: &Bake, path: &str, messages: &str) -> Option<(Outcome
     Some((
         Outcome::InvalidInput,
         format!(
-            "{messages}x3dbake: {path}: {warnings} warning{s} with --deny-warnings: nothing written\n"
+            "{messages}error: {path}: {warnings} warning{s} with --deny-warnings: nothing written\n"
         ),
     ))
 }
@@ -284,7 +291,7 @@ fn make_parent(job: &Job, dest: Option<&Path>, messages: &str) -> Result<(), Str
         Some(parent) if matches!(job.target, Target::Dir(_)) => std::fs::create_dir_all(parent)
             .map_err(|e| {
                 format!(
-                    "{messages}x3dbake: cannot create {}: {e}\n",
+                    "{messages}error: cannot create {}: {e}\n",
                     parent.display()
                 )
             }),
@@ -299,7 +306,6 @@ fn gltf_files<'a>(
     doc: &'a mut gltf::Document,
     job: &Job,
     dest: Option<&Path>,
-    input: &str,
 ) -> anyhow::Result<Vec<(Option<PathBuf>, output::Parts<'a>)>> {
     let dest_buf = dest.map(Path::to_path_buf);
     let len = doc.buffer_len();
@@ -330,11 +336,6 @@ fn gltf_files<'a>(
                 .file_name()
                 .map(|n| n.to_string_lossy().into_owned())
                 .with_context(|| format!("cannot name a .bin beside {}", out.display()))?;
-            anyhow::ensure!(
-                !output::same_file(Path::new(input), &bin_path),
-                "the buffer {} would overwrite the input",
-                bin_path.display()
-            );
             doc.set_buffer_uri(Some(uri_escape(&bin_name)));
             vec![
                 (dest_buf, vec![doc.json().into_bytes().into()]),

@@ -1,5 +1,7 @@
 //! Diagnostics as the command line prints them.
 
+use std::borrow::Cow;
+use std::io::Write as _;
 use x3dbake::Bake;
 use x3dbake::diag::{Diagnostic, MAX_KEPT, Severity};
 use x3dbake::source::Sources;
@@ -99,4 +101,59 @@ fn repeated(more: &[&Diagnostic], sources: &Sources) -> String {
     };
     let times = if more.len() == 1 { "time" } else { "times" };
     format!("  … and {} more {times}{at}\n", more.len())
+}
+
+/// Text as it is safe to show on a terminal: every control character but
+/// newline and tab (ESC, BEL, CR, backspace, DEL, the C1 set) written as an
+/// escape (`\x1b`, `\u{9b}`), so that names and lines from a file cannot
+/// move the cursor, ring the bell or recolour the terminal.
+pub fn printable(text: &str) -> Cow<'_, str> {
+    let unsafe_char = |c: char| c.is_control() && c != '\n' && c != '\t';
+    if !text.chars().any(unsafe_char) {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 16);
+    for c in text.chars() {
+        match c {
+            c if !unsafe_char(c) => out.push(c),
+            c if (c as u32) < 0x80 => out.push_str(&format!("\\x{:02x}", c as u32)),
+            c => out.push_str(&format!("\\u{{{:x}}}", c as u32)),
+        }
+    }
+    Cow::Owned(out)
+}
+
+/// Writes text to standard error, made [`printable`].
+pub fn eprint(text: &str) {
+    let _ = std::io::stderr().lock().write_all(printable(text).as_bytes());
+}
+
+/// An error of the run (not of a line of the input): `error: …`.
+pub fn error(message: impl std::fmt::Display) {
+    eprint(&format!("error: {message}\n"));
+}
+
+/// A usage error, as clap gives its own (`error: …`, the usage line, a
+/// pointer to --help): exit 2.
+pub fn usage(message: &str) {
+    use clap::CommandFactory as _;
+    let e = super::args::Cli::command().error(
+        clap::error::ErrorKind::ArgumentConflict,
+        printable(message),
+    );
+    let _ = e.print();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::printable;
+
+    #[test]
+    fn control_characters_are_escaped_and_text_kept() {
+        assert_eq!(printable("plain\tline\n"), "plain\tline\n");
+        assert_eq!(
+            printable("a\x1b[31mred\x07\r\x7f\u{9b}é"),
+            "a\\x1b[31mred\\x07\\x0d\\x7f\\u{9b}é"
+        );
+    }
 }

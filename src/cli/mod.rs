@@ -6,6 +6,7 @@ mod args;
 mod batch;
 mod messages;
 mod output;
+mod paths;
 
 use anyhow::Context as _;
 use args::{Cli, Command};
@@ -32,12 +33,7 @@ enum Outcome {
 
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
-    // Interrupted (Ctrl-C, SIGTERM, SIGHUP): outputs are untouched (they are
-    // renamed into place only when complete), and no temporary file is left.
-    let _ = ctrlc::set_handler(|| {
-        output::remove_temporaries();
-        std::process::exit(130);
-    });
+    on_interrupt();
     let outcome = match cli.command {
         Some(Command::Inspect {
             file,
@@ -45,26 +41,68 @@ pub fn main() -> ExitCode {
             clip,
             common,
         }) => inspect(&file, json, args::clip_options(&clip), &common),
+        Some(Command::Completions { shell }) => {
+            let mut cmd = <Cli as clap::CommandFactory>::command();
+            let mut text = Vec::new();
+            clap_complete::generate(shell, &mut cmd, "x3dbake", &mut text);
+            write_stdout(&[text.into()])
+        }
+        Some(Command::Man) => {
+            let mut text = Vec::new();
+            match clap_mangen::Man::new(<Cli as clap::CommandFactory>::command()).render(&mut text)
+            {
+                Ok(()) => write_stdout(&[text.into()]),
+                Err(e) => {
+                    messages::error(format!("cannot make the manual page: {e}"));
+                    Outcome::UsageOrIo
+                }
+            }
+        }
         None => match cli.bake.validate() {
             Ok(job)
                 if matches!(job.target, args::Target::Stdout)
                     && job.format == args::Format::Glb
                     && std::io::stdout().is_terminal() =>
             {
-                eprintln!(
-                    "x3dbake: a .glb is binary: send standard output to a file or a pipe, or \
-                     give -o FILE.glb"
+                messages::usage(
+                    "a .glb is binary: send standard output to a file or a pipe, or give -o \
+                     FILE.glb",
                 );
                 Outcome::UsageOrIo
             }
             Ok(job) => batch::run(&job),
             Err(msg) => {
-                eprintln!("x3dbake: {msg}");
+                messages::usage(&msg);
                 Outcome::UsageOrIo
             }
         },
     };
     ExitCode::from(outcome as u8)
+}
+
+/// Interrupted (Ctrl-C, SIGTERM, SIGHUP): outputs are untouched (they are
+/// renamed into place only when complete), no temporary file is left, and
+/// the exit code is a shell's for that signal, 128 + its number (130, 143,
+/// 129).
+#[cfg(unix)]
+fn on_interrupt() {
+    use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+    if let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP]) {
+        std::thread::spawn(move || {
+            if let Some(signal) = signals.forever().next() {
+                output::remove_temporaries();
+                std::process::exit(128 + signal);
+            }
+        });
+    }
+}
+
+#[cfg(not(unix))]
+fn on_interrupt() {
+    let _ = ctrlc::set_handler(|| {
+        output::remove_temporaries();
+        std::process::exit(130);
+    });
 }
 
 fn read_bytes(path: &str) -> anyhow::Result<Vec<u8>> {
@@ -85,6 +123,7 @@ fn analyse(
     opts: ClipOptions,
     world: Option<&World>,
     limits: Limits,
+    fetch: &mut FileFetch,
 ) -> anyhow::Result<Bake> {
     let name = if path == "-" { "<stdin>" } else { path };
     // A large plain file is mapped, any other read.
@@ -100,10 +139,17 @@ fn analyse(
         Input::Bytes(bytes) => path != "-" && !x3dbake::load::is_gzip(bytes),
         Input::Mapped(_) => true,
     };
-    let mut bake = Bake::load(name, input, None, Some(&mut FileFetch), limits);
+    let mut bake = Bake::load(name, input, None, Some(fetch), limits);
     // The scene is made: the text is needed again only to show a line.
     if rereadable && !bake.diags.has_errors() {
         bake.sources.release(bake.file, Path::new(path));
+    }
+    // An event naming what the scene lacks is a usage error, like an
+    // unknown --clip: the flag is wrong, not the scene.
+    if let Some(world) = world
+        && !bake.diags.has_errors()
+    {
+        world.check(&bake.scene).map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
     }
     bake.animate_in(opts, world);
     Ok(bake)
@@ -113,10 +159,10 @@ fn analyse(
 /// standard error; with --deny-warnings a warning fails it (the report is
 /// still printed, for a script to read).
 fn inspect(path: &str, json: bool, opts: ClipOptions, common: &args::Common) -> Outcome {
-    let bake = match analyse(path, opts, None, Limits::default()) {
+    let bake = match analyse(path, opts, None, Limits::default(), &mut FileFetch::default()) {
         Ok(x) => x,
         Err(e) => {
-            eprintln!("x3dbake: {e:#}");
+            messages::error(format!("{e:#}"));
             return Outcome::UsageOrIo;
         }
     };
@@ -143,10 +189,7 @@ fn inspect(path: &str, json: bool, opts: ClipOptions, common: &args::Common) -> 
             _ => written.max(Outcome::InvalidInput),
         };
     }
-    eprint!(
-        "{}",
-        messages::rendered(&bake, common.quiet, common.verbose)
-    );
+    messages::eprint(&messages::rendered(&bake, common.quiet, common.verbose));
     if bake.diags.has_errors() {
         return Outcome::InvalidInput;
     }
@@ -155,7 +198,7 @@ fn inspect(path: &str, json: bool, opts: ClipOptions, common: &args::Common) -> 
     text.push_str(&format!("warnings: {warnings}\n"));
     let written = write_stdout(&[text.as_bytes().into()]);
     if common.deny_warnings && warnings > 0 {
-        eprintln!("x3dbake: {path}: {warnings} warnings with --deny-warnings");
+        messages::error(format!("{path}: {warnings} warnings with --deny-warnings"));
         return written.max(Outcome::InvalidInput);
     }
     written
@@ -169,7 +212,7 @@ fn write_stdout(parts: &[output::Part]) -> Outcome {
         Ok(()) => Outcome::Ok,
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Outcome::Ok,
         Err(e) => {
-            eprintln!("x3dbake: cannot write to standard output: {e}");
+            messages::error(format!("cannot write to standard output: {e}"));
             Outcome::UsageOrIo
         }
     }

@@ -133,22 +133,42 @@ pub fn spill_file(_: Option<&Path>) -> Option<fs::File> {
 
 /// A temporary file beside its destination, listed for
 /// [`remove_temporaries`] while it exists: removed when dropped, unless
-/// [`Temporary::commit`] renamed it into place.
+/// [`Temporary::commit`] renamed it into place. While it is written it is
+/// held under an exclusive lock, which tells a later run that it is not
+/// left over (see [`remove_stale`]).
 struct Temporary {
     path: PathBuf,
     dest: PathBuf,
     committed: bool,
+    held: Option<fs::File>,
 }
 
 impl Temporary {
     fn new(dest: &Path) -> Temporary {
+        remove_stale(dest);
         let path = temp_path(dest);
         temporaries().push(path.clone());
         Temporary {
             path,
             dest: dest.to_path_buf(),
             committed: false,
+            held: None,
         }
+    }
+
+    /// Creates the file, locked.
+    fn create(&mut self) -> std::io::Result<fs::File> {
+        let file = fs::File::create(&self.path)?;
+        self.hold(&file)?;
+        Ok(file)
+    }
+
+    /// Locks the file (open as `file`) until it is renamed or removed.
+    fn hold(&mut self, file: &fs::File) -> std::io::Result<()> {
+        let held = file.try_clone()?;
+        held.lock()?;
+        self.held = Some(held);
+        Ok(())
     }
 
     /// Renames it into place; with `sync`, flushes the folder's entry of
@@ -162,6 +182,51 @@ impl Temporary {
         }
         Ok(())
     }
+}
+
+/// Folders already cleared of stale temporary files in this run.
+static CLEARED: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+
+/// Removes, once a run for each folder written into, the temporary files
+/// that runs killed outright (SIGKILL, a crash) left there: named as
+/// [`temp_path`] names them, of a process that is gone, and not locked by
+/// a writer. Only on Linux, where /proc tells which processes live.
+fn remove_stale(dest: &Path) {
+    if !cfg!(target_os = "linux") || !Path::new("/proc/self").exists() {
+        return;
+    }
+    let folder = folder_of(dest).to_path_buf();
+    {
+        let mut cleared = CLEARED.lock().unwrap_or_else(|e| e.into_inner());
+        if cleared.contains(&folder) {
+            return;
+        }
+        cleared.push(folder.clone());
+    }
+    let Ok(entries) = fs::read_dir(&folder) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let name = e.file_name();
+        let Some(pid) = stale_pid(&name.to_string_lossy()) else {
+            continue;
+        };
+        if pid == std::process::id() || Path::new(&format!("/proc/{pid}")).exists() {
+            continue;
+        }
+        let path = e.path();
+        let unlocked = fs::File::open(&path).is_ok_and(|f| f.try_lock().is_ok());
+        if unlocked {
+            let _ = fs::remove_file(&path);
+        }
+    }
+}
+
+/// The process id in a name [`temp_path`] made: `.NAME.x3dbake-PID.tmp`.
+fn stale_pid(name: &str) -> Option<u32> {
+    let rest = name.strip_prefix('.')?.strip_suffix(".tmp")?;
+    let (_, pid) = rest.rsplit_once(".x3dbake-")?;
+    pid.parse().ok()
 }
 
 impl Drop for Temporary {
@@ -198,13 +263,13 @@ pub fn write_all_atomic(files: &[(PathBuf, Parts)], sync: bool) -> Result<()> {
                 .with_context(context)?;
             continue;
         }
-        let temp = Temporary::new(dest);
-        if in_place(bytes, &temp.path, sync).with_context(context)? {
+        let mut temp = Temporary::new(dest);
+        if in_place(bytes, &mut temp, sync).with_context(context)? {
             temps.push(temp);
             continue;
         }
-        let write = || -> std::io::Result<()> {
-            let mut f = fs::File::create(&temp.path)?;
+        let mut write = || -> std::io::Result<()> {
+            let mut f = temp.create()?;
             write_parts(&mut f, bytes, sync)?;
             if sync {
                 f.sync_all()?;
@@ -234,8 +299,8 @@ pub fn write_streamed(
         write(&mut out)?;
         return out.flush().with_context(context);
     }
-    let temp = Temporary::new(dest);
-    let file = fs::File::create(&temp.path).with_context(context)?;
+    let mut temp = Temporary::new(dest);
+    let file = temp.create().with_context(context)?;
     let mut out = std::io::BufWriter::with_capacity(1 << 20, file);
     write(&mut out)?;
     let file = out
@@ -284,7 +349,7 @@ fn stream_at(dest: &Path) -> std::io::Result<Option<fs::File>> {
 /// there (it is on another file system, or /proc is missing), and
 /// elsewhere than Linux.
 #[cfg(target_os = "linux")]
-fn in_place(parts: &Parts, path: &Path, sync: bool) -> std::io::Result<bool> {
+fn in_place(parts: &Parts, temp: &mut Temporary, sync: bool) -> std::io::Result<bool> {
     let mut spilled = parts.iter().filter_map(|p| match p {
         Part::Spilled(s) => Some(*s),
         Part::Bytes(_) => None,
@@ -309,11 +374,12 @@ fn in_place(parts: &Parts, path: &Path, sync: bool) -> std::io::Result<bool> {
     if sync {
         s.file.sync_all()?;
     }
-    name(&s.file, path)
+    temp.hold(&s.file)?;
+    name(&s.file, &temp.path)
 }
 
 #[cfg(not(target_os = "linux"))]
-fn in_place(_: &Parts, _: &Path, _: bool) -> std::io::Result<bool> {
+fn in_place(_: &Parts, _: &mut Temporary, _: bool) -> std::io::Result<bool> {
     Ok(false)
 }
 
@@ -346,7 +412,6 @@ fn sync_folder(path: &Path) -> std::io::Result<()> {
 }
 
 /// The folder holding `path` (`.` for a bare name).
-#[cfg(unix)]
 fn folder_of(path: &Path) -> &Path {
     match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p,
@@ -381,20 +446,12 @@ fn name(file: &fs::File, path: &Path) -> std::io::Result<bool> {
     Ok(linked == 0)
 }
 
-fn temp_path(dest: &Path) -> PathBuf {
+pub fn temp_path(dest: &Path) -> PathBuf {
     let name = dest
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
     dest.with_file_name(format!(".{name}.x3dbake-{}.tmp", std::process::id()))
-}
-
-/// True when two paths name the same existing file.
-pub fn same_file(a: &Path, b: &Path) -> bool {
-    match (fs::canonicalize(a), fs::canonicalize(b)) {
-        (Ok(x), Ok(y)) => x == y,
-        _ => false,
-    }
 }
 
 #[cfg(all(test, target_os = "linux"))]

@@ -20,7 +20,19 @@ pub trait Fetch {
 
 /// Reads files from the file system, relative to the file that names them.
 /// Only local names are followed: `http:` and other schemes are refused.
-pub struct FileFetch;
+/// Keeps the path of every file it read, so that a caller can make sure
+/// no output is written over one.
+#[derive(Debug, Default)]
+pub struct FileFetch {
+    read: Vec<std::path::PathBuf>,
+}
+
+impl FileFetch {
+    /// The files read so far, in the order they were read.
+    pub fn read(&self) -> &[std::path::PathBuf] {
+        &self.read
+    }
+}
 
 impl Fetch for FileFetch {
     fn fetch(&mut self, from: &str, url: &str) -> std::io::Result<(String, Vec<u8>)> {
@@ -49,7 +61,9 @@ impl Fetch for FileFetch {
             ));
         }
         let bytes = crate::source::read_sized(&path, &meta)?;
-        Ok((path.to_string_lossy().into_owned(), bytes))
+        let name = path.to_string_lossy().into_owned();
+        self.read.push(path);
+        Ok((name, bytes))
     }
 }
 

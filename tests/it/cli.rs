@@ -1141,7 +1141,8 @@ fn event_utilities_pass_user_events_on_in_world_time() {
         "every route is played: {}",
         util::stderr(&o)
     );
-    // A user event naming no node is an error that says so.
+    // A user event naming no node is a usage error that says so, as an
+    // unknown --clip is.
     let bad = util::run(&[
         &x3d,
         "-o",
@@ -1150,8 +1151,8 @@ fn event_utilities_pass_user_events_on_in_world_time() {
         "--event",
         "1:Nope.touchTime=1",
     ]);
-    assert_eq!(bad.status.code(), Some(1));
-    assert!(util::stderr(&bad).contains("no node named `Nope`"));
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(util::stderr(&bad).contains(": --event 1: no node named `Nope`"));
     let form = util::run(&[&x3d, "-o", "-", "--timeline", "--event", "F.set_boolean"]);
     assert_eq!(form.status.code(), Some(2));
     assert!(util::stderr(&form).contains("is not TIME:NODE.FIELD=VALUE"));

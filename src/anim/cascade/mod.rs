@@ -69,6 +69,38 @@ impl std::str::FromStr for UserEvent {
     }
 }
 
+impl UserEvent {
+    /// The node, field and value the event names in `scene`, or what the
+    /// scene lacks: the node, the field, or a value of the field's type.
+    fn resolve<'s>(&self, scene: &'s Scene) -> Result<(NodeId, Field<'s>, Ev), String> {
+        let node = scene
+            .def(&self.node)
+            .ok_or_else(|| format!("--event {}: no node named `{}`", self.time, self.node))?;
+        let sends = scene.find_field(node, &self.field, Dir::Out);
+        let receives = scene.find_field(node, &self.field, Dir::In);
+        let def = sends.or(receives).ok_or_else(|| {
+            format!(
+                "--event {}: `{}` ({}) has no field `{}`",
+                self.time,
+                self.node,
+                scene.node(node).type_name,
+                self.field
+            )
+        })?;
+        let value = parse_value(&self.value, def.ty).ok_or_else(|| {
+            format!(
+                "--event {}: `{}` is not a value of `{}.{}`",
+                self.time, self.value, self.node, self.field
+            )
+        })?;
+        let field = Field::User {
+            sends: sends.map(|d| d.name.as_str()),
+            receives: receives.map(|d| d.name.as_str()),
+        };
+        Ok((node, field, value))
+    }
+}
+
 /// World time asked for: the user's events and how far to play them.
 #[derive(Clone, Debug)]
 pub struct World {
@@ -79,6 +111,15 @@ pub struct World {
     /// Frames a second at which Scripts get continuous events (a
     /// TimeSensor's fraction, an interpolator's value).
     pub rate: f64,
+}
+
+impl World {
+    /// The first event that names what `scene` does not have, as the
+    /// error a bake would give for it; a caller can refuse the run before
+    /// playing it.
+    pub fn check(&self, scene: &Scene) -> Result<(), String> {
+        self.events.iter().try_for_each(|e| e.resolve(scene).map(drop))
+    }
 }
 
 impl Default for World {
@@ -475,50 +516,14 @@ impl<'s> Player<'s> {
         p
     }
 
-    /// The user's events, each at its time.
+    /// The user's events, each at its time; one that names what the scene
+    /// does not have is an error.
     fn user_events(&mut self, events: &[UserEvent], diags: &mut Diagnostics) {
-        let scene = self.scene;
         for e in events {
-            let Some(node) = scene.def(&e.node) else {
-                diags.error(
-                    format!("--event {}: no node named `{}`", e.time, e.node),
-                    None,
-                );
-                continue;
-            };
-            let sends = scene.find_field(node, &e.field, Dir::Out);
-            let receives = scene.find_field(node, &e.field, Dir::In);
-            let value = match sends.or(receives) {
-                Some(def) => parse_value(&e.value, def.ty),
-                None => {
-                    diags.error(
-                        format!(
-                            "--event {}: `{}` ({}) has no field `{}`",
-                            e.time,
-                            e.node,
-                            scene.node(node).type_name,
-                            e.field
-                        ),
-                        None,
-                    );
-                    continue;
-                }
-            };
-            let Some(value) = value else {
-                diags.error(
-                    format!(
-                        "--event {}: `{}` is not a value of `{}.{}`",
-                        e.time, e.value, e.node, e.field
-                    ),
-                    None,
-                );
-                continue;
-            };
-            let field = Field::User {
-                sends: sends.map(|d| d.name.as_str()),
-                receives: receives.map(|d| d.name.as_str()),
-            };
-            self.push(e.time, node, field, value);
+            match e.resolve(self.scene) {
+                Ok((node, field, value)) => self.push(e.time, node, field, value),
+                Err(message) => diags.error(message, None),
+            }
         }
     }
 
