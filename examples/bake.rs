@@ -15,7 +15,13 @@ fn main() -> anyhow::Result<()> {
     let bytes = std::fs::read(input)?;
     // Read (Inline and EXTERNPROTO files through FileFetch), check, and
     // build one clip per clock.
-    let mut bake = Bake::load(input, bytes, None, Some(&mut FileFetch::default()), Limits::default());
+    let mut bake = Bake::load(
+        input,
+        bytes,
+        None,
+        Some(&mut FileFetch::default()),
+        Limits::default(),
+    );
     bake.animate(Default::default());
     for d in bake.diags.list() {
         eprint!("{}", d.render(&bake.sources));

@@ -12,7 +12,13 @@ use x3dbake::{Bake, Limits};
 fn main() -> anyhow::Result<()> {
     for path in std::env::args().skip(1) {
         let bytes = std::fs::read(&path)?;
-        let bake = Bake::load(&path, bytes, None, Some(&mut FileFetch::default()), Limits::default());
+        let bake = Bake::load(
+            &path,
+            bytes,
+            None,
+            Some(&mut FileFetch::default()),
+            Limits::default(),
+        );
         let scene = &bake.scene;
         let mut geometry: BTreeMap<String, usize> = BTreeMap::new();
         let mut shapes = 0;

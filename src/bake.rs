@@ -82,6 +82,9 @@ pub struct Bake {
     pub clips: Vec<Clip>,
     /// Each interpolator's form (exact or sampled), for the report.
     pub forms: Forms,
+    /// Once a glTF document was made: the tracks that reached no channel in
+    /// it, by (clip, track) index.
+    pub dropped: Option<Vec<(usize, usize)>>,
     limits: Limits,
 }
 
@@ -117,6 +120,7 @@ impl Bake {
             diags,
             clips: Vec::new(),
             forms: Forms::default(),
+            dropped: None,
             limits,
         }
     }
@@ -224,14 +228,16 @@ impl Bake {
             limits: self.limits,
             ..*opts
         };
-        Ok(gltf::build(
+        let doc = gltf::build(
             scene,
             &self.clips,
             &opts,
             &mut images,
             &mut self.diags,
             spill,
-        ))
+        );
+        self.dropped = Some(doc.dropped.clone());
+        Ok(doc)
     }
 
     /// The CSV table, in memory (at most [`Limits::csv_bytes`]).
@@ -262,13 +268,23 @@ impl Bake {
 
     /// The plain-text account of `x3dbake inspect`.
     pub fn report(&self) -> String {
-        inspect::report(&self.scene, &self.clips, &self.forms, &self.limits)
+        inspect::report(&self.inspected())
+    }
+
+    fn inspected(&self) -> inspect::Inspected<'_> {
+        inspect::Inspected {
+            scene: &self.scene,
+            clips: &self.clips,
+            forms: &self.forms,
+            limits: &self.limits,
+            dropped: self.dropped.as_deref(),
+        }
     }
 
     /// The same report as JSON (the schema is in docs/inspect-json.md),
     /// without the diagnostics, which [`Bake::diagnostics_json`] gives.
     pub fn report_json(&self) -> serde_json::Value {
-        inspect::report_json(&self.scene, &self.clips, &self.forms, &self.limits)
+        inspect::report_json(&self.inspected())
     }
 
     /// The errors and warnings as JSON: severity, message, file, line and

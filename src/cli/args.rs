@@ -1,8 +1,8 @@
 //! Arguments as typed, turned into a validated job in one place.
 
-use clap::{Args, Parser, Subcommand, ValueEnum};
 use super::output;
 use super::paths::{self, InputFile};
+use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::{Path, PathBuf};
 use x3dbake::anim::cascade::{UserEvent, World};
 use x3dbake::anim::clip::ClipOptions;
@@ -233,17 +233,32 @@ pub struct BakeArgs {
     #[arg(help_heading = "World time", long)]
     pub timeline: bool,
     /// With --timeline: the first time, in seconds [default: 0].
-    #[arg(help_heading = "World time", long, requires = "timeline", allow_negative_numbers = true)]
+    #[arg(
+        help_heading = "World time",
+        long,
+        requires = "timeline",
+        allow_negative_numbers = true
+    )]
     pub start: Option<f64>,
     /// With --timeline: the last time, in seconds [default: the end of the
     /// last clock's first run].
-    #[arg(help_heading = "World time", long, requires = "timeline", allow_negative_numbers = true)]
+    #[arg(
+        help_heading = "World time",
+        long,
+        requires = "timeline",
+        allow_negative_numbers = true
+    )]
     pub end: Option<f64>,
     /// With --timeline: an event a person would cause, TIME:NODE.FIELD=VALUE
     /// (a click at 2 s: 2:Button.touchTime=2); NODE sends FIELD, or receives
     /// it. Repeatable. It goes through the routes, the event utilities and
     /// the clocks as the scene plays.
-    #[arg(help_heading = "World time", long = "event", value_name = "EVENT", requires = "timeline")]
+    #[arg(
+        help_heading = "World time",
+        long = "event",
+        value_name = "EVENT",
+        requires = "timeline"
+    )]
     pub events: Vec<UserEvent>,
     #[command(flatten)]
     pub clip: ClipArgs,
@@ -486,7 +501,10 @@ impl BakeArgs {
                 if let Some(o) = o {
                     w.push(paths::Write::new("the output", o.clone()));
                     if format == Format::Gltf && !self.embed {
-                        w.push(paths::Write::new("the glTF buffer", o.with_extension("bin")));
+                        w.push(paths::Write::new(
+                            "the glTF buffer",
+                            o.with_extension("bin"),
+                        ));
                     }
                 }
                 if let Some(ReportTo::File(r)) = &report {

@@ -289,12 +289,7 @@ fn denied(job: &Job, bake: &Bake, path: &str, messages: &str) -> Option<(Outcome
 fn make_parent(job: &Job, dest: Option<&Path>, messages: &str) -> Result<(), String> {
     match dest.and_then(Path::parent) {
         Some(parent) if matches!(job.target, Target::Dir(_)) => std::fs::create_dir_all(parent)
-            .map_err(|e| {
-                format!(
-                    "{messages}error: cannot create {}: {e}\n",
-                    parent.display()
-                )
-            }),
+            .map_err(|e| format!("{messages}error: cannot create {}: {e}\n", parent.display())),
         _ => Ok(()),
     }
 }

@@ -125,7 +125,9 @@ pub fn printable(text: &str) -> Cow<'_, str> {
 
 /// Writes text to standard error, made [`printable`].
 pub fn eprint(text: &str) {
-    let _ = std::io::stderr().lock().write_all(printable(text).as_bytes());
+    let _ = std::io::stderr()
+        .lock()
+        .write_all(printable(text).as_bytes());
 }
 
 /// An error of the run (not of a line of the input): `error: …`.
@@ -137,10 +139,8 @@ pub fn error(message: impl std::fmt::Display) {
 /// pointer to --help): exit 2.
 pub fn usage(message: &str) {
     use clap::CommandFactory as _;
-    let e = super::args::Cli::command().error(
-        clap::error::ErrorKind::ArgumentConflict,
-        printable(message),
-    );
+    let e = super::args::Cli::command()
+        .error(clap::error::ErrorKind::ArgumentConflict, printable(message));
     let _ = e.print();
 }
 

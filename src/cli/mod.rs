@@ -149,7 +149,9 @@ fn analyse(
     if let Some(world) = world
         && !bake.diags.has_errors()
     {
-        world.check(&bake.scene).map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
+        world
+            .check(&bake.scene)
+            .map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
     }
     bake.animate_in(opts, world);
     Ok(bake)
@@ -157,10 +159,32 @@ fn analyse(
 
 /// `x3dbake inspect`: the report on standard output, the diagnostics on
 /// standard error; with --deny-warnings a warning fails it (the report is
-/// still printed, for a script to read).
+/// still printed, for a script to read). It runs every stage a default
+/// bake runs, the glTF document made and dropped, so that it gives the
+/// same warnings and errors as `x3dbake FILE` would.
 fn inspect(path: &str, json: bool, opts: ClipOptions, common: &args::Common) -> Outcome {
-    let bake = match analyse(path, opts, None, Limits::default(), &mut FileFetch::default()) {
+    let mut fetch = FileFetch::default();
+    let analysed = analyse(path, opts, None, Limits::default(), &mut fetch).and_then(|mut bake| {
+        if !bake.diags.has_errors() {
+            bake.gltf(&Default::default(), Some(&mut fetch))
+                .map_err(|e| anyhow::anyhow!("{path}: {e}"))?;
+        }
+        Ok(bake)
+    });
+    let bake = match analysed {
         Ok(x) => x,
+        Err(e) if json => {
+            // Still one document: the error in it.
+            let doc = serde_json::json!({
+                "schema": "x3dbake-inspect/1",
+                "file": path,
+                "error": format!("{e:#}"),
+                "errors": 1,
+                "warnings": 0,
+                "diagnostics": [],
+            });
+            return write_json(&doc).max(Outcome::UsageOrIo);
+        }
         Err(e) => {
             messages::error(format!("{e:#}"));
             return Outcome::UsageOrIo;
@@ -180,9 +204,7 @@ fn inspect(path: &str, json: bool, opts: ClipOptions, common: &args::Common) -> 
         let (errors, warnings) = bake.diags.counts();
         doc["errors"] = serde_json::json!(errors);
         doc["warnings"] = serde_json::json!(warnings);
-        let mut text = serde_json::to_string_pretty(&doc).unwrap_or_default();
-        text.push('\n');
-        let written = write_stdout(&[text.as_bytes().into()]);
+        let written = write_json(&doc);
         return match (errors, warnings) {
             (0, 0) => written,
             (0, _) if !common.deny_warnings => written,
@@ -196,12 +218,19 @@ fn inspect(path: &str, json: bool, opts: ClipOptions, common: &args::Common) -> 
     let mut text = bake.report();
     let warnings = bake.diags.counts().1;
     text.push_str(&format!("warnings: {warnings}\n"));
-    let written = write_stdout(&[text.as_bytes().into()]);
+    let written = write_stdout(&[messages::printable(&text).as_bytes().into()]);
     if common.deny_warnings && warnings > 0 {
         messages::error(format!("{path}: {warnings} warnings with --deny-warnings"));
         return written.max(Outcome::InvalidInput);
     }
     written
+}
+
+/// One JSON document, pretty, on standard output.
+fn write_json(doc: &serde_json::Value) -> Outcome {
+    let mut text = serde_json::to_string_pretty(doc).unwrap_or_default();
+    text.push('\n');
+    write_stdout(&[text.as_bytes().into()])
 }
 
 /// Writes to standard output; a closed pipe (`| head`) is not an error.

@@ -393,7 +393,11 @@ mod tests {
 
     #[test]
     fn one_stem_in_one_folder_keeps_whole_names_and_a_true_clash_names_both() {
-        let out = outputs_in(Path::new("o"), &given(&["d/a.x3d", "d/a.wrl", "d/b.x3d"]), "glb");
+        let out = outputs_in(
+            Path::new("o"),
+            &given(&["d/a.x3d", "d/a.wrl", "d/b.x3d"]),
+            "glb",
+        );
         let out = out.unwrap();
         assert_eq!(out[0], Path::new("o/a.x3d.glb"));
         assert_eq!(out[1], Path::new("o/a.wrl.glb"));
@@ -428,7 +432,13 @@ mod tests {
         fs::create_dir(dir.path().join("sub")).unwrap();
         let err = check(&reads, &[w("-o", out.clone()), w("--report", again)]).unwrap_err();
         assert!(err.contains("are the same file"), "{err}");
-        assert!(check(&reads, &[w("-o", out), w("--report", dir.path().join("r.html"))]).is_ok());
+        assert!(
+            check(
+                &reads,
+                &[w("-o", out), w("--report", dir.path().join("r.html"))]
+            )
+            .is_ok()
+        );
         #[cfg(unix)]
         assert!(
             check(

@@ -10,8 +10,47 @@ use crate::write::gltf::channel;
 use serde_json::{Value, json};
 use std::fmt::Write as _;
 
+/// What the report is made from: the scene and its clips, the
+/// interpolators' forms, and once a glTF document was made, the tracks that
+/// reached no channel in it.
+#[derive(Clone, Copy)]
+pub struct Inspected<'a> {
+    /// The scene, loaded and checked.
+    pub scene: &'a Scene,
+    /// Its clips.
+    pub clips: &'a [Clip],
+    /// How each interpolator is written.
+    pub forms: &'a Forms,
+    /// The limits the bake keeps.
+    pub limits: &'a Limits,
+    /// The tracks a glTF document left out, by (clip, track) index.
+    pub dropped: Option<&'a [(usize, usize)]>,
+}
+
+impl Inspected<'_> {
+    /// Where a track goes in glTF, in words: where its target's kind goes,
+    /// or none when the glTF document made left it out.
+    fn gltf(&self, ci: usize, ti: usize) -> &'static str {
+        let t = &self.clips[ci].tracks[ti];
+        match gltf_target(self.scene, t) {
+            g if g.starts_with("none") => g,
+            _ if self.dropped.is_some_and(|d| d.contains(&(ci, ti))) => {
+                "none (not written: see its warning)"
+            }
+            g => g,
+        }
+    }
+}
+
 /// The report, one section a kind of thing.
-pub fn report(scene: &Scene, clips: &[Clip], forms: &Forms, limits: &Limits) -> String {
+pub fn report(i: &Inspected) -> String {
+    let Inspected {
+        scene,
+        clips,
+        forms,
+        limits,
+        ..
+    } = *i;
     let mut out = String::new();
     let label = |id: NodeId| scene.display_name(id);
     let clocks: Vec<NodeId> = live(scene, is_clock).collect();
@@ -75,7 +114,7 @@ pub fn report(scene: &Scene, clips: &[Clip], forms: &Forms, limits: &Limits) -> 
     for (node, field) in targets {
         let _ = writeln!(out, "  {node}.{field}");
     }
-    clips_section(&mut out, scene, clips, limits.animation_values);
+    clips_section(&mut out, i, limits.animation_values);
     out
 }
 
@@ -88,9 +127,10 @@ fn live(scene: &Scene, kind: fn(&str) -> bool) -> impl Iterator<Item = NodeId> +
     })
 }
 
-fn clips_section(out: &mut String, scene: &Scene, clips: &[Clip], max_values: usize) {
+fn clips_section(out: &mut String, i: &Inspected, max_values: usize) {
+    let (scene, clips) = (i.scene, i.clips);
     let _ = writeln!(out, "clips: {}", clips.len());
-    for clip in clips {
+    for (ci, clip) in clips.iter().enumerate() {
         let clock = &scene.node(clip.clock_node).type_name;
         let _ = writeln!(
             out,
@@ -100,14 +140,14 @@ fn clips_section(out: &mut String, scene: &Scene, clips: &[Clip], max_values: us
             clip.looping(),
             clip.tracks.len()
         );
-        for t in &clip.tracks {
+        for (ti, t) in clip.tracks.iter().enumerate() {
             let via: String = t
                 .modifiers
                 .iter()
                 .map(|&m| format!(" via {}", scene.display_name(m)))
                 .collect();
             let form = TrackForm::of(t, clip, scene, max_values).to_string();
-            let gltf = gltf_target(scene, t);
+            let gltf = i.gltf(ci, ti);
             let _ = writeln!(
                 out,
                 "    {}.{} <- {}{via}: {form}; glTF: {gltf}",
@@ -242,7 +282,14 @@ impl std::fmt::Display for TrackForm {
 
 /// The report as JSON, for scripts (the schema is in docs/inspect-json.md):
 /// clocks, interpolators, routes, and clips with their tracks.
-pub fn report_json(scene: &Scene, clips: &[Clip], forms: &Forms, limits: &Limits) -> Value {
+pub fn report_json(i: &Inspected) -> Value {
+    let Inspected {
+        scene,
+        clips,
+        forms,
+        limits,
+        ..
+    } = *i;
     let label = |id: NodeId| scene.display_name(id);
     let clocks: Vec<Value> = live(scene, is_clock)
         .map(|id| {
@@ -281,17 +328,19 @@ pub fn report_json(scene: &Scene, clips: &[Clip], forms: &Forms, limits: &Limits
         .collect();
     let clips: Vec<Value> = clips
         .iter()
-        .map(|clip| {
+        .enumerate()
+        .map(|(ci, clip)| {
             let tracks: Vec<Value> = clip
                 .tracks
                 .iter()
-                .map(|t| {
+                .enumerate()
+                .map(|(ti, t)| {
                     let mut v = TrackForm::of(t, clip, scene, limits.animation_values).json();
                     v["target"] = json!(label(t.target));
                     v["field"] = json!(t.field);
                     v["source"] = json!(label(t.source));
                     v["via"] = json!(t.modifiers.iter().map(|&m| label(m)).collect::<Vec<_>>());
-                    v["gltf"] = json!(gltf_target(scene, t));
+                    v["gltf"] = json!(i.gltf(ci, ti));
                     v
                 })
                 .collect();

@@ -41,8 +41,12 @@ fn none_failed(failed: &[String], total: usize) {
     );
 }
 
+/// `inspect` reads every corpus scene and gives exactly the diagnostics
+/// the bake gives (it runs the same stages): the same text on standard
+/// error, and in `--json` the same counts, so that a CI check on
+/// `inspect --json` predicts `--deny-warnings`.
 #[test]
-fn inspect_reads_every_scene_file_in_the_corpus() {
+fn inspect_gives_every_corpus_scene_the_bakes_diagnostics() {
     let Some(files) = corpus_files(READ) else {
         return;
     };
@@ -52,13 +56,45 @@ fn inspect_reads_every_scene_file_in_the_corpus() {
         files.len()
     );
     let mut failed = Vec::new();
+    let mut warned = 0;
     for f in &files {
-        let out = util::run(&["inspect", "--quiet", &f.to_string_lossy()]);
-        if out.status.code() != Some(0) {
-            failed.push(format!("{}: {}", f.display(), util::stderr(&out)));
+        let f = f.to_string_lossy();
+        let inspect = util::run(&["inspect", "-v", &f]);
+        let bake = util::run(&[&f, "-o", "/dev/null", "-v"]);
+        let json = util::run(&["inspect", "--json", &f]);
+        let doc: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap_or_default();
+        // The count on the bake's last line: `FILE: N warnings (M different), …`.
+        let bake_warnings: usize = util::stderr(&bake)
+            .lines()
+            .rev()
+            .find(|l| l.contains(" different), "))
+            .and_then(|l| l.rsplit(": ").next()?.split(' ').next()?.parse().ok())
+            .unwrap_or(0);
+        warned += usize::from(bake_warnings > 0);
+        if inspect.status.code() != Some(0) || bake.status.code() != Some(0) {
+            failed.push(format!(
+                "{f}: {}{}",
+                util::stderr(&inspect),
+                util::stderr(&bake)
+            ));
+        } else if util::stderr(&inspect) != util::stderr(&bake) {
+            failed.push(format!(
+                "{f}: inspect says\n{}\nthe bake says\n{}",
+                util::stderr(&inspect),
+                util::stderr(&bake)
+            ));
+        } else if doc["warnings"].as_u64() != Some(bake_warnings as u64) || doc["errors"] != 0 {
+            failed.push(format!(
+                "{f}: inspect --json counts {} warnings, the bake {bake_warnings}",
+                doc["warnings"]
+            ));
         }
     }
     none_failed(&failed, files.len());
+    assert!(
+        warned >= 30,
+        "the corpus has warnings to compare: {warned} scenes"
+    );
 }
 
 #[test]

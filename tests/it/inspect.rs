@@ -187,3 +187,66 @@ fn inspect_json_follows_its_documented_schema() {
         (&"error".into(), &1.into(), &39.into())
     );
 }
+
+/// The CI recipes of docs/inspect-json.md, run as written (bash, jq):
+/// each passes on a clean scene, fails on a scene whose track the glTF
+/// leaves out (a LayerSet's), and fails when x3dbake fails (a missing
+/// file: `pipefail`), where the document still parses and holds the error.
+#[test]
+fn the_documented_ci_recipes_fail_when_anything_is_lost() {
+    let doc = std::fs::read_to_string(util::root().join("docs/inspect-json.md")).unwrap();
+    let recipes: Vec<String> = doc
+        .split("    set -o pipefail\n")
+        .skip(1)
+        .map(|r| {
+            let lines: Vec<&str> = r
+                .lines()
+                .take_while(|l| l.starts_with("    "))
+                .map(str::trim)
+                .collect();
+            lines.join("\n")
+        })
+        .collect();
+    assert_eq!(recipes.len(), 2, "{recipes:?}");
+    if std::process::Command::new("jq")
+        .arg("--version")
+        .output()
+        .is_err()
+    {
+        util::skipped("PATH", "the inspect --json CI recipes (jq not found)");
+        return;
+    }
+    let bin = env!("CARGO_BIN_EXE_x3dbake");
+    let run = |recipe: &str, scene: &str| {
+        let script = format!(
+            "set -o pipefail\nx3dbake() {{ \"{bin}\" \"$@\"; }}\n{}",
+            recipe.replace("scene.x3d", scene)
+        );
+        std::process::Command::new("bash")
+            .args(["-c", &script])
+            .current_dir(util::root())
+            .output()
+            .unwrap()
+            .status
+            .success()
+    };
+    for r in &recipes {
+        assert!(run(r, "fixtures/scenes/bouncing_box.x3d"), "{r}");
+        assert!(!run(r, "fixtures/pipeline/layers.x3d"), "{r}");
+        assert!(!run(r, "fixtures/no/such.x3d"), "{r}");
+    }
+    let o = util::run(&["inspect", "--json", "fixtures/no/such.x3d"]);
+    assert_eq!(o.status.code(), Some(2));
+    let doc: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert!(
+        doc["error"].as_str().unwrap().contains("cannot read"),
+        "{doc}"
+    );
+    assert_eq!(doc["errors"], 1);
+    // The LayerSet's track: what the bake leaves out, inspect says.
+    let o = util::run(&["inspect", "--json", "fixtures/pipeline/layers.x3d"]);
+    let doc: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let track = &doc["clips"][0]["tracks"][0];
+    assert_eq!(track["gltf"], "none (not written: see its warning)");
+    assert_eq!(doc["warnings"], 2);
+}

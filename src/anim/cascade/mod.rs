@@ -118,7 +118,9 @@ impl World {
     /// error a bake would give for it; a caller can refuse the run before
     /// playing it.
     pub fn check(&self, scene: &Scene) -> Result<(), String> {
-        self.events.iter().try_for_each(|e| e.resolve(scene).map(drop))
+        self.events
+            .iter()
+            .try_for_each(|e| e.resolve(scene).map(drop))
     }
 }
 

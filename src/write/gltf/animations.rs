@@ -428,7 +428,13 @@ impl Writer<'_> {
                     total: m.total,
                 }
             }
-            None => self.target(track)?,
+            None => {
+                let Some(target) = self.target(track) else {
+                    self.dropped.push((ci, ti)); // warned where its target has a place
+                    return None;
+                };
+                target
+            }
         };
         // One weights channel a mesh node in an animation.
         if let Target::Weight { nodes, .. } = &target
@@ -444,6 +450,7 @@ impl Writer<'_> {
                 ),
                 Some(track.span),
             );
+            self.dropped.push((ci, ti));
             return None;
         }
         let k = match (transparency, morph) {

@@ -118,6 +118,9 @@ pub struct Document {
     /// With [`Options::record`]: the keyframes written for each track, by
     /// (clip, track) index, for a report.
     pub written: Vec<(usize, usize, Keyframes<'static>)>,
+    /// The tracks that reached no glTF channel, by (clip, track) index
+    /// (each named in a warning where its target has a glTF place).
+    pub dropped: Vec<(usize, usize)>,
 }
 
 impl Document {
@@ -236,6 +239,7 @@ struct Writer<'a> {
     ahead: ahead::Ahead,
     /// The keyframes written, with Options::record.
     written: Vec<(usize, usize, Keyframes<'static>)>,
+    dropped: Vec<(usize, usize)>,
     /// Animated arrays that are empty in the file: their first animated value.
     rest: crate::mesh::Overrides,
     /// Each clip's tracks by the node they drive.
@@ -335,6 +339,7 @@ pub fn build(
         mesh_nodes: HashMap::default(),
         folded: Default::default(),
         written: Vec::new(),
+        dropped: Vec::new(),
         morph_uvs: Vec::new(),
         switches: HashMap::default(),
         full: false,
@@ -399,6 +404,7 @@ pub fn build(
         pointers: w.pointers,
         morph_uvs: w.morph_uvs,
         written: w.written,
+        dropped: w.dropped,
     }
 }
 
