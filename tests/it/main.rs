@@ -14,6 +14,7 @@ mod interp;
 mod layout;
 mod no_panic;
 mod oracle;
+mod pipeline;
 mod report;
 mod scene;
 mod skins;
