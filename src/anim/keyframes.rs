@@ -270,6 +270,22 @@ impl<'a> Keyframes<'a> {
         };
         segment.at(self.interpolation, s, out);
     }
+
+    /// The value at clip time `t` as a glTF player shows it: rotations
+    /// (`rotation`, quaternions) normalised after interpolation, as glTF
+    /// defines a CUBICSPLINE rotation (component-wise Hermite, then
+    /// normalise).
+    pub fn play(&self, t: f64, rotation: bool, out: &mut Vec<f64>) {
+        self.eval(t, out);
+        if rotation {
+            for q in out.chunks_exact_mut(4) {
+                let n = q.iter().map(|x| x * x).sum::<f64>().sqrt();
+                if n > 0.0 {
+                    q.iter_mut().for_each(|x| *x /= n);
+                }
+            }
+        }
+    }
 }
 
 /// One segment between two keyframes: their values, the out-tangent of the

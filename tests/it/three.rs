@@ -16,11 +16,11 @@ use std::path::{Path, PathBuf};
 use x3dbake::anim::clip::{Clip, ClipOptions, Track};
 use x3dbake::scene::Scene;
 
-fn three() -> Option<PathBuf> {
+pub(crate) fn three() -> Option<PathBuf> {
     util::tool_dir("X3DBAKE_THREE", "three.js playback test")
 }
 
-fn play(dir: &Path, glb: &Path, times: &[f64]) -> Value {
+pub(crate) fn play(dir: &Path, glb: &Path, times: &[f64]) -> Value {
     let mut args = vec![
         util::root().join("tools/three-play.mjs").into_os_string(),
         glb.as_os_str().to_owned(),
