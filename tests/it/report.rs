@@ -103,7 +103,7 @@ fn the_reports_error_is_what_a_gltf_player_shows() {
     let times: Vec<f64> = (0..400).map(|i| 10.0 * f64::from(i) / 400.0).collect();
     let played = crate::three::play(&three, &glb, &times);
     let csv = util::run(&[scene, "-o", "-", "--rate", "40"]);
-    let truth: std::collections::HashMap<(String, usize), glam::DQuat> = util::stdout(&csv)
+    let truth: std::collections::BTreeMap<(String, usize), glam::DQuat> = util::stdout(&csv)
         .lines()
         .skip(1)
         .map(|l| {
