@@ -1375,15 +1375,26 @@ fn report_unbaked_routes(b: &mut Builder<'_>, clips: &[Clip]) {
                 r.to_field
             )
         };
+        let from = scene.node(r.from);
+        // What plays them: world time, and for a sensor a person's event.
+        let plays = if from.type_name.ends_with("Sensor") && from.type_name != "TimeSensor" {
+            format!(
+                "`--timeline --event TIME:{}.{}=VALUE` plays one",
+                scene.display_name(r.from),
+                r.from_field
+            )
+        } else {
+            "`--timeline` plays them".to_string()
+        };
         b.diags.warning(
             format!(
-                "ROUTE from `{}.{}` ({}) to `{}.{}` is not baked: events from {} are not simulated; {effect}",
+                "ROUTE from `{}.{}` ({}) to `{}.{}` is not baked: events from {} are not simulated in a clip; {effect} ({plays})",
                 scene.display_name(r.from),
                 r.from_field,
-                scene.node(r.from).type_name,
+                from.type_name,
                 scene.display_name(r.to),
                 r.to_field,
-                scene.node(r.from).type_name,
+                from.type_name,
             ),
             Some(r.span),
         );
@@ -1485,7 +1496,11 @@ fn report_conflicts(diags: &mut Diagnostics, scene: &Scene, clips: &[Clip]) {
     }
     for ((a, b), t, n) in pairs {
         let more = if n > 1 {
-            format!(" (and {} more fields)", n - 1)
+            format!(
+                " (and {} more field{})",
+                n - 1,
+                if n == 2 { "" } else { "s" }
+            )
         } else {
             String::new()
         };

@@ -1051,8 +1051,9 @@ fn a_route_from_a_sensor_to_a_still_field_is_named() {
     assert!(
         util::stderr(&out).contains(
             "ROUTE from `Near.position_changed` (ProximitySensor) to `Follow.translation` is not \
-             baked: events from ProximitySensor are not simulated; `Follow.translation` keeps its \
-             value from the file"
+             baked: events from ProximitySensor are not simulated in a clip; `Follow.translation` \
+             keeps its value from the file (`--timeline --event \
+             TIME:Near.position_changed=VALUE` plays one)"
         ),
         "{}",
         util::stderr(&out)

@@ -292,7 +292,7 @@ fn switch_choices_and_lod_levels_not_written_are_named_once() {
         lines,
         [
             "`S` (Switch) shows its whichChoice alone (not animated): 2 other choices not written",
-            "`L` (LOD) is written at its first level: 1 other levels not written",
+            "`L` (LOD) is written at its first level: 1 other level not written",
         ]
     );
     // The Switch's choice (one mesh) at both its places, and the LOD's

@@ -355,14 +355,15 @@ impl<'a> Writer<'a> {
         }
         let scene = self.scene;
         let name = scene.display_name(id);
+        let s = if hidden == 1 { "" } else { "s" };
         let message = if scene.node_type(id) == Some(NodeType::LOD) {
             format!(
-                "`{name}` (LOD) is written at its first level: {hidden} other levels not written"
+                "`{name}` (LOD) is written at its first level: {hidden} other level{s} not written"
             )
         } else {
             format!(
                 "`{name}` (Switch) shows its whichChoice alone (not animated): {hidden} other \
-                 choices not written"
+                 choice{s} not written"
             )
         };
         self.diags.warning(message, Some(scene.node(id).span));
