@@ -463,6 +463,9 @@ impl BakeArgs {
         if self.report.is_some() && several {
             return Err("--report is for one input (its page plots that input's tracks)".into());
         }
+        if self.sync && matches!(target, Target::Stdout | Target::Stream(_)) {
+            return Err("--sync is for outputs written to files (not a stream or device)".into());
+        }
         if self.timeline && !self.clips.is_empty() {
             return Err(
                 "--clip chooses clips of the clip mode; --timeline plays the whole world \

@@ -383,6 +383,10 @@ fn flags_the_scene_or_the_output_cannot_take_are_usage_errors() {
             &[BOX, "-o", "/dev/null", "--format", "gltf"],
             "error: a .gltf on /dev/null needs --embed",
         ),
+        (
+            &[BOX, "-o", "-", "--sync"],
+            "error: --sync is for outputs written to files",
+        ),
     ];
     for (args, want) in cases {
         let o = util::run(args);
