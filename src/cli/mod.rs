@@ -166,7 +166,16 @@ fn inspect(path: &str, json: bool, opts: ClipOptions, common: &args::Common) -> 
     let mut fetch = FileFetch::default();
     let analysed = analyse(path, opts, None, Limits::default(), &mut fetch).and_then(|mut bake| {
         if !bake.diags.has_errors() {
-            bake.gltf(&Default::default(), Some(&mut fetch))
+            // Its diagnostics are wanted, not its bytes: a large buffer goes
+            // to the null device as it is made.
+            let input = bake.sources.get(bake.file).text_len();
+            let discard = x3dbake::write::gltf::Spill {
+                open: Box::new(output::null_file),
+                after: (input / 4).clamp(2 << 20, 64 << 20),
+                room: false,
+                write_back: false,
+            };
+            bake.gltf_spilled(&Default::default(), Some(&mut fetch), Some(discard))
                 .map_err(|e| anyhow::anyhow!("{path}: {e}"))?;
         }
         Ok(bake)

@@ -44,13 +44,7 @@ impl Inspected<'_> {
 
 /// The report, one section a kind of thing.
 pub fn report(i: &Inspected) -> String {
-    let Inspected {
-        scene,
-        clips,
-        forms,
-        limits,
-        ..
-    } = *i;
+    let (scene, clips, forms, limits) = (i.scene, i.clips, i.forms, i.limits);
     let mut out = String::new();
     let label = |id: NodeId| scene.display_name(id);
     let clocks: Vec<NodeId> = live(scene, is_clock).collect();
@@ -283,13 +277,7 @@ impl std::fmt::Display for TrackForm {
 /// The report as JSON, for scripts (the schema is in docs/inspect-json.md):
 /// clocks, interpolators, routes, and clips with their tracks.
 pub fn report_json(i: &Inspected) -> Value {
-    let Inspected {
-        scene,
-        clips,
-        forms,
-        limits,
-        ..
-    } = *i;
+    let (scene, clips, forms, limits) = (i.scene, i.clips, i.forms, i.limits);
     let label = |id: NodeId| scene.display_name(id);
     let clocks: Vec<Value> = live(scene, is_clock)
         .map(|id| {

@@ -4,13 +4,13 @@
 //! one plot a track.
 
 use crate::util;
+use std::path::PathBuf;
 
-#[test]
-fn the_report_shows_one_plot_per_track_in_a_browser() {
+/// Bakes `scene` to a .glb with its report in a new folder: the folder, the
+/// .glb, the page and its text.
+fn baked_with_report(scene: &str) -> (tempfile::TempDir, PathBuf, PathBuf, String) {
     let dir = tempfile::tempdir().unwrap();
-    let page = dir.path().join("report.html");
-    let glb = dir.path().join("out.glb");
-    let scene = "fixtures/scenes/bouncing_box.x3d";
+    let (glb, page) = (dir.path().join("out.glb"), dir.path().join("report.html"));
     let o = util::run(&[
         scene,
         "-o",
@@ -20,6 +20,13 @@ fn the_report_shows_one_plot_per_track_in_a_browser() {
     ]);
     assert_eq!(o.status.code(), Some(0), "{}", util::stderr(&o));
     let html = std::fs::read_to_string(&page).unwrap();
+    (dir, glb, page, html)
+}
+
+#[test]
+fn the_report_shows_one_plot_per_track_in_a_browser() {
+    let scene = "fixtures/scenes/bouncing_box.x3d";
+    let (dir, _, page, html) = baked_with_report(scene);
     // Four tracks: four value plots; three written on their own, each with
     // its error plot under the bound (transparency goes with the colour).
     assert_eq!(html.matches("<svg class=\"track\"").count(), 4);
@@ -68,18 +75,8 @@ fn the_report_shows_one_plot_per_track_in_a_browser() {
 /// The page has a time axis in seconds and a legend of each component.
 #[test]
 fn the_reports_error_is_what_a_gltf_player_shows() {
-    let dir = tempfile::tempdir().unwrap();
-    let (glb, page) = (dir.path().join("r.glb"), dir.path().join("r.html"));
     let scene = "fixtures/curves/rotations.x3d";
-    let o = util::run(&[
-        scene,
-        "-o",
-        &glb.to_string_lossy(),
-        "--report",
-        &page.to_string_lossy(),
-    ]);
-    assert_eq!(o.status.code(), Some(0), "{}", util::stderr(&o));
-    let html = std::fs::read_to_string(&page).unwrap();
+    let (_dir, glb, _, html) = baked_with_report(scene);
     assert!(!html.contains("class=\"over\""), "an error over its bound");
     let reported: Vec<f64> = html
         .split("largest error at 400 times: ")
