@@ -221,8 +221,11 @@ impl Bake {
         let (scene, sources) = (&self.scene, &self.sources);
         let mut images = |id: NodeId, url: &str| {
             let from = &sources.get(scene.node(id).span.file).name;
-            let fetch = fetch.as_deref_mut()?;
-            fetch.fetch(from, url).ok().map(|(_, b)| b)
+            let fetch = fetch.as_deref_mut().ok_or("no files are read")?;
+            fetch
+                .fetch(from, url)
+                .map(|(_, b)| b)
+                .map_err(|e| e.to_string())
         };
         let opts = gltf::Options {
             limits: self.limits,

@@ -69,11 +69,12 @@ impl Diagnostic {
     }
 
     /// The full rendering: headline, the source line with a caret under the
-    /// span, and the notes.
+    /// span (not of a file a scene referenced: no text of a file the user
+    /// did not name is shown), and the notes.
     pub fn render(&self, sources: &Sources) -> String {
         let mut out = self.headline(sources);
         out.push('\n');
-        if let Some(span) = self.span {
+        if let Some(span) = self.span.filter(|s| !sources.get(s.file).referenced) {
             let file = sources.get(span.file);
             let (line, col) = file.line_col(span.start as usize);
             let (end_line, end_col) = file.line_col(span.end as usize);

@@ -51,6 +51,10 @@ pub struct SourceFile {
     text: OnceLock<Option<Text>>,
     /// Where the text can be read again, once released.
     origin: Option<PathBuf>,
+    /// Read because a scene named it (an Inline or EXTERNPROTO file), not
+    /// given by the user: diagnostics give its name, line and column but
+    /// never show its lines.
+    pub referenced: bool,
     /// Its length in bytes.
     len: usize,
     /// Where lines start: worked out on the first diagnostic (or on
@@ -110,6 +114,7 @@ impl SourceFile {
             len: text.len(),
             text: OnceLock::from(Some(text)),
             origin: None,
+            referenced: false,
             starts: OnceLock::new(),
             chars: OnceLock::new(),
         }
@@ -282,6 +287,12 @@ impl Sources {
     /// The file of an id.
     pub fn get(&self, id: FileId) -> &SourceFile {
         &self.files[id.0 as usize]
+    }
+
+    /// Marks a file as read because a scene named it (see
+    /// [`SourceFile::referenced`]).
+    pub fn mark_referenced(&mut self, id: FileId) {
+        self.files[id.0 as usize].referenced = true;
     }
 
     /// Lets go of a file's text, which is `origin`'s bytes as they were

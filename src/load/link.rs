@@ -10,6 +10,7 @@ use crate::limits::Limits;
 use crate::scene::value::Data;
 use crate::scene::{Dir, NodeClass, NodeId, Route, Scene};
 use crate::source::{FileId, Sources};
+use std::path::{Path, PathBuf};
 
 /// Gets the bytes of a file named by a URL in another file.
 pub trait Fetch {
@@ -19,18 +20,52 @@ pub trait Fetch {
 }
 
 /// Reads files from the file system, relative to the file that names them.
-/// Only local names are followed: `http:` and other schemes are refused.
-/// Keeps the path of every file it read, so that a caller can make sure
-/// no output is written over one.
+/// Only local names are followed: a URL with another scheme (`http:`,
+/// `urn:`) is never fetched. [`FileFetch::within`] confines the reads to
+/// one folder. Keeps the path of every file it read, so that a caller can
+/// make sure no output is written over one.
 #[derive(Debug, Default)]
 pub struct FileFetch {
-    read: Vec<std::path::PathBuf>,
+    /// Files outside it (links followed) are not read.
+    root: Option<PathBuf>,
+    read: Vec<PathBuf>,
 }
 
 impl FileFetch {
+    /// Reads only files whose real path (every link followed) lies inside
+    /// `root`: what a service converting scenes it did not write needs.
+    pub fn within(root: &Path) -> std::io::Result<FileFetch> {
+        let root = std::fs::canonicalize(root)?;
+        if !root.is_dir() {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::NotADirectory,
+                format!("{} is not a folder", root.display()),
+            ));
+        }
+        Ok(FileFetch {
+            root: Some(root),
+            read: Vec::new(),
+        })
+    }
+
     /// The files read so far, in the order they were read.
-    pub fn read(&self) -> &[std::path::PathBuf] {
+    pub fn read(&self) -> &[PathBuf] {
         &self.read
+    }
+}
+
+/// True for a URL with a scheme (`http:`, `urn:`, `data:`), not a path (a
+/// drive letter such as `C:` is a path).
+fn has_scheme(url: &str) -> bool {
+    match url.split_once(':') {
+        Some((scheme, _)) => {
+            scheme.len() > 1
+                && scheme.starts_with(|c: char| c.is_ascii_alphabetic())
+                && scheme
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'))
+        }
+        None => false,
     }
 }
 
@@ -40,17 +75,27 @@ impl Fetch for FileFetch {
             .strip_prefix("file://")
             .or_else(|| url.strip_prefix("file:"))
             .unwrap_or(url);
-        if local.contains("://") || local.starts_with("urn:") {
+        if has_scheme(local) {
             return Err(std::io::Error::new(
                 std::io::ErrorKind::Unsupported,
-                "not a local file",
+                "not fetched: x3dbake reads local files only",
             ));
         }
         let local = percent_decode(local);
-        let base = std::path::Path::new(from)
-            .parent()
-            .unwrap_or(std::path::Path::new(""));
-        let path = base.join(&local);
+        let base = Path::new(from).parent().unwrap_or(Path::new(""));
+        let mut path = base.join(&local);
+        if let Some(root) = &self.root {
+            // Where it really is, every link followed: read from there, so
+            // that no link is followed again between the check and the read.
+            let real = std::fs::canonicalize(&path)?;
+            if !real.starts_with(root) {
+                return Err(std::io::Error::new(
+                    std::io::ErrorKind::PermissionDenied,
+                    format!("not read: outside --root {}", root.display()),
+                ));
+            }
+            path = real;
+        }
         // Only regular files: a pipe or a device named by a scene could
         // block the read or never end.
         let meta = std::fs::metadata(&path)?;
@@ -212,61 +257,83 @@ impl Linker<'_> {
                 );
                 return None;
             }
-            match fetch.fetch(from, path) {
-                Ok((name, bytes)) => {
-                    if reads.stack.contains(&name) {
-                        diags.error(format!("{what} `{url}` includes a file that is already being read ({name}): a loop"), Some(span));
-                        return None;
-                    }
-                    if reads.stack.len() >= MAX_FILE_DEPTH {
-                        diags.error(
-                            format!("{what} files nest deeper than {MAX_FILE_DEPTH}"),
-                            Some(span),
-                        );
-                        return None;
-                    }
-                    reads.files += 1;
-                    // The bytes as fetched, before they are kept; then the
-                    // text, which gzip data expands to.
-                    let mut id = None;
-                    if reads.bytes.saturating_add(bytes.len()) <= MAX_LINKED_BYTES {
-                        let file = crate::load::add_file(sources, &name, bytes, diags);
-                        reads.bytes = reads.bytes.saturating_add(sources.get(file).text().len());
-                        id = (reads.bytes <= MAX_LINKED_BYTES).then_some(file);
-                    }
-                    let Some(id) = id else {
-                        reads.spent = true;
-                        diags.error(
-                            format!("{what} `{url}`: the scene and the files it reads add up to more than 4 GiB (each file counted each time it is read)"),
-                            Some(span),
-                        );
-                        return None;
-                    };
-                    if diags.has_errors() {
-                        return None;
-                    }
-                    let mut child = crate::syntax::parse(sources, id, &reads.limits, diags);
-                    reads.nodes = reads.nodes.saturating_add(child.nodes.len());
-                    if reads.nodes > reads.limits.linked_nodes {
-                        reads.spent = true;
-                        diags.error(
-                            format!(
-                                "{what} `{url}`: the files the scene reads hold more than {} \
-                                 nodes (each file counted each time it is read)",
-                                reads.limits.linked_nodes
-                            ),
-                            Some(span),
-                        );
-                        return None;
-                    }
-                    link_file(&mut child, sources, id, fetch, diags, reads);
-                    return Some((child, fragment.to_string()));
+            let (name, bytes) = match fetch.fetch(from, path) {
+                Ok(read) => read,
+                Err(e) => {
+                    tried.push(format!("{url} ({e})"));
+                    continue;
                 }
-                Err(e) => tried.push(format!("{url} ({e})")),
+            };
+            if reads.stack.contains(&name) {
+                tried.push(format!("{url} (a loop: {name} is already being read)"));
+                continue;
             }
+            if reads.stack.len() >= MAX_FILE_DEPTH {
+                tried.push(format!("{url} (files nest deeper than {MAX_FILE_DEPTH})"));
+                continue;
+            }
+            reads.files += 1;
+            // The file's own problems are its own: errors in it leave it
+            // out (as a browser does) with a warning here that quotes none
+            // of its text; its warnings are kept.
+            let mut own = Diagnostics::default();
+            // The bytes as fetched, before they are kept; then the text,
+            // which gzip data expands to.
+            let mut id = None;
+            if reads.bytes.saturating_add(bytes.len()) <= MAX_LINKED_BYTES {
+                let file = crate::load::add_file(sources, &name, bytes, &mut own);
+                sources.mark_referenced(file);
+                reads.bytes = reads.bytes.saturating_add(sources.get(file).text().len());
+                id = (reads.bytes <= MAX_LINKED_BYTES).then_some(file);
+            }
+            let Some(id) = id else {
+                reads.spent = true;
+                diags.error(
+                    format!("{what} `{url}`: the scene and the files it reads add up to more than 4 GiB (each file counted each time it is read)"),
+                    Some(span),
+                );
+                return None;
+            };
+            let mut child = Scene::default();
+            if !own.has_errors() {
+                child = crate::syntax::parse(sources, id, &reads.limits, &mut own);
+                reads.nodes = reads.nodes.saturating_add(child.nodes.len());
+                if reads.nodes > reads.limits.linked_nodes {
+                    reads.spent = true;
+                    diags.error(
+                        format!(
+                            "{what} `{url}`: the files the scene reads hold more than {} \
+                             nodes (each file counted each time it is read)",
+                            reads.limits.linked_nodes
+                        ),
+                        Some(span),
+                    );
+                    return None;
+                }
+                link_file(&mut child, sources, id, fetch, &mut own, reads);
+            }
+            // A limit of the whole scene passed below: it stays an error.
+            if reads.spent || !own.has_errors() {
+                own.list().iter().for_each(|d| diags.push(d.clone()));
+                if reads.spent {
+                    return None;
+                }
+                return Some((child, fragment.to_string()));
+            }
+            let (errors, _) = own.counts();
+            let first = own.errors().next().and_then(|d| d.span).map(|s| {
+                let file = sources.get(s.file);
+                let (l, c) = file.line_col(s.start as usize);
+                format!(", the first at {}:{l}:{c}", file.name)
+            });
+            let at = first.unwrap_or_default();
+            let s = if errors == 1 { "" } else { "s" };
+            tried.push(format!(
+                "{url} (not loaded: {errors} error{s}{at}; `x3dbake inspect {name}` lists them)"
+            ));
         }
         diags.warning(
-            format!("{what}: no file could be read: {}", tried.join(", ")),
+            format!("{what}: no file could be loaded: {}", tried.join(", ")),
             Some(span),
         );
         None

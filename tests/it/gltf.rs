@@ -1268,7 +1268,7 @@ fn meshes_past_the_buffer_limit_stop_the_bake_at_the_geometry() {
             ..Default::default()
         };
         let mut diags = x3dbake::diag::Diagnostics::default();
-        let mut no_images = |_: x3dbake::scene::NodeId, _: &str| None;
+        let mut no_images = |_: x3dbake::scene::NodeId, _: &str| Err("none".to_string());
         let doc =
             x3dbake::write::gltf::build(&scene, &clips, &opts, &mut no_images, &mut diags, None);
         (doc.bin.len(), diags.list().to_vec())

@@ -467,13 +467,22 @@ impl Writer<'_> {
                     .value(tex, "url")
                     .map(|v| v.strings().to_vec())
                     .unwrap_or_default();
-                let found = urls
-                    .iter()
-                    .find_map(|u| (self.images)(tex, u).and_then(|b| Some((image_mime(&b)?, b))));
+                // The first URL that gives a PNG or JPEG; why each before
+                // it did not.
+                let mut tried = Vec::new();
+                let found = urls.iter().find_map(|u| {
+                    let read = (self.images)(tex, u).and_then(|b| match image_mime(&b) {
+                        Some(mime) => Ok((mime, b)),
+                        None => Err("not a PNG or JPEG image".to_string()),
+                    });
+                    read.map_err(|why| tried.push(format!("{u} ({why})"))).ok()
+                });
                 let Some(found) = found else {
-                    let list = urls.join(", ");
                     self.diags.warning(
-                        format!("ImageTexture: no PNG or JPEG image could be read from {list}"),
+                        format!(
+                            "ImageTexture: no PNG or JPEG image could be read: {}",
+                            tried.join(", ")
+                        ),
                         span,
                     );
                     return None;

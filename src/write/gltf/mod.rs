@@ -296,7 +296,7 @@ impl<'c> TrackIndex<'c> {
 }
 
 /// Finds the bytes of an image an ImageTexture node names by a URL.
-pub type Images<'a> = dyn FnMut(NodeId, &str) -> Option<Vec<u8>> + 'a;
+pub type Images<'a> = dyn FnMut(NodeId, &str) -> Result<Vec<u8>, String> + 'a;
 
 /// Builds the glTF document for a scene and its clips. Images of
 /// ImageTexture nodes come from `images` and are embedded. Given a
