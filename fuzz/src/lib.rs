@@ -58,13 +58,57 @@ impl Fetch for Itself<'_> {
 /// Reads bytes (linking every URL to themselves) and, when they read
 /// without errors, bakes everything.
 pub fn bake(data: &[u8]) {
+    bake_with(data, &mut Itself(data), false);
+}
+
+/// What a scene names, served as a second file: every URL gives the bytes
+/// after the input's first `\n--\n` (or its second half), except one with
+/// `missing` in it, which cannot be read, and one with `outside` in it,
+/// refused as a file outside --root is. Linking, the warnings of files left
+/// out, the rendering of a referenced file's diagnostics (never its lines)
+/// and textures of any bytes are fuzzed.
+struct Referenced<'a>(&'a [u8]);
+
+impl Fetch for Referenced<'_> {
+    fn fetch(&mut self, _from: &str, url: &str) -> std::io::Result<(String, Vec<u8>)> {
+        use std::io::{Error, ErrorKind};
+        if url.contains("missing") {
+            return Err(Error::from(ErrorKind::NotFound));
+        }
+        if url.contains("outside") {
+            return Err(Error::new(
+                ErrorKind::PermissionDenied,
+                "not read: outside --root",
+            ));
+        }
+        Ok((format!("referenced/{url}"), self.0.to_vec()))
+    }
+}
+
+/// A scene and the file it references: see [`Referenced`].
+pub fn referenced(data: &[u8]) {
+    let cut = data
+        .windows(4)
+        .position(|w| w == b"\n--\n")
+        .map_or((data.len() / 2, data.len() / 2), |at| (at, at + 4));
+    let (scene, other) = (&data[..cut.0], &data[cut.1..]);
+    bake_with(scene, &mut Referenced(other), true);
+}
+
+/// Loads `data` through `fetch`, renders its diagnostics and, when it reads
+/// without errors, bakes everything (textures through `fetch` too with
+/// `images`).
+fn bake_with(data: &[u8], fetch: &mut dyn Fetch, images: bool) {
     let mut bake = Bake::load(
         "fuzz",
         data.to_vec(),
         None,
-        Some(&mut Itself(data)),
+        Some(&mut *fetch),
         Limits::small(),
     );
+    for d in bake.diags.list() {
+        let _ = d.render(&bake.sources);
+    }
     bake.animate(ClipOptions {
         cycles: 2,
         ..Default::default()
@@ -90,7 +134,12 @@ pub fn bake(data: &[u8]) {
             tolerance: Some(0.01),
             ..Default::default()
         };
-        let Ok(doc) = bake.gltf(&o, None) else {
+        let made = if images {
+            bake.gltf(&o, Some(&mut *fetch))
+        } else {
+            bake.gltf(&o, None)
+        };
+        let Ok(doc) = made else {
             return;
         };
         // As the CLI: a document with errors is not written.

@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use x3dbake::anim::cascade::{UserEvent, World};
 use x3dbake::anim::clip::ClipOptions;
 use x3dbake::interp::TangentRule;
+use x3dbake::load::FileFetch;
 use x3dbake::write::gltf::{self, Mode, SampleInterpolation};
 
 /// Bake X3D animation into glTF 2.0 or CSV.
@@ -64,6 +65,8 @@ pub enum Command {
         #[command(flatten)]
         clip: ClipArgs,
         #[command(flatten)]
+        reading: Reading,
+        #[command(flatten)]
         common: Common,
     },
     /// Print a completion script for a shell, e.g. `x3dbake completions bash
@@ -74,6 +77,27 @@ pub enum Command {
     },
     /// Print the manual page (roff), e.g. `x3dbake man | man -l -`.
     Man,
+}
+
+#[derive(Args)]
+#[command(next_help_heading = "Input")]
+pub struct Reading {
+    /// Read only files inside DIR (every link followed) of those a scene
+    /// names (Inline, EXTERNPROTO, textures); a file outside is not read
+    /// and is named in a warning. For scenes you did not write: without it
+    /// a scene may read any file this process can.
+    #[arg(long, value_name = "DIR")]
+    pub root: Option<PathBuf>,
+}
+
+impl Reading {
+    /// How the files a scene names are read: inside --root, or anywhere.
+    pub fn fetch(&self) -> std::io::Result<FileFetch> {
+        match &self.root {
+            Some(root) => FileFetch::within(root),
+            None => Ok(FileFetch::default()),
+        }
+    }
 }
 
 #[derive(Args)]
@@ -263,6 +287,8 @@ pub struct BakeArgs {
     #[command(flatten)]
     pub clip: ClipArgs,
     #[command(flatten)]
+    pub reading: Reading,
+    #[command(flatten)]
     pub common: Common,
 }
 
@@ -313,6 +339,8 @@ pub struct Job {
     pub report: Option<ReportTo>,
     /// Outputs flushed to disk before they are renamed into place.
     pub sync: bool,
+    /// Where the files a scene names may be read from.
+    pub reading: Reading,
 }
 
 pub fn clip_options(c: &ClipArgs) -> ClipOptions {
@@ -336,6 +364,11 @@ impl BakeArgs {
         }
         if self.given.iter().filter(|i| *i == "-").count() > 1 {
             return Err("standard input (-) can be read only once".into());
+        }
+        if let Some(root) = &self.reading.root
+            && !root.is_dir()
+        {
+            return Err(format!("--root {} is not a folder", root.display()));
         }
         let walked = self.given.iter().any(|g| g != "-" && Path::new(g).is_dir());
         let inputs = paths::expand(&self.given)?;
@@ -561,6 +594,7 @@ impl BakeArgs {
             },
             report,
             sync: self.sync,
+            reading: self.reading,
             embed: self.embed,
             jobs: self.jobs.map(usize::from),
             wide: self.wide,

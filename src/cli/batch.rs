@@ -93,7 +93,10 @@ fn bake_one(job: &Job, index: usize, path: &str) -> (Outcome, String) {
     let dest = job.outputs[index].clone();
     // What the scene reads (Inline, EXTERNPROTO, textures) is never
     // written over either: checked once all is read, before writing.
-    let mut fetch = FileFetch::default();
+    let mut fetch = match job.reading.fetch() {
+        Ok(f) => f,
+        Err(e) => return fail(anyhow::anyhow!("cannot read the --root folder: {e}")),
+    };
     let unread = |fetch: &FileFetch| {
         super::paths::check(fetch.read(), &job.writes[index])
             .map_err(|e| (Outcome::UsageOrIo, format!("error: {path}: {e}\n")))

@@ -39,8 +39,9 @@ pub fn main() -> ExitCode {
             file,
             json,
             clip,
+            reading,
             common,
-        }) => inspect(&file, json, args::clip_options(&clip), &common),
+        }) => inspect(&file, json, args::clip_options(&clip), &reading, &common),
         Some(Command::Completions { shell }) => {
             let mut cmd = <Cli as clap::CommandFactory>::command();
             let mut text = Vec::new();
@@ -162,24 +163,36 @@ fn analyse(
 /// still printed, for a script to read). It runs every stage a default
 /// bake runs, the glTF document made and dropped, so that it gives the
 /// same warnings and errors as `x3dbake FILE` would.
-fn inspect(path: &str, json: bool, opts: ClipOptions, common: &args::Common) -> Outcome {
-    let mut fetch = FileFetch::default();
-    let analysed = analyse(path, opts, None, Limits::default(), &mut fetch).and_then(|mut bake| {
-        if !bake.diags.has_errors() {
-            // Its diagnostics are wanted, not its bytes: a large buffer goes
-            // to the null device as it is made.
-            let input = bake.sources.get(bake.file).text_len();
-            let discard = x3dbake::write::gltf::Spill {
-                open: Box::new(output::null_file),
-                after: (input / 4).clamp(2 << 20, 64 << 20),
-                room: false,
-                write_back: false,
-            };
-            bake.gltf_spilled(&Default::default(), Some(&mut fetch), Some(discard))
-                .map_err(|e| anyhow::anyhow!("{path}: {e}"))?;
-        }
-        Ok(bake)
-    });
+fn inspect(
+    path: &str,
+    json: bool,
+    opts: ClipOptions,
+    reading: &args::Reading,
+    common: &args::Common,
+) -> Outcome {
+    let analysed = reading
+        .fetch()
+        .map_err(|e| anyhow::anyhow!("cannot read the --root folder: {e}"))
+        .and_then(|mut fetch| {
+            let bake = analyse(path, opts, None, Limits::default(), &mut fetch)?;
+            Ok((bake, fetch))
+        })
+        .and_then(|(mut bake, mut fetch)| {
+            if !bake.diags.has_errors() {
+                // Its diagnostics are wanted, not its bytes: a large buffer goes
+                // to the null device as it is made.
+                let input = bake.sources.get(bake.file).text_len();
+                let discard = x3dbake::write::gltf::Spill {
+                    open: Box::new(output::null_file),
+                    after: (input / 4).clamp(2 << 20, 64 << 20),
+                    room: false,
+                    write_back: false,
+                };
+                bake.gltf_spilled(&Default::default(), Some(&mut fetch), Some(discard))
+                    .map_err(|e| anyhow::anyhow!("{path}: {e}"))?;
+            }
+            Ok(bake)
+        });
     let bake = match analysed {
         Ok(x) => x,
         Err(e) if json => {

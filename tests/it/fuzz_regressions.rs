@@ -17,6 +17,7 @@ fn run_target(target: &str, data: &[u8]) {
         "read_json" => bodies::read_json(data),
         "read_gzip" => bodies::read_gzip(data),
         "pipeline" => bodies::bake(data),
+        "referenced" => bodies::referenced(data),
         other => panic!("fuzz/regressions/{other}: no such fuzz target"),
     }
 }
@@ -44,6 +45,7 @@ fn saved_findings_and_bad_inputs_pass_every_target() {
         "read_json",
         "read_gzip",
         "pipeline",
+        "referenced",
     ]
     .map(String::from);
     for ext in ["x3d", "x3dv", "wrl", "x3dj", "gz"] {

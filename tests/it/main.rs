@@ -19,5 +19,6 @@ mod report;
 mod scene;
 mod skins;
 mod three;
+mod untrusted;
 mod util;
 mod whole_scene;
