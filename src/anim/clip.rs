@@ -1379,22 +1379,25 @@ fn report_unbaked_routes(b: &mut Builder<'_>, clips: &[Clip]) {
         // What plays them: world time, and for a sensor a person's event.
         let plays = if from.type_name.ends_with("Sensor") && from.type_name != "TimeSensor" {
             format!(
-                "`--timeline --event TIME:{}.{}=VALUE` plays one",
+                "a person's events from {} are played only by `--timeline --event TIME:{}.{}=VALUE`",
+                from.type_name,
                 scene.display_name(r.from),
                 r.from_field
             )
         } else {
-            "`--timeline` plays them".to_string()
+            format!(
+                "events from {} are played only in world time (`--timeline`)",
+                from.type_name
+            )
         };
         b.diags.warning(
             format!(
-                "ROUTE from `{}.{}` ({}) to `{}.{}` is not baked: events from {} are not simulated in a clip; {effect} ({plays})",
+                "ROUTE from `{}.{}` ({}) to `{}.{}` is not baked: {plays}; {effect}",
                 scene.display_name(r.from),
                 r.from_field,
                 from.type_name,
                 scene.display_name(r.to),
                 r.to_field,
-                from.type_name,
             ),
             Some(r.span),
         );

@@ -4,7 +4,7 @@ use super::output;
 use super::paths::{self, InputFile};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::{Path, PathBuf};
-use x3dbake::anim::cascade::{UserEvent, World};
+use x3dbake::anim::cascade::{DEFAULT_LOAD_TIME, UserEvent, World};
 use x3dbake::anim::clip::ClipOptions;
 use x3dbake::interp::TangentRule;
 use x3dbake::load::FileFetch;
@@ -256,6 +256,20 @@ pub struct BakeArgs {
     /// rows, or one glTF animation `timeline` within the default bound.
     #[arg(help_heading = "World time", long)]
     pub timeline: bool,
+    /// With --timeline: the absolute time (seconds since 1970) at which the
+    /// world loads; world time t is SECONDS + t to the file's times and its
+    /// Scripts. A clock whose startTime has come by then runs from load
+    /// only if it loops (or is still in its one cycle), as in a browser;
+    /// 0 reads small file times as seconds after load [default:
+    /// 2000000000, 2033-05-18].
+    #[arg(
+        help_heading = "World time",
+        long,
+        value_name = "SECONDS",
+        requires = "timeline",
+        allow_negative_numbers = true
+    )]
+    pub load_time: Option<f64>,
     /// With --timeline: the first time, in seconds [default: 0].
     #[arg(
         help_heading = "World time",
@@ -379,7 +393,11 @@ impl BakeArgs {
                 self.rate
             ));
         }
-        for (name, v) in [("--start", self.start), ("--end", self.end)] {
+        for (name, v) in [
+            ("--start", self.start),
+            ("--end", self.end),
+            ("--load-time", self.load_time),
+        ] {
             if v.is_some_and(|x| !x.is_finite()) {
                 return Err(format!("{name} must be a finite number of seconds"));
             }
@@ -600,6 +618,7 @@ impl BakeArgs {
             wide: self.wide,
             timeline: self.timeline.then_some((self.start, self.end)),
             world: self.timeline.then_some(World {
+                load: self.load_time.unwrap_or(DEFAULT_LOAD_TIME),
                 events: self.events,
                 end: self.end,
                 rate: self.rate,

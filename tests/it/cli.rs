@@ -93,7 +93,18 @@ fn timeline_uses_world_time() {
          <ROUTE fromNode='T' fromField='fraction_changed' toNode='P' toField='set_fraction'/>\
          <ROUTE fromNode='P' fromField='value_changed' toNode='X' toField='translation'/></Scene></X3D>",
     );
-    let o = util::run(&[&x3d, "-o", "-", "--timeline", "--rate", "1", "--end", "4"]);
+    let o = util::run(&[
+        &x3d,
+        "-o",
+        "-",
+        "--timeline",
+        "--load-time",
+        "0",
+        "--rate",
+        "1",
+        "--end",
+        "4",
+    ]);
     assert_eq!(
         lines(&o)[1..],
         [
@@ -113,15 +124,27 @@ fn timeline_uses_world_time() {
 /// Two clocks write one field: the value is the last event sent. B starts
 /// later (2 s) but runs one cycle (to 3 s); A loops from 0 s and keeps
 /// sending, so after 3 s the field follows A again. A looping clock that
-/// started before 0 with the default pauseTime and resumeTime (0, 0: a
-/// pause at or before resumeTime is ignored) moves.
+/// started before load (-1 s) is a quarter into its cycle at load, as the
+/// text and X_ITE have it; with the default pauseTime and resumeTime (0,
+/// 0: a pause at or before resumeTime is ignored) it moves.
 #[test]
 fn timeline_takes_the_last_event_and_ignores_the_default_pause() {
     let (_dir, x3d) = util::scene_file(
         "t.x3d",
         "<X3D><Scene><Transform DEF='X'/>         <TimeSensor DEF='A' startTime='-1' stopTime='-1' cycleInterval='4' loop='true'/>         <TimeSensor DEF='B' startTime='2' cycleInterval='1'/>         <PositionInterpolator DEF='PA' key='0 1' keyValue='0 0 0 4 0 0'/>         <PositionInterpolator DEF='PB' key='0 1' keyValue='0 10 0 0 20 0'/>         <ROUTE fromNode='A' fromField='fraction_changed' toNode='PA' toField='set_fraction'/>         <ROUTE fromNode='B' fromField='fraction_changed' toNode='PB' toField='set_fraction'/>         <ROUTE fromNode='PA' fromField='value_changed' toNode='X' toField='translation'/>         <ROUTE fromNode='PB' fromField='value_changed' toNode='X' toField='translation'/>         </Scene></X3D>",
     );
-    let o = util::run(&[&x3d, "-o", "-", "--timeline", "--rate", "2", "--end", "4"]);
+    let o = util::run(&[
+        &x3d,
+        "-o",
+        "-",
+        "--timeline",
+        "--load-time",
+        "0",
+        "--rate",
+        "2",
+        "--end",
+        "4",
+    ]);
     assert_eq!(
         lines(&o)[1..],
         [
@@ -892,7 +915,18 @@ fn the_command_line_does_what_a_pipeline_expects() {
         "--mode is for glTF output",
     );
     // Negative times read as numbers.
-    let o = util::run(&[BOX, "-o", "-", "--timeline", "--start", "-1", "--end", "0"]);
+    let o = util::run(&[
+        BOX,
+        "-o",
+        "-",
+        "--timeline",
+        "--load-time",
+        "0",
+        "--start",
+        "-1",
+        "--end",
+        "0",
+    ]);
     assert_eq!(o.status.code(), Some(0), "{}", util::stderr(&o));
     assert!(
         util::stdout(&o)
@@ -1051,9 +1085,9 @@ fn a_route_from_a_sensor_to_a_still_field_is_named() {
     assert!(
         util::stderr(&out).contains(
             "ROUTE from `Near.position_changed` (ProximitySensor) to `Follow.translation` is not \
-             baked: events from ProximitySensor are not simulated in a clip; `Follow.translation` \
-             keeps its value from the file (`--timeline --event \
-             TIME:Near.position_changed=VALUE` plays one)"
+             baked: a person's events from ProximitySensor are played only by `--timeline \
+             --event TIME:Near.position_changed=VALUE`; `Follow.translation` keeps its value \
+             from the file"
         ),
         "{}",
         util::stderr(&out)
@@ -1092,6 +1126,8 @@ fn event_utilities_pass_user_events_on_in_world_time() {
         "-o",
         "-",
         "--timeline",
+        "--load-time",
+        "0",
         "--rate",
         "1",
         "--end",
@@ -1149,12 +1185,23 @@ fn event_utilities_pass_user_events_on_in_world_time() {
         "-o",
         "-",
         "--timeline",
+        "--load-time",
+        "0",
         "--event",
         "1:Nope.touchTime=1",
     ]);
     assert_eq!(bad.status.code(), Some(2));
     assert!(util::stderr(&bad).contains(": --event 1: no node named `Nope`"));
-    let form = util::run(&[&x3d, "-o", "-", "--timeline", "--event", "F.set_boolean"]);
+    let form = util::run(&[
+        &x3d,
+        "-o",
+        "-",
+        "--timeline",
+        "--load-time",
+        "0",
+        "--event",
+        "F.set_boolean",
+    ]);
     assert_eq!(form.status.code(), Some(2));
     assert!(util::stderr(&form).contains("is not TIME:NODE.FIELD=VALUE"));
 }
@@ -1173,6 +1220,8 @@ fn scripts_run_in_world_time_and_a_throw_is_named_with_its_line() {
         "-o",
         "-",
         "--timeline",
+        "--load-time",
+        "0",
         "--rate",
         "4",
         "--end",
@@ -1250,7 +1299,16 @@ fn scripts_run_in_world_time_and_a_throw_is_named_with_its_line() {
          DEF Away Script { url \"move.js\" }\n\
          DEF Nothing Script { }\n",
     );
-    let o = util::run(&[&x3d, "-o", "-", "--timeline", "--end", "1"]);
+    let o = util::run(&[
+        &x3d,
+        "-o",
+        "-",
+        "--timeline",
+        "--load-time",
+        "0",
+        "--end",
+        "1",
+    ]);
     let err = util::stderr(&o);
     for want in [
         "other.x3dv:2:12: warning: Script `Castle` is written in castlescript, which x3dbake does not run",
@@ -1275,6 +1333,8 @@ fn followers_move_as_their_closed_forms() {
         "-o",
         "-",
         "--timeline",
+        "--load-time",
+        "0",
         "--rate",
         "4",
         "--end",
@@ -1333,6 +1393,8 @@ fn a_clock_paused_and_resumed_by_events_goes_on_from_where_it_held() {
         "-o",
         "-",
         "--timeline",
+        "--load-time",
+        "0",
         "--rate",
         "4",
         "--end",
@@ -1370,6 +1432,8 @@ fn a_clock_paused_and_resumed_by_events_goes_on_from_where_it_held() {
         "-o",
         &glb.to_string_lossy(),
         "--timeline",
+        "--load-time",
+        "0",
         "--end",
         "6",
         "--event",

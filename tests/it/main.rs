@@ -22,3 +22,4 @@ mod three;
 mod untrusted;
 mod util;
 mod whole_scene;
+mod world_time;

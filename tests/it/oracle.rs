@@ -386,8 +386,27 @@ fn deliberate_differences_from_x_ite_are_differences() {
 }
 
 /// X_ITE playing `scene` on a simulated clock at `times`, started as the
-/// text says (`--kick-start`), with chain.x3d's Switch recorded too.
+/// text says with small file times as seconds after load (`--kick-start`),
+/// with chain.x3d's Switch recorded too.
 fn xite_timeline(
+    dir: &std::path::Path,
+    scene: &std::path::Path,
+    times: &[String],
+    oracle: &str,
+    extra: &[&str],
+) -> serde_json::Value {
+    xite_timeline_from(
+        dir,
+        scene,
+        times,
+        oracle,
+        &[&["--kick-start"], extra].concat(),
+    )
+}
+
+/// The same, with X_ITE's own start at load (`extra`: `--base B` for the
+/// load instant).
+fn xite_timeline_from(
     dir: &std::path::Path,
     scene: &std::path::Path,
     times: &[String],
@@ -396,12 +415,7 @@ fn xite_timeline(
 ) -> serde_json::Value {
     let script = dir.join(oracle);
     let times = times.join(",");
-    let mut args = vec![
-        script.as_os_str(),
-        scene.as_os_str(),
-        times.as_ref(),
-        "--kick-start".as_ref(),
-    ];
+    let mut args = vec![script.as_os_str(), scene.as_os_str(), times.as_ref()];
     args.extend(extra.iter().map(std::ffi::OsStr::new));
     let out = util::node(&args, Some(dir), &[]);
     serde_json::from_slice(&out).expect("xite-timeline prints JSON")
@@ -454,6 +468,8 @@ fn the_timeline_glb_plays_in_three_js_as_in_x_ite() {
         "-o",
         &glb.to_string_lossy(),
         "--timeline",
+        "--load-time",
+        "0",
         "--end",
         "5",
     ]);
@@ -552,11 +568,21 @@ fn the_timeline_glb_plays_in_three_js_as_in_x_ite() {
 /// A scene's `--timeline` CSV over 5 s at 20 rows a second: (NODE.field,
 /// time in ms) → values (a bool as 0 or 1).
 fn timeline_rows(scene: &std::path::Path) -> std::collections::BTreeMap<(String, i64), Vec<f64>> {
+    timeline_rows_at(scene, "0")
+}
+
+/// The same, the world loaded at `load` (seconds since 1970).
+fn timeline_rows_at(
+    scene: &std::path::Path,
+    load: &str,
+) -> std::collections::BTreeMap<(String, i64), Vec<f64>> {
     let o = util::run(&[
         &scene.to_string_lossy(),
         "-o",
         "-",
         "--timeline",
+        "--load-time",
+        load,
         "--rate",
         "20",
         "--end",
@@ -665,4 +691,28 @@ fn scripts_play_as_in_x_ite() {
     assert_eq!(spin[0].as_f64(), Some(2.0));
     assert_eq!(spin[2].as_f64(), Some(1.0), "X_ITE sends the spin: {spin}");
     assert!(!ours.contains_key(&("Slider.rotation".to_string(), 2000)));
+}
+
+/// The load instant (fixtures/world/): loaded at the default instant
+/// (2 000 000 000 s) a click-started door (TouchSensor → TimeSensor with
+/// startTime 0, not looping → OrientationInterpolator) stays shut, and a
+/// clock stamped with a date of 2016 (startTime = stopTime, looping) loops
+/// from load in the cycle it is in then (half way), as X_ITE loaded at the
+/// same instant (`--base`, its own start at load) shows them, at 101 times
+/// over 5 s.
+#[test]
+fn the_load_instant_starts_clocks_as_x_ite_does() {
+    let Some(dir) = oracle() else { return };
+    let times: Vec<String> = (0..=100).map(|i| format!("{}", i as f64 / 20.0)).collect();
+    let load = "2000000000";
+    for (file, field) in [
+        ("door.x3d", "Door.rotation"),
+        ("stamped.x3d", "Mover.translation"),
+    ] {
+        let scene = util::root().join("fixtures/world").join(file);
+        let theirs =
+            xite_timeline_from(&dir, &scene, &times, "xite-timeline.mjs", &["--base", load]);
+        let ours = timeline_rows_at(&scene, load);
+        assert_agrees_with_x_ite(file, &theirs, &ours, &[field]);
+    }
 }

@@ -101,9 +101,18 @@ impl UserEvent {
     }
 }
 
-/// World time asked for: the user's events and how far to play them.
+/// The load instant when none is given: 2 000 000 000 s after 1970
+/// (2033-05-18), later than any date files hold today, so that every
+/// startTime a file gives has come at load.
+pub const DEFAULT_LOAD_TIME: f64 = 2_000_000_000.0;
+
+/// World time asked for: the instant the world loads, the user's events
+/// and how far to play them.
 #[derive(Clone, Debug)]
 pub struct World {
+    /// The absolute time (seconds since 1970) at which the world loads:
+    /// world time t is `load + t` for the file's SFTime values and Scripts.
+    pub load: f64,
     /// Events given on the command line.
     pub events: Vec<UserEvent>,
     /// The end of the timeline, when given.
@@ -127,6 +136,7 @@ impl World {
 impl Default for World {
     fn default() -> World {
         World {
+            load: DEFAULT_LOAD_TIME,
             events: Vec::new(),
             end: None,
             rate: 60.0,
@@ -414,6 +424,8 @@ pub fn play(
     diags: &mut Diagnostics,
 ) -> Played {
     let mut p = Player::new(scene, sources, world.rate, until, None, diags);
+    p.scripts.load = world.load;
+    p.load_clocks(world.load);
     p.user_events(&world.events, diags);
     p.run(diags)
 }
@@ -512,10 +524,39 @@ impl<'s> Player<'s> {
                     (*start_time, *stop_time, *enabled) = (0.0, 0.0, true);
                 }
                 p.sensors.insert(id, Sensor::new(clock));
-                p.initial_start(id);
+                if solo.is_some() {
+                    p.initial_start(id);
+                }
             }
         }
         p
+    }
+
+    /// The clocks' times from the file in world time, seconds after `load`
+    /// (absolute), and each clock's state at load (see
+    /// [`Player::initial_start`]).
+    fn load_clocks(&mut self, load: f64) {
+        let mut ids: Vec<NodeId> = self.sensors.keys().copied().collect();
+        ids.sort();
+        for id in ids {
+            if let Some(Sensor {
+                clock:
+                    Clock::TimeSensor {
+                        start_time,
+                        stop_time,
+                        pause_time,
+                        resume_time,
+                        ..
+                    },
+                ..
+            }) = self.sensors.get_mut(&id)
+            {
+                for t in [start_time, stop_time, pause_time, resume_time] {
+                    *t -= load;
+                }
+            }
+            self.initial_start(id);
+        }
     }
 
     /// The user's events, each at its time; one that names what the scene
@@ -685,22 +726,39 @@ impl<'s> Player<'s> {
         }
     }
 
-    /// A TimeSensor's own run, from its fields in the file: it starts when
-    /// world time reaches its startTime, at load (world time 0) if that
-    /// has come, as the text says. (X_ITE starts only looping sensors at
-    /// load and none later from the file; docs/interpretations.md.)
+    /// A TimeSensor's own run, from its fields in the file (in world time),
+    /// as the text says and X_ITE loads it: a startTime still to come
+    /// starts it then; one that has come (at or before load, world time 0)
+    /// leaves it running only if it has not stopped (a stopTime after its
+    /// startTime, come too) and either loops, in the cycle it is in at load
+    /// (fraction (load − startTime) mod cycleInterval / cycleInterval; the
+    /// run is begun at that cycle's start, so that a clock of 1970 does not
+    /// play its billion cycles), or is still inside its one cycle.
+    /// docs/interpretations.md.
     fn initial_start(&mut self, id: NodeId) {
         let Clock::TimeSensor {
             start_time,
+            stop_time,
+            cycle_interval,
+            looping,
             enabled,
             ..
         } = self.sensors[&id].clock
         else {
             return;
         };
-        if enabled {
-            self.push(start_time, id, Field::Start, Ev::Time(start_time));
+        if !enabled || cycle_interval <= 0.0 {
+            return;
         }
+        let stopped = stop_time > start_time && stop_time <= 0.0;
+        let at = match () {
+            _ if start_time > 0.0 => start_time,
+            _ if stopped => return,
+            _ if looping => start_time + (-start_time / cycle_interval).floor() * cycle_interval,
+            _ if start_time + cycle_interval > 0.0 => start_time,
+            _ => return,
+        };
+        self.push(at, id, Field::Start, Ev::Time(start_time));
     }
 
     fn deliver(&mut self, ev: Pending<'s>) {

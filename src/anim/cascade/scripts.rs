@@ -32,6 +32,9 @@ pub(super) struct Scripts {
     order: Vec<NodeId>,
     /// Diagnostics of calls, to be merged into the bake's.
     diags: Diagnostics,
+    /// The absolute time of world time 0 (the load instant): a Script sees
+    /// times (its timestamps, `now`, SFTime values) as seconds since 1970.
+    pub(super) load: f64,
     /// The engine (dropped after the Scripts, which live in it).
     _engine: Option<Engine>,
 }
@@ -134,6 +137,7 @@ impl Scripts {
             }
         }
         Scripts {
+            load: 0.0,
             hosted,
             order,
             diags: Diagnostics::default(),
@@ -160,13 +164,14 @@ impl Scripts {
         let Some(h) = self.hosted.get_mut(&id) else {
             return Vec::new();
         };
+        let now = self.load + t;
         let (result, what) = match call {
-            Call::Initialize => (h.script.initialize(t), "initialize()".to_string()),
+            Call::Initialize => (h.script.initialize(now), "initialize()".to_string()),
             Call::EventsProcessed => (
-                h.script.events_processed(t),
+                h.script.events_processed(now),
                 "eventsProcessed()".to_string(),
             ),
-            Call::Event(field, value) => (h.script.event(field, value, t), format!("`{field}`")),
+            Call::Event(field, value) => (h.script.event(field, value, now), format!("`{field}`")),
         };
         match result {
             Ok(out) => {
@@ -248,6 +253,11 @@ impl<'s> Player<'s> {
         else {
             return;
         };
+        // A time into a Script is absolute.
+        let v = match *v {
+            Ev::Time(x) => Ev::Time(x + self.scripts.load),
+            ref v => v.clone(),
+        };
         let Some(value) = v.value(ty) else {
             return; // not of the field's type
         };
@@ -277,15 +287,22 @@ impl<'s> Player<'s> {
         // other Scripts (sampled still, when they answer a frame).
         self.sending.towards_frames = false;
         let scene = self.scene;
+        // A time out of a Script is absolute: in world time, seconds after
+        // the load.
+        let load = self.scripts.load;
+        let world = |value| match Ev::of(value) {
+            Ev::Time(x) => Ev::Time(x - load),
+            ev => ev,
+        };
         for o in out {
             match o {
-                Output::Send { field, value } => self.send(t, id, &field, Ev::of(value)),
+                Output::Send { field, value } => self.send(t, id, &field, world(value)),
                 Output::Write { node, field, value } => {
                     let Some(def) = scene.field_def(node, &field) else {
                         continue;
                     };
                     let name = def.name.as_str();
-                    self.push_via(t, node, Field::Input(name), Ev::of(value), Via::Script(id));
+                    self.push_via(t, node, Field::Input(name), world(value), Via::Script(id));
                 }
                 Output::Print(_) => {}
             }

@@ -1,0 +1,106 @@
+//! World time from the load instant: the file's times are absolute
+//! (seconds since 1970), the world loads at `--load-time` (2 000 000 000 by
+//! default), and world time t is seconds after it.
+
+use crate::util;
+
+const DOOR: &str = "fixtures/world/door.x3d";
+
+/// The door's rotation angle (about +y; 0 when shut) at each whole second
+/// of 0..=4, from `--timeline` CSV with `extra` flags.
+fn door_angles(extra: &[&str]) -> Vec<f64> {
+    let mut args = vec![
+        DOOR,
+        "-o",
+        "-",
+        "--timeline",
+        "--end",
+        "4",
+        "--rate",
+        "1",
+        "-q",
+    ];
+    args.extend(extra);
+    let o = util::run(&args);
+    assert_eq!(o.status.code(), Some(0), "{}", util::stderr(&o));
+    util::stdout(&o)
+        .lines()
+        .skip(1)
+        .map(|l| {
+            let c: Vec<f64> = l.split(',').skip(5).map(|x| x.parse().unwrap()).collect();
+            // An angle about +y, or none about the default axis.
+            if c[3] != 0.0 {
+                assert_eq!(c[..3], [0.0, 1.0, 0.0], "{l}");
+            }
+            c[3]
+        })
+        .collect()
+}
+
+/// A click-started door (TouchSensor → TimeSensor, startTime 0, not
+/// looping, 2 s → OrientationInterpolator 0 → 1.5 rad): loaded at the
+/// default instant its clock has long ended, so without `--event` the door
+/// stays shut; clicked at 1 s it swings open from 1 s to 3 s (0.75 rad at
+/// 2 s) and stays open. With `--load-time 0` the file's startTime 0 is the
+/// load itself: it opens at once, as the text reads small times.
+#[test]
+fn a_click_started_door_stays_shut_until_the_click() {
+    assert_eq!(door_angles(&[]), [0.0; 5]);
+    assert_eq!(
+        door_angles(&["--event", "1:Handle.touchTime=1"]),
+        [0.0, 0.0, 0.75, 1.5, 1.5]
+    );
+    assert_eq!(
+        door_angles(&["--load-time", "0"]),
+        [0.0, 0.75, 1.5, 1.5, 1.5]
+    );
+    // The same instant given explicitly is the default.
+    assert_eq!(door_angles(&["--load-time", "2000000000"]), [0.0; 5]);
+    // A load instant needs world time, and a number.
+    let o = util::run(&[DOOR, "--load-time", "5"]);
+    assert_eq!(o.status.code(), Some(2));
+    let o = util::run(&[DOOR, "--timeline", "--load-time", "inf"]);
+    assert_eq!(o.status.code(), Some(2));
+}
+
+/// A clock stamped with a real date (startTime = stopTime = 2016-12-28,
+/// looping, 4 s; fixtures/world/stamped.x3d) loops from load, in the cycle
+/// it is in then: (2e9 − 1482895558) mod 4 = 2 s, half way, where the path
+/// is at 2 0 0. Loaded at 0 it has not started: 47 years to wait.
+#[test]
+fn a_clock_stamped_with_a_date_loops_from_load() {
+    let rows = |extra: &[&str]| {
+        let mut args = vec![
+            "fixtures/world/stamped.x3d",
+            "-o",
+            "-",
+            "--timeline",
+            "--end",
+            "2",
+            "--rate",
+            "1",
+        ];
+        args.extend(extra);
+        let o = util::run(&args);
+        assert_eq!(o.status.code(), Some(0), "{}", util::stderr(&o));
+        util::stdout(&o)
+            .lines()
+            .skip(1)
+            .map(String::from)
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        rows(&[]),
+        [
+            "timeline,0,Mover,translation,0,2,0,0,",
+            "timeline,1,Mover,translation,0,1,0,0,",
+            "timeline,2,Mover,translation,0,0,0,0,",
+        ]
+    );
+    assert!(
+        rows(&["--load-time", "0"])
+            .iter()
+            .all(|r| r.ends_with(",0,0,0,0,")),
+        "not started"
+    );
+}
