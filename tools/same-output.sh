@@ -40,6 +40,7 @@ forms=(
   "tolerance|glb|--tolerance 0.001"
   "csv|csv|--rate 5"
   "timeline|csv|--rate 5 --wide --timeline --end 4"
+  "timeline-glb|glb|--timeline --end 4"
 )
 
 out=$work/out

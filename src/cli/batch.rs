@@ -176,7 +176,8 @@ fn bake_one(job: &Job, index: usize, path: &str) -> (Outcome, String) {
         Format::Gltf | Format::Glb => {
             // World time: one clip of the whole scene.
             if let Some((start, end)) = timeline {
-                bake.clips = timeline_clip(&bake.scene, &bake.clips, start, end)
+                let clips = std::mem::take(&mut bake.clips);
+                bake.clips = timeline_clip(&bake.scene, clips, start, end)
                     .into_iter()
                     .collect();
             }
