@@ -303,6 +303,11 @@ impl Sources {
     /// and in bytes otherwise).
     pub fn release(&mut self, id: FileId, origin: &Path) {
         let file = &mut self.files[id.0 as usize];
+        // A text that is not the file's bytes as they are (bytes that were
+        // not UTF-8, read as Latin-1) cannot be read again: it is kept.
+        if std::fs::metadata(origin).map_or(true, |m| m.len() != file.len as u64) {
+            return;
+        }
         file.starts();
         file.origin = Some(origin.to_path_buf());
         file.text = OnceLock::new();

@@ -67,12 +67,52 @@ pub fn add_file(
     match String::from_utf8(bytes) {
         Ok(text) => sources.add(name, text),
         Err(e) => {
-            let at = e.utf8_error().valid_up_to();
-            let text = String::from_utf8_lossy(e.as_bytes()).into_owned();
+            // As browsers read such files (written in ISO-8859-1 before
+            // UTF-8 was usual): each byte that is not UTF-8 as the Latin-1
+            // character of its value, the rest as UTF-8.
+            let (text, first, count) = latin1_where_not_utf8(e.as_bytes());
             let file = sources.add(name, text);
-            let span = Span::new(file, at..at + 1);
-            diags.error("the file is not valid UTF-8", Some(span));
+            let span = Span::new(file, first..first + 2);
+            let s = if count == 1 { "" } else { "s" };
+            diags.warning(
+                format!(
+                    "the file is not valid UTF-8: {count} byte{s} read as ISO-8859-1 (Latin-1), \
+                     the first here"
+                ),
+                Some(span),
+            );
             file
         }
+    }
+}
+
+/// Text from bytes that are not all UTF-8: valid sequences as they are,
+/// every other byte as the ISO-8859-1 character of its value; with the
+/// offset in the text of the first such character and how many there are.
+fn latin1_where_not_utf8(bytes: &[u8]) -> (String, usize, usize) {
+    let mut text = String::with_capacity(bytes.len() + bytes.len() / 8);
+    let (mut first, mut count) = (None, 0);
+    for chunk in bytes.utf8_chunks() {
+        text.push_str(chunk.valid());
+        for &b in chunk.invalid() {
+            first.get_or_insert(text.len());
+            count += 1;
+            text.push(char::from(b));
+        }
+    }
+    (text, first.unwrap_or(0), count)
+}
+
+#[cfg(test)]
+mod latin1_tests {
+    use super::latin1_where_not_utf8;
+
+    #[test]
+    fn bytes_that_are_not_utf8_are_latin1_and_the_rest_utf8() {
+        // "café" in Latin-1, then "é" in UTF-8, then a lone continuation byte.
+        let bytes = b"caf\xe9 \xc3\xa9 \x80!";
+        let (text, first, count) = latin1_where_not_utf8(bytes);
+        assert_eq!(text, "café é \u{80}!");
+        assert_eq!((first, count), (3, 2));
     }
 }

@@ -443,11 +443,12 @@ fn replace_stand_ins(
                 None if matches!(scene.node(to).class, NodeClass::Unknown) => {}
                 None => {
                     let message = format!(
-                        "ROUTE names `{}.{field}`, but `{}` has no such field",
+                        "ROUTE names `{}.{field}`, but `{}` has no such field: the ROUTE is \
+                         dropped",
                         scene.display_name(to),
                         scene.node(to).type_name
                     );
-                    reports.push(((k, at), Diagnostic::error(message, Some(r.span))));
+                    reports.push(((k, at), Diagnostic::warning(message, Some(r.span))));
                     return false;
                 }
             }

@@ -497,8 +497,10 @@ impl<'d> Builder<'d> {
                 .map(|(name, bound)| bound.or_else(|| scope.defs.get(name).copied()));
             for (name, found, span) in [(from_node, from, fn_span), (to_node, to, tn_span)] {
                 if found.is_none() {
-                    self.diags.error(
-                        format!("ROUTE names node `{name}`, which has no DEF"),
+                    self.diags.warning(
+                        format!(
+                            "ROUTE names node `{name}`, which has no DEF: the ROUTE is dropped"
+                        ),
                         Some(*span),
                     );
                 }
@@ -515,9 +517,9 @@ impl<'d> Builder<'d> {
             if let (Some(a), Some(b)) = (out_ty, in_ty)
                 && a != b
             {
-                self.diags.error(
+                self.diags.warning(
                     format!(
-                        "ROUTE from `{from_node}.{from_field}` ({a}) to `{to_node}.{to_field}` ({b}): the types differ"
+                        "ROUTE from `{from_node}.{from_field}` ({a}) to `{to_node}.{to_field}` ({b}): the types differ: the ROUTE is dropped"
                     ),
                     Some(r.span),
                 );
@@ -564,9 +566,9 @@ impl<'d> Builder<'d> {
             if unchecked {
                 return Some((field.to_string(), None));
             }
-            self.diags.error(
+            self.diags.warning(
                 format!(
-                    "ROUTE names `{name}.{field}`, but `{}` has no such field",
+                    "ROUTE names `{name}.{field}`, but `{}` has no such field: the ROUTE is dropped",
                     node.type_name
                 ),
                 Some(span),
@@ -579,9 +581,9 @@ impl<'d> Builder<'d> {
         };
         if !ok {
             let verb = if dir == Dir::Out { "from" } else { "to" };
-            self.diags.error(
+            self.diags.warning(
                 format!(
-                    "ROUTE {verb} `{name}.{field}`, which is {}",
+                    "ROUTE {verb} `{name}.{field}`, which is {}: the ROUTE is dropped",
                     def.access.name()
                 ),
                 Some(span),

@@ -250,3 +250,37 @@ fn the_documented_ci_recipes_fail_when_anything_is_lost() {
     assert_eq!(track["gltf"], "none (not written: see its warning)");
     assert_eq!(doc["warnings"], 2);
 }
+
+/// Input browsers read with a complaint (a ROUTE naming what is not
+/// there or of another type, bytes that are not UTF-8): exit 0 with the
+/// rendered warnings (fixtures/warnings/*.expected), the rest of the scene
+/// read; `--deny-warnings` fails them.
+#[test]
+fn doubtful_inputs_exit_0_with_rendered_warnings() {
+    let files = util::fixtures("warnings", "x3d");
+    assert!(files.len() >= 6);
+    for path in files {
+        let rel = format!(
+            "fixtures/warnings/{}",
+            path.file_name().unwrap().to_string_lossy()
+        );
+        let out = util::run(&["inspect", "-v", &rel]);
+        assert_eq!(out.status.code(), Some(0), "{rel}: {}", util::stderr(&out));
+        let err = util::stderr(&out);
+        assert!(err.contains(": warning: "), "{rel}: {err}");
+        util::check_golden(&path.with_extension("expected"), &err);
+        let denied = util::run(&[&rel, "-o", "/dev/null", "--deny-warnings", "-q"]);
+        assert_eq!(denied.status.code(), Some(1), "{rel}");
+    }
+    // The Latin-1 byte is read as its character.
+    let o = util::run(&[
+        "fixtures/warnings/not_utf8.x3d",
+        "-o",
+        "-",
+        "--format",
+        "glb",
+        "-q",
+    ]);
+    let (json, _) = util::document_json(&o.stdout);
+    assert_eq!(json["asset"]["extras"]["title"], "café");
+}
