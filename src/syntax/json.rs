@@ -8,6 +8,7 @@ mod tree;
 use crate::diag::{Diagnostic, Diagnostics};
 use crate::limits::Limits;
 use crate::scene::build::TextPos;
+use crate::scene::value::Data;
 use crate::scene::value::{Encoding, Scalar};
 use crate::scene::{Access, Builder, FieldDef, FieldType, NodeId, Scene, Value};
 use crate::source::{FileId, SourceFile, Span};
@@ -464,6 +465,18 @@ impl<'s> Reader<'s, '_> {
                 }
                 "@name" if type_name == "ProtoInstance" => {}
                 "@containerField" | "@class" | "@id" | "@style" => {}
+                // A Script's program, a line a string (the JSON encoding's
+                // "#sourceCode"; "#sourceText" as some tools write it).
+                "#sourceCode" | "#sourceText" if type_name == "Script" => {
+                    let code = self.strings(value)?.join("\n");
+                    if !code.trim().is_empty() {
+                        let value = Value {
+                            ty: FieldType::SFString,
+                            data: Data::Strings(vec![code]),
+                        };
+                        self.b.set_value(id, "sourceCode", value, vspan);
+                    }
+                }
                 k if k.starts_with('#') => {}
                 "IS" => {
                     for (k, v) in self.object(value)? {

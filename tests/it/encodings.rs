@@ -303,3 +303,54 @@ fn gzip_data_expands_to_at_most_1_gib() {
     );
     assert!(!out.exists());
 }
+
+/// An X3D JSON Script's program is its "#sourceCode" (a string a line;
+/// "#sourceText" as some tools write it): it runs as the same Script in
+/// XML does, instead of "Script has no program".
+#[test]
+fn a_json_scripts_source_lines_are_its_program() {
+    let code = [
+        "ecmascript:",
+        "function set_fraction(f, t) {",
+        "  value_changed = new SFVec3f(2 * f, 0, 0);",
+        "}",
+    ];
+    let xml = format!(
+        "<X3D><Scene><Transform DEF='Box'/><TimeSensor DEF='C' loop='true'/>\
+         <Script DEF='S'><field accessType='inputOnly' name='set_fraction' type='SFFloat'/>\
+         <field accessType='outputOnly' name='value_changed' type='SFVec3f'/><![CDATA[{}]]></Script>\
+         <ROUTE fromNode='C' fromField='fraction_changed' toNode='S' toField='set_fraction'/>\
+         <ROUTE fromNode='S' fromField='value_changed' toNode='Box' toField='translation'/>\
+         </Scene></X3D>",
+        code.join("\n")
+    );
+    let lines = serde_json::to_string(&code).unwrap();
+    let rows = |name: &str, text: &str| {
+        let (_dir, f) = util::scene_file(name, text);
+        let o = util::run(&[&f, "-o", "-", "--timeline", "--end", "1", "--rate", "4"]);
+        assert_eq!(o.status.code(), Some(0), "{}", util::stderr(&o));
+        assert!(
+            !util::stderr(&o).contains("no program"),
+            "{}",
+            util::stderr(&o)
+        );
+        util::stdout(&o)
+    };
+    let xml_rows = rows("s.x3d", &xml);
+    assert!(xml_rows.contains("Box,translation,0,1,0,0"), "{xml_rows}");
+    for key in ["#sourceCode", "#sourceText"] {
+        let json = format!(
+            r#"{{"X3D": {{"Scene": {{"-children": [
+              {{"Transform": {{"@DEF": "Box"}}}},
+              {{"TimeSensor": {{"@DEF": "C", "@loop": true}}}},
+              {{"Script": {{"@DEF": "S", "field": [
+                {{"@accessType": "inputOnly", "@name": "set_fraction", "@type": "SFFloat"}},
+                {{"@accessType": "outputOnly", "@name": "value_changed", "@type": "SFVec3f"}}],
+                "{key}": {lines}}}}},
+              {{"ROUTE": {{"@fromNode": "C", "@fromField": "fraction_changed", "@toNode": "S", "@toField": "set_fraction"}}}},
+              {{"ROUTE": {{"@fromNode": "S", "@fromField": "value_changed", "@toNode": "Box", "@toField": "translation"}}}}
+            ]}}}}}}"#
+        );
+        assert_eq!(rows("s.x3dj", &json), xml_rows, "{key}");
+    }
+}

@@ -104,3 +104,56 @@ fn a_clock_stamped_with_a_date_loops_from_load() {
         "not started"
     );
 }
+
+/// A Script sees absolute times: its event's timestamp less the load
+/// instant is world time (the Box's x), and an SFTime it sends (its first
+/// timestamp + 1 s) starts a clock 1 s after load in world time.
+#[test]
+fn scripts_see_absolute_times() {
+    let (_dir, f) = util::scene_file(
+        "s.x3d",
+        "<X3D><Scene><Transform DEF='Box'/><Transform DEF='Mover'/>\
+         <TimeSensor DEF='Tick' loop='true'/><TimeSensor DEF='Later' cycleInterval='2'/>\
+         <PositionInterpolator DEF='P' key='0 1' keyValue='0 0 0 0 4 0'/>\
+         <Script DEF='S'>\
+           <field accessType='inputOnly' name='set_fraction' type='SFFloat'/>\
+           <field accessType='outputOnly' name='go' type='SFTime'/>\
+           <field accessType='outputOnly' name='pos' type='SFVec3f'/>\
+           <field accessType='initializeOnly' name='sent' type='SFBool' value='false'/>\
+           <![CDATA[ecmascript:\n\
+             function set_fraction(f, t) {\n\
+               if (!sent) { sent = true; go = t + 1; }\n\
+               pos = new SFVec3f(t - 2000000000, 0, 0);\n\
+             }]]></Script>\
+         <ROUTE fromNode='Tick' fromField='fraction_changed' toNode='S' toField='set_fraction'/>\
+         <ROUTE fromNode='S' fromField='pos' toNode='Box' toField='translation'/>\
+         <ROUTE fromNode='S' fromField='go' toNode='Later' toField='set_startTime'/>\
+         <ROUTE fromNode='Later' fromField='fraction_changed' toNode='P' toField='set_fraction'/>\
+         <ROUTE fromNode='P' fromField='value_changed' toNode='Mover' toField='translation'/>\
+         </Scene></X3D>",
+    );
+    let o = util::run(&[
+        &f,
+        "-o",
+        "-",
+        "--timeline",
+        "--end",
+        "3",
+        "--rate",
+        "4",
+        "-q",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", util::stderr(&o));
+    let out = util::stdout(&o);
+    let at = |t: &str, node: &str| {
+        let prefix = format!("timeline,{t},{node},translation,0,");
+        out.lines()
+            .find_map(|l| l.strip_prefix(&prefix).map(String::from))
+            .unwrap_or_else(|| panic!("no {node} at {t}:\n{out}"))
+    };
+    assert_eq!(at("0.5", "Box"), "0.5,0,0,");
+    assert_eq!(at("2.75", "Box"), "2.75,0,0,");
+    assert_eq!(at("1", "Mover"), "0,0,0,");
+    assert_eq!(at("2", "Mover"), "0,2,0,");
+    assert_eq!(at("3", "Mover"), "0,4,0,");
+}

@@ -9,7 +9,7 @@
 use super::{Ev, Field, Player, Via};
 use crate::diag::Diagnostics;
 use crate::hash::{HashMap, HashSet};
-use crate::scene::{NodeId, Scene, Value};
+use crate::scene::{FieldType, NodeId, Scene, Value};
 use crate::script::{Engine, Failure, Language, Output, Script, ScriptSource, line_span};
 use crate::source::{Sources, Span};
 
@@ -255,7 +255,7 @@ impl<'s> Player<'s> {
         };
         // A time into a Script is absolute.
         let v = match *v {
-            Ev::Time(x) => Ev::Time(x + self.scripts.load),
+            Ev::Time(x) if ty == FieldType::SFTime => Ev::Time(x + self.scripts.load),
             ref v => v.clone(),
         };
         let Some(value) = v.value(ty) else {
@@ -290,9 +290,12 @@ impl<'s> Player<'s> {
         // A time out of a Script is absolute: in world time, seconds after
         // the load.
         let load = self.scripts.load;
-        let world = |value| match Ev::of(value) {
-            Ev::Time(x) => Ev::Time(x - load),
-            ev => ev,
+        let world = |value: Value| {
+            let time = value.ty == FieldType::SFTime;
+            match Ev::of(value) {
+                Ev::Time(x) if time => Ev::Time(x - load),
+                ev => ev,
+            }
         };
         for o in out {
             match o {
