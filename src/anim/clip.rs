@@ -936,6 +936,26 @@ pub fn clips_using(
         if tracks.is_empty() && !feeds.contains_key(&id) {
             continue;
         }
+        // A clock disabled in the file that no ROUTE enables never runs:
+        // a clip of it would play what a browser never shows.
+        let enabled_by_route = || {
+            scene.routes.iter().any(|r| {
+                r.to == id && r.to_field.strip_prefix("set_").unwrap_or(&r.to_field) == "enabled"
+            })
+        };
+        if world.is_none()
+            && matches!(clock, Clock::TimeSensor { enabled: false, .. })
+            && !enabled_by_route()
+        {
+            b.diags.warning(
+                format!(
+                    "TimeSensor `{name}` has enabled FALSE and no ROUTE enables it: it never \
+                     runs, so no clip is written for it"
+                ),
+                Some(scene.node(id).span),
+            );
+            continue;
+        }
         // After a routing limit the clip is not baked: no warnings for it.
         let mut quiet = Diagnostics::default();
         let diags = if b.stopped { &mut quiet } else { &mut *b.diags };

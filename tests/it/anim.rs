@@ -295,3 +295,43 @@ fn freeing_the_key_values_changes_no_output() {
         assert!(before.bin == after.bin, "{name}: buffer");
     }
 }
+
+/// A TimeSensor with enabled FALSE that no ROUTE enables never runs in a
+/// browser: no clip is written for it, and a warning says so; one that a
+/// ROUTE may enable keeps its clip.
+#[test]
+fn a_clock_disabled_for_good_writes_no_clip() {
+    let (_dir, f) = util::scene_file(
+        "d.x3d",
+        "<X3D><Scene><Transform DEF='T'/><Transform DEF='U'/>\
+         <TimeSensor DEF='Off' enabled='false' loop='true'/>\
+         <TimeSensor DEF='Later' enabled='false' loop='true'/><BooleanToggle DEF='B'/>\
+         <PositionInterpolator DEF='P' key='0 1' keyValue='0 0 0 1 0 0'/>\
+         <PositionInterpolator DEF='Q' key='0 1' keyValue='0 0 0 1 0 0'/>\
+         <ROUTE fromNode='Off' fromField='fraction_changed' toNode='P' toField='set_fraction'/>\
+         <ROUTE fromNode='P' fromField='value_changed' toNode='T' toField='translation'/>\
+         <ROUTE fromNode='Later' fromField='fraction_changed' toNode='Q' toField='set_fraction'/>\
+         <ROUTE fromNode='Q' fromField='value_changed' toNode='U' toField='translation'/>\
+         <ROUTE fromNode='B' fromField='toggle_changed' toNode='Later' toField='set_enabled'/>\
+         </Scene></X3D>",
+    );
+    let o = util::run(&["inspect", "--json", &f]);
+    let doc: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let clips: Vec<&str> = doc["clips"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(clips, ["Later"]);
+    assert!(
+        doc["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|d| d["message"]
+                == "TimeSensor `Off` has enabled FALSE and no ROUTE enables it: it never runs, so \
+                no clip is written for it"),
+        "{doc}"
+    );
+}
