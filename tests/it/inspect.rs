@@ -190,7 +190,7 @@ fn inspect_json_follows_its_documented_schema() {
 
 /// The CI recipes of docs/inspect-json.md, run as written (bash, jq):
 /// each passes on a clean scene, fails on a scene whose track the glTF
-/// leaves out (a LayerSet's), and fails when x3dbake fails (a missing
+/// leaves out (a Switch's hidden choice), and fails when x3dbake fails (a missing
 /// file: `pipefail`), where the document still parses and holds the error.
 #[test]
 fn the_documented_ci_recipes_fail_when_anything_is_lost() {
@@ -232,7 +232,7 @@ fn the_documented_ci_recipes_fail_when_anything_is_lost() {
     };
     for r in &recipes {
         assert!(run(r, "fixtures/scenes/bouncing_box.x3d"), "{r}");
-        assert!(!run(r, "fixtures/pipeline/layers.x3d"), "{r}");
+        assert!(!run(r, "fixtures/pipeline/hidden_track.x3d"), "{r}");
         assert!(!run(r, "fixtures/no/such.x3d"), "{r}");
     }
     let o = util::run(&["inspect", "--json", "fixtures/no/such.x3d"]);
@@ -243,8 +243,8 @@ fn the_documented_ci_recipes_fail_when_anything_is_lost() {
         "{doc}"
     );
     assert_eq!(doc["errors"], 1);
-    // The LayerSet's track: what the bake leaves out, inspect says.
-    let o = util::run(&["inspect", "--json", "fixtures/pipeline/layers.x3d"]);
+    // The hidden choice's track: what the bake leaves out, inspect says.
+    let o = util::run(&["inspect", "--json", "fixtures/pipeline/hidden_track.x3d"]);
     let doc: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     let track = &doc["clips"][0]["tracks"][0];
     assert_eq!(track["gltf"], "none (not written: see its warning)");

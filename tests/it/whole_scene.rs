@@ -333,3 +333,39 @@ fn world_info_is_the_assets_extras() {
     );
     assert_eq!(err.matches("WorldInfo").count(), 2, "{err}");
 }
+
+/// A LayerSet's layers are drawn as groups, in the order its `order` lists
+/// (fixtures/world/layers.x3d: layers 1 and 2), with the animated node in
+/// the second moving; a layer the order leaves out, and a layer's
+/// viewport, are named in warnings. (Before, everything under a LayerSet
+/// was dropped.)
+#[test]
+fn layers_are_drawn_in_their_order() {
+    let o = util::run(&["fixtures/world/layers.x3d", "-o", "-", "--format", "glb"]);
+    assert_eq!(o.status.code(), Some(0), "{}", util::stderr(&o));
+    let (json, _) = util::document_json(&o.stdout);
+    let names: Vec<&str> = json["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|n| n["name"].as_str())
+        .collect();
+    assert_eq!(names, ["Still", "Mover"]);
+    let mover = json["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .position(|n| n["name"] == "Mover")
+        .unwrap();
+    let channels = json["animations"][0]["channels"].as_array().unwrap();
+    assert!(channels.iter().any(|c| c["target"]["node"] == mover));
+    let err = util::stderr(&o);
+    assert!(
+        err.contains("(LayerSet) draws the layers its order lists: 1 other layer not written"),
+        "{err}"
+    );
+    assert!(
+        err.contains("`Viewport` has no glTF counterpart: 1 node of this type not written"),
+        "{err}"
+    );
+}

@@ -31,6 +31,8 @@ pub(super) fn children_field(ty: NodeType) -> Option<&'static [&'static str]> {
         HAnimHumanoid => &["skeleton", "children"],
         Switch => &["children", "choice"],
         LOD => &["children", "level"],
+        // Layers, drawn as groups in the order the LayerSet gives.
+        LayerSet => &["layers"],
         _ => return None,
     })
 }
@@ -135,6 +137,18 @@ impl<'a> Writer<'a> {
             }
             Some(NodeType::WorldInfo) => return self.world_info(id),
             _ => {}
+        }
+        // A layer's own part of the window and its layout: no glTF
+        // counterpart (its nodes are drawn in the whole view), named with
+        // the node types that are not written.
+        if matches!(ty, Some(NodeType::Layer | NodeType::LayoutLayer)) {
+            for field in ["viewport", "layout"] {
+                if let Some(part) = scene.child(id, field)
+                    && let Some(t) = scene.node_type(part)
+                {
+                    self.unwritten.entry(t).or_insert((0, part)).0 += 1;
+                }
+            }
         }
         let Some(fields) = self.children_fields(id) else {
             if let Some(t) = ty {
@@ -356,7 +370,12 @@ impl<'a> Writer<'a> {
         let scene = self.scene;
         let name = scene.display_name(id);
         let s = if hidden == 1 { "" } else { "s" };
-        let message = if scene.node_type(id) == Some(NodeType::LOD) {
+        let message = if scene.node_type(id) == Some(NodeType::LayerSet) {
+            format!(
+                "`{name}` (LayerSet) draws the layers its order lists: {hidden} other layer{s} \
+                 not written"
+            )
+        } else if scene.node_type(id) == Some(NodeType::LOD) {
             format!(
                 "`{name}` (LOD) is written at its first level: {hidden} other level{s} not written"
             )
@@ -386,6 +405,24 @@ impl<'a> Writer<'a> {
                     .collect()
             }
             Some(NodeType::LOD) => all.into_iter().take(1).collect(),
+            // `order` lists the layers drawn, first to last: 0 is the
+            // scene's own root nodes (written as the scene), k the k-th
+            // layer (19775-1, 35.4.2).
+            Some(NodeType::LayerSet) => {
+                let mut chosen = Vec::new();
+                for &k in scene.ints(id, "order") {
+                    let layer = usize::try_from(k)
+                        .ok()
+                        .and_then(|k| k.checked_sub(1))
+                        .and_then(|i| all.get(i));
+                    if let Some(&layer) = layer
+                        && !chosen.contains(&layer)
+                    {
+                        chosen.push(layer);
+                    }
+                }
+                chosen
+            }
             _ => all,
         }
     }
