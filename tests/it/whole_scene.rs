@@ -368,4 +368,8 @@ fn layers_are_drawn_in_their_order() {
         err.contains("`Viewport` has no glTF counterpart: 1 node of this type not written"),
         "{err}"
     );
+    let dir = tempfile::tempdir().unwrap();
+    let glb = dir.path().join("layers.glb");
+    std::fs::write(&glb, &o.stdout).unwrap();
+    util::assert_validator_clean(&[glb]);
 }
