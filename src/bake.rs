@@ -21,14 +21,14 @@
 //! assert_eq!(doc.json().contains("\"animations\""), true);
 //! ```
 
-use crate::anim::cascade::World;
+use crate::anim::cascade::{World, state_at_load};
 use crate::anim::check::{self, Forms};
 use crate::anim::clip::{Clip, ClipOptions, clips_using};
 use crate::diag::Diagnostics;
 use crate::limits::Limits;
 use crate::load::{Fetch, add_file};
-use crate::scene::value::Data;
-use crate::scene::{NodeId, Scene};
+use crate::scene::value::{Data, Scalar};
+use crate::scene::{Dir, NodeId, Scene, SetField, Value};
 use crate::source::{FileId, Input, Sources};
 use crate::syntax::Encoding;
 use crate::write::csv::{self, CsvOptions};
@@ -142,6 +142,38 @@ impl Bake {
         let built = &checked.built;
         let sources = Some(&self.sources);
         self.clips = clips_using(&self.scene, opts, built, world, sources, &mut self.diags);
+        self.take_state_at_load(world);
+    }
+
+    /// The scene as it stands once loaded: each field the load's events
+    /// set (see [`crate::anim::cascade::state_at_load`]) takes its value
+    /// there, so that the glTF's rest pose is what a browser shows at load.
+    fn take_state_at_load(&mut self, world: Option<&World>) {
+        let default = World::default();
+        let sets = state_at_load(&self.scene, &self.sources, world.unwrap_or(&default));
+        for set in sets {
+            let Some(def) = self.scene.find_field(set.node, &set.field, Dir::In) else {
+                continue;
+            };
+            let (name, ty) = (def.name.clone(), def.ty);
+            let data = match ty.scalar() {
+                Scalar::Float => Data::Floats(set.values.iter().map(|&x| x as f32).collect()),
+                Scalar::Double => Data::Doubles(set.values.clone()),
+                Scalar::Int => Data::Ints(set.values.iter().map(|&x| x as i32).collect()),
+                Scalar::Bool => Data::Bools(set.values.iter().map(|&x| x != 0.0).collect()),
+                _ => continue,
+            };
+            let span = self
+                .scene
+                .node(set.node)
+                .values
+                .get(&name)
+                .map_or(set.span, |f| f.span);
+            let value = Value { ty, data };
+            self.scene.nodes[set.node.0 as usize]
+                .values
+                .set(SetField { name, value, span });
+        }
     }
 
     /// Frees the scene's copy of every interpolator's keyValue once the

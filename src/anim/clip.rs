@@ -1395,7 +1395,7 @@ fn report_unbaked_routes(b: &mut Builder<'_>, clips: &[Clip]) {
             "the clip bakes without them".to_string()
         } else {
             format!(
-                "`{}.{}` keeps its value from the file",
+                "`{}.{}` keeps the value it has at load",
                 scene.display_name(r.to),
                 r.to_field
             )

@@ -1086,8 +1086,8 @@ fn a_route_from_a_sensor_to_a_still_field_is_named() {
         util::stderr(&out).contains(
             "ROUTE from `Near.position_changed` (ProximitySensor) to `Follow.translation` is not \
              baked: a person's events from ProximitySensor are played only by `--timeline \
-             --event TIME:Near.position_changed=VALUE`; `Follow.translation` keeps its value \
-             from the file"
+             --event TIME:Near.position_changed=VALUE`; `Follow.translation` keeps the value \
+             it has at load"
         ),
         "{}",
         util::stderr(&out)

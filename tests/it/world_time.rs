@@ -157,3 +157,44 @@ fn scripts_see_absolute_times() {
     assert_eq!(at("2", "Mover"), "0,2,0,");
     assert_eq!(at("3", "Mover"), "0,4,0,");
 }
+
+/// The state at load is the glTF's rest pose: a Script's initialize()
+/// scales a Transform (6 3 1), and the .glb's node has that scale in the
+/// clip mode and in world time alike, as a browser shows the world once
+/// loaded; the route's warning says the field keeps its value at load.
+#[test]
+fn what_the_load_sets_is_the_rest_pose() {
+    let (_dir, f) = util::scene_file(
+        "init.x3d",
+        "<X3D><Scene><Transform DEF='Grid'><Shape><Box/></Shape></Transform>\
+         <Script DEF='S'><field accessType='outputOnly' name='size' type='SFVec3f'/>\
+         <![CDATA[ecmascript:\nfunction initialize() { size = new SFVec3f(6, 3, 1); }]]></Script>\
+         <ROUTE fromNode='S' fromField='size' toNode='Grid' toField='set_scale'/>\
+         </Scene></X3D>",
+    );
+    for extra in [&[][..], &["--timeline", "--end", "1"]] {
+        let mut args = vec![f.as_str(), "-o", "-", "--format", "glb"];
+        args.extend(extra);
+        let o = util::run(&args);
+        assert_eq!(o.status.code(), Some(0), "{}", util::stderr(&o));
+        let (json, _) = util::document_json(&o.stdout);
+        let grid = json["nodes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|n| n["name"] == "Grid")
+            .unwrap();
+        assert_eq!(
+            grid["scale"],
+            serde_json::json!([6.0, 3.0, 1.0]),
+            "{extra:?}"
+        );
+        if extra.is_empty() {
+            assert!(
+                util::stderr(&o).contains("`Grid.scale` keeps the value it has at load"),
+                "{}",
+                util::stderr(&o)
+            );
+        }
+    }
+}

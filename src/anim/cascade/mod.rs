@@ -430,6 +430,21 @@ pub fn play(
     p.run(diags)
 }
 
+/// The fields the load sets, as a browser shows the world when it has
+/// loaded: every event of the load's cascade at world time 0 and before
+/// (Scripts' initialize(), the clocks running at load and what they
+/// drive, triggers and sequencers), the last value of each field. Played
+/// with `world`'s load instant (and no user events); diagnostics of the
+/// play are dropped (the bake's own play gives them).
+pub fn state_at_load(scene: &Scene, sources: &Sources, world: &World) -> Vec<Set> {
+    let mut quiet = Diagnostics::default();
+    let mut p = Player::new(scene, sources, world.rate, 0.0, None, &mut quiet);
+    p.scripts.load = world.load;
+    p.load_clocks(world.load);
+    let played = p.run(&mut quiet);
+    played.sets.into_iter().filter(|s| s.time <= 0.0).collect()
+}
+
 /// Plays one clock's clip as the clip mode bakes it: the clock alone,
 /// started at 0 (other clocks do not run), for `until` seconds, with the
 /// Scripts and followers among `reached` (the nodes its events reach);
