@@ -31,7 +31,8 @@
         },
       });
     });
-    Class.prototype.length = names.length;
+    // (Vectors have length() as a method, as the binding defines it.)
+    if (!("length" in Class.prototype)) Class.prototype.length = names.length;
     Class.prototype.toString = function () {
       return names.map((n) => String(this[n])).join(" ");
     };

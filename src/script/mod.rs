@@ -394,4 +394,51 @@ function deep(v) { return deep(v) + 1; }
         // Still answers.
         assert!(script.initialize(2.0).expect("runs").is_empty());
     }
+
+    /// Vectors keep length() as a method (it was shadowed by a number of
+    /// components, so `new SFRotation(from, to)` threw "not a function"),
+    /// and the rotation from one vector to another turns the first into
+    /// the second: x to y is a quarter turn about z.
+    #[test]
+    fn vector_lengths_and_the_rotation_between_two_vectors() {
+        let s = scene(
+            r#"#X3D V4.0 utf8
+DEF S Script {
+  inputOnly SFTime go
+  outputOnly SFRotation turn
+  outputOnly SFFloat size
+  initializeOnly SFVec3f dir 0 1 0
+  url "ecmascript:
+function go(v) {
+  size = new SFVec3f(3, 4, 0).length();
+  turn = new SFRotation(new SFVec3f(1, 0, 0), dir);
+}
+"
+}"#,
+        );
+        let engine = Engine::new().expect("engine");
+        let script = loaded(&s, &engine);
+        let time = Value {
+            ty: FieldType::SFTime,
+            data: Data::Doubles(vec![1.0]),
+        };
+        let out = script.event("go", &time, 1.0).expect("runs");
+        let sent = |name: &str| {
+            out.iter()
+                .find_map(|o| match o {
+                    Output::Send { field, value } if field == name => Some(value.clone()),
+                    _ => None,
+                })
+                .expect(name)
+        };
+        assert_eq!(sent("size").data, Data::Floats(vec![5.0]));
+        let Data::Floats(r) = sent("turn").data else {
+            panic!("a rotation")
+        };
+        let want = [0.0, 0.0, 1.0, std::f32::consts::FRAC_PI_2];
+        assert!(
+            r.iter().zip(want).all(|(a, b)| (a - b).abs() < 1e-6),
+            "{r:?}"
+        );
+    }
 }
