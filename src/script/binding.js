@@ -247,6 +247,15 @@
       toString() {
         return this.map(String).join(", ");
       }
+      // Its elements made those of another (as X_ITE's fields offer).
+      assign(o) {
+        this.length = 0;
+        for (const v of o) this.push(convert(v));
+      }
+      equals(o) {
+        const same = (a, b) => a === b || (a != null && typeof a.equals === "function" && a.equals(b));
+        return o != null && this.length === o.length && this.every((v, i) => same(v, o[i]));
+      }
     }
     return M;
   }

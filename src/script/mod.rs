@@ -397,10 +397,11 @@ function deep(v) { return deep(v) + 1; }
 
     /// Vectors keep length() as a method (it was shadowed by a number of
     /// components, so `new SFRotation(from, to)` threw "not a function"),
-    /// and the rotation from one vector to another turns the first into
-    /// the second: x to y is a quarter turn about z.
+    /// the rotation from one vector to another turns the first into the
+    /// second (x to y is a quarter turn about z), and MF values assign
+    /// and compare.
     #[test]
-    fn vector_lengths_and_the_rotation_between_two_vectors() {
+    fn vector_lengths_rotations_between_vectors_and_mf_assign() {
         let s = scene(
             r#"#X3D V4.0 utf8
 DEF S Script {
@@ -410,7 +411,10 @@ DEF S Script {
   initializeOnly SFVec3f dir 0 1 0
   url "ecmascript:
 function go(v) {
-  size = new SFVec3f(3, 4, 0).length();
+  var list = new MFFloat(1, 2, 3);
+  var copy = new MFFloat();
+  copy.assign(list);
+  size = new SFVec3f(3, 4, 0).length() + (copy.equals(list) ? copy.length : 0);
   turn = new SFRotation(new SFVec3f(1, 0, 0), dir);
 }
 "
@@ -431,7 +435,8 @@ function go(v) {
                 })
                 .expect(name)
         };
-        assert_eq!(sent("size").data, Data::Floats(vec![5.0]));
+        // 5, and 3 elements assigned equal.
+        assert_eq!(sent("size").data, Data::Floats(vec![8.0]));
         let Data::Floats(r) = sent("turn").data else {
             panic!("a rotation")
         };
