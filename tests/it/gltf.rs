@@ -1255,8 +1255,10 @@ fn normals_made_from_moving_points_follow_them() {
 
 #[test]
 fn meshes_past_the_buffer_limit_stop_the_bake_at_the_geometry() {
-    // 40 spheres, each tessellated and stored on its own; a limit of ten
-    // and a half spheres' bytes stops at the eleventh, reported there.
+    // 40 spheres of different radii, each tessellated and stored on its
+    // own (their normals, texture coordinates and indices, equal, shared);
+    // a limit of ten and a half spheres' bytes stops at the eleventh,
+    // reported there.
     let build = |text: &str, limit: usize| {
         let (_dir, path) = util::scene_file("spheres.x3d", text);
         let (scene, clips) = util::load_clips(Path::new(&path), ClipOptions::default());
@@ -1273,15 +1275,25 @@ fn meshes_past_the_buffer_limit_stop_the_bake_at_the_geometry() {
             x3dbake::write::gltf::build(&scene, &clips, &opts, &mut no_images, &mut diags, None);
         (doc.bin.len(), diags.list().to_vec())
     };
-    let sphere = "<Shape><Sphere/></Shape>\n";
-    let (one, diags) = build(&format!("<X3D><Scene>\n{sphere}</Scene></X3D>"), usize::MAX);
+    let sphere = |i: usize| format!("<Shape><Sphere radius='{}'/></Shape>\n", 10 + i);
+    let scene = |n: usize| {
+        format!(
+            "<X3D><Scene>\n{}</Scene></X3D>",
+            (0..n).map(sphere).collect::<String>()
+        )
+    };
+    let (one, diags) = build(&scene(1), usize::MAX);
     assert!(diags.is_empty() && one > 10_000, "{one} {diags:?}");
-    let forty = format!("<X3D><Scene>\n{}</Scene></X3D>", sphere.repeat(40));
-    let (all, diags) = build(&forty, 40 * one);
-    assert_eq!((all, diags.len()), (40 * one, 0), "{diags:?}");
-    let limit = 10 * one + one / 2;
+    // Each sphere after the first adds its positions alone.
+    let (two, _) = build(&scene(2), usize::MAX);
+    let more = two - one;
+    assert!(more > 5_000 && more < one / 2, "{one} {more}");
+    let forty = scene(40);
+    let (all, diags) = build(&forty, one + 39 * more);
+    assert_eq!((all, diags.len()), (one + 39 * more, 0), "{diags:?}");
+    let limit = one + 9 * more + more / 2;
     let (stopped, diags) = build(&forty, limit);
-    assert_eq!(stopped, 11 * one);
+    assert_eq!(stopped, one + 10 * more);
     assert_eq!(diags.len(), 1, "{diags:?}");
     assert_eq!(
         diags[0].message,
@@ -1292,7 +1304,7 @@ fn meshes_past_the_buffer_limit_stop_the_bake_at_the_geometry() {
     );
     // The eleventh Sphere, on line 12: its element after `<Shape>`.
     let span = diags[0].span.unwrap();
-    let start = "<X3D><Scene>\n".len() + 10 * sphere.len() + "<Shape><".len();
+    let start = "<X3D><Scene>\n".len() + 10 * sphere(0).len() + "<Shape><".len();
     assert_eq!(span.start as usize, start);
 }
 

@@ -62,6 +62,21 @@ pub(super) fn head_room(root: &json::Root) -> u64 {
     (json.0 + more + (64 << 10)).next_multiple_of(4 << 10)
 }
 
+/// The largest accessor whose bytes are compared with those written before.
+pub(super) const SHARED_MAX: usize = 64 << 10;
+/// The most bytes kept for that comparison in one document.
+pub(super) const SHARED_TOTAL: usize = 16 << 20;
+
+/// What makes two accessors the same: their bytes, layout and use.
+#[derive(PartialEq, Eq, Hash)]
+pub(super) struct SharedKey {
+    bytes: Vec<u8>,
+    component: u32,
+    ty: u32,
+    bounds: bool,
+    target: Option<u32>,
+}
+
 impl Writer<'_> {
     /// Appends `size` bytes written by `fill` to the buffer (see
     /// [`bin::Bin::append`]); returns where they start.
@@ -114,7 +129,11 @@ impl Writer<'_> {
     /// Appends little-endian components (`N` bytes each; padded to four
     /// bytes) in their own buffer view and makes an accessor of `count`
     /// elements. The buffer is grown once and the components written into
-    /// it (pushing them one by one was most of the writer's time).
+    /// it (pushing them one by one was most of the writer's time). Data
+    /// written before, to the byte, with the same layout and use, is not
+    /// written again: its accessor is shared (three default Spheres are one
+    /// set of accessors), for accessors of up to [`SHARED_MAX`] bytes while
+    /// the bytes kept to compare stay within [`SHARED_TOTAL`].
     pub(super) fn raw_accessor<const N: usize>(
         &mut self,
         components: impl Iterator<Item = [u8; N]>,
@@ -125,11 +144,45 @@ impl Writer<'_> {
         target: Option<buffer::Target>,
     ) -> Index<json::Accessor> {
         let size = count * ty.multiplicity() * component.size();
-        let offset = self.append(size, |bytes| {
-            for (to, c) in bytes.chunks_exact_mut(N).zip(components) {
-                to.copy_from_slice(&c);
-            }
-        });
+        if size > SHARED_MAX || self.shared_bytes + size > SHARED_TOTAL {
+            let offset = self.append(size, |bytes| {
+                for (to, c) in bytes.chunks_exact_mut(N).zip(components) {
+                    to.copy_from_slice(&c);
+                }
+            });
+            return self.accessor_at(offset, size, count, component, ty, bounds, target);
+        }
+        let bytes: Vec<u8> = components.flatten().collect();
+        let key = SharedKey {
+            bytes,
+            component: component as u32,
+            ty: ty as u32,
+            bounds: bounds.is_some(),
+            target: target.map(|t| t as u32),
+        };
+        if let Some(&a) = self.shared.get(&key) {
+            return a;
+        }
+        let offset = self.append(size, |to| to.copy_from_slice(&key.bytes));
+        let a = self.accessor_at(offset, size, count, component, ty, bounds, target);
+        self.shared_bytes += size;
+        self.shared.insert(key, a);
+        a
+    }
+
+    /// An accessor of `count` elements over `size` bytes at `offset`, in a
+    /// buffer view of its own.
+    #[allow(clippy::too_many_arguments)]
+    fn accessor_at(
+        &mut self,
+        offset: usize,
+        size: usize,
+        count: usize,
+        component: accessor::ComponentType,
+        ty: accessor::Type,
+        bounds: Option<(serde_json::Value, serde_json::Value)>,
+        target: Option<buffer::Target>,
+    ) -> Index<json::Accessor> {
         let view = self.view(offset, size, target);
         let (min, max) = bounds.unzip();
         self.root.push(json::Accessor {

@@ -190,6 +190,10 @@ struct Writer<'a> {
     transforms: HashMap<NodeId, Vec<TransformNodes>>,
     /// Time accessors already written, by their f32 bits.
     times: HashMap<Vec<u32>, Index<json::Accessor>>,
+    /// Small accessors already written, by what they hold (see
+    /// [`Writer::raw_accessor`]), and the bytes kept for that.
+    shared: HashMap<SharedKey, Index<json::Accessor>>,
+    shared_bytes: usize,
     /// Meshes already written, by geometry and appearance node.
     meshes: HashMap<(NodeId, Option<NodeId>), Option<Index<json::Mesh>>>,
     /// Materials already written, by appearance, two-sidedness and vertex
@@ -319,6 +323,8 @@ pub fn build(
         bin: bin::Bin::new(spill),
         transforms: HashMap::default(),
         times: HashMap::default(),
+        shared: HashMap::default(),
+        shared_bytes: 0,
         meshes: HashMap::default(),
         materials: HashMap::default(),
         extensions: Vec::new(),
