@@ -1,6 +1,7 @@
 //! The geometry nodes whose faces x3dbake generates, against vertices
 //! computed by hand from the X3D text.
 
+use crate::util;
 use glam::{Vec2, Vec3};
 use x3dbake::mesh::{Mesh, Overrides, Primitive, mesh};
 use x3dbake::{Bake, Limits};
@@ -350,4 +351,34 @@ fn text_families_and_styles_differ_and_counters_stay_open() {
     };
     assert!(!triangles(&o).iter().any(inside));
     assert!(area(&o) > 0.05);
+}
+
+/// Indices take the smallest type that holds them: a Box's 24 vertices
+/// u16 (5123), a 300 × 300 ElevationGrid's 90 000 u32 (5125); both files
+/// pass the validator.
+#[test]
+fn indices_take_the_smallest_type() {
+    let heights = vec!["0"; 300 * 300].join(" ");
+    let dir = tempfile::tempdir().unwrap();
+    for (scene, want) in [
+        ("<Shape><Box/></Shape>".to_string(), 5123),
+        (
+            format!(
+                "<Shape><ElevationGrid xDimension='300' zDimension='300' height='{heights}'/></Shape>"
+            ),
+            5125,
+        ),
+    ] {
+        let (_d, f) = util::scene_file("i.x3d", &format!("<X3D><Scene>{scene}</Scene></X3D>"));
+        let o = util::run(&[&f, "-o", "-", "--format", "glb", "-q"]);
+        assert_eq!(o.status.code(), Some(0), "{}", util::stderr(&o));
+        let (json, _) = util::document_json(&o.stdout);
+        let i = json["meshes"][0]["primitives"][0]["indices"]
+            .as_u64()
+            .unwrap() as usize;
+        assert_eq!(json["accessors"][i]["componentType"], want);
+        let glb = dir.path().join(format!("{want}.glb"));
+        std::fs::write(&glb, &o.stdout).unwrap();
+        util::assert_validator_clean(&[glb]);
+    }
 }

@@ -219,11 +219,18 @@ impl Writer<'_> {
         })
     }
 
-    /// Vertex indices as u32.
+    /// Vertex indices in the smallest type that holds them: u16 below
+    /// 65 535 (kept free: WebGL's primitive restart), else u32.
     pub(super) fn indices(&mut self, data: &[u32]) -> Index<json::Accessor> {
-        let (component, ty) = (accessor::ComponentType::U32, accessor::Type::Scalar);
+        let ty = accessor::Type::Scalar;
         let target = Some(buffer::Target::ElementArrayBuffer);
+        if data.iter().all(|&i| i < u32::from(u16::MAX)) {
+            let bytes = data.iter().map(|&x| (x as u16).to_le_bytes());
+            let component = accessor::ComponentType::U16;
+            return self.raw_accessor(bytes, data.len(), component, ty, None, target);
+        }
         let bytes = data.iter().map(|x| x.to_le_bytes());
+        let component = accessor::ComponentType::U32;
         self.raw_accessor(bytes, data.len(), component, ty, None, target)
     }
 }
