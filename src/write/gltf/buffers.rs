@@ -67,6 +67,16 @@ pub(super) const SHARED_MAX: usize = 64 << 10;
 /// The most bytes kept for that comparison in one document.
 pub(super) const SHARED_TOTAL: usize = 16 << 20;
 
+/// How an accessor's bytes are read: elements, their components, and what
+/// the buffer view is for.
+#[derive(Clone, Copy)]
+pub(super) struct Layout {
+    count: usize,
+    component: accessor::ComponentType,
+    ty: accessor::Type,
+    target: Option<buffer::Target>,
+}
+
 /// What makes two accessors the same: their bytes, layout and use.
 #[derive(PartialEq, Eq, Hash)]
 pub(super) struct SharedKey {
@@ -144,13 +154,19 @@ impl Writer<'_> {
         target: Option<buffer::Target>,
     ) -> Index<json::Accessor> {
         let size = count * ty.multiplicity() * component.size();
+        let layout = Layout {
+            count,
+            component,
+            ty,
+            target,
+        };
         if size > SHARED_MAX || self.shared_bytes + size > SHARED_TOTAL {
             let offset = self.append(size, |bytes| {
                 for (to, c) in bytes.chunks_exact_mut(N).zip(components) {
                     to.copy_from_slice(&c);
                 }
             });
-            return self.accessor_at(offset, size, count, component, ty, bounds, target);
+            return self.accessor_at(offset, size, layout, bounds);
         }
         let bytes: Vec<u8> = components.flatten().collect();
         let key = SharedKey {
@@ -164,25 +180,27 @@ impl Writer<'_> {
             return a;
         }
         let offset = self.append(size, |to| to.copy_from_slice(&key.bytes));
-        let a = self.accessor_at(offset, size, count, component, ty, bounds, target);
+        let a = self.accessor_at(offset, size, layout, bounds);
         self.shared_bytes += size;
         self.shared.insert(key, a);
         a
     }
 
-    /// An accessor of `count` elements over `size` bytes at `offset`, in a
-    /// buffer view of its own.
-    #[allow(clippy::too_many_arguments)]
+    /// An accessor of `layout.count` elements over `size` bytes at
+    /// `offset`, in a buffer view of its own.
     fn accessor_at(
         &mut self,
         offset: usize,
         size: usize,
-        count: usize,
-        component: accessor::ComponentType,
-        ty: accessor::Type,
+        layout: Layout,
         bounds: Option<(serde_json::Value, serde_json::Value)>,
-        target: Option<buffer::Target>,
     ) -> Index<json::Accessor> {
+        let Layout {
+            count,
+            component,
+            ty,
+            target,
+        } = layout;
         let view = self.view(offset, size, target);
         let (min, max) = bounds.unzip();
         self.root.push(json::Accessor {
