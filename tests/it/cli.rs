@@ -1543,7 +1543,7 @@ fn a_buffer_moved_out_of_memory_writes_the_same_bytes() {
     run(&["-o", &out("e.gltf"), "--embed"]);
     let (_, buffers, _) = gltf::import(out("e.gltf")).unwrap();
     let bin = &buffers[0].0;
-    assert!(bin.len() > 20 << 20, "{} bytes", bin.len());
+    assert!(bin.len() > 16 << 20, "{} bytes", bin.len());
     // A GLB's BIN chunk: after the header and the JSON chunk.
     let bin_chunk = |glb: &[u8]| {
         let json = u32::from_le_bytes(glb[12..16].try_into().unwrap()) as usize;
@@ -1618,7 +1618,7 @@ fn a_glb_whose_json_outgrows_its_room_is_written_whole() {
     util::assert_validator_clean(&[out("a.glb").into()]);
 }
 
-/// A bake never holds its glTF buffer whole: three times the grids (60 MB
+/// A bake never holds its glTF buffer whole: three times the grids (42 MB
 /// more of buffer, 2 MB more of numbers read) raise its peak by a few
 /// megabytes, not by the buffer.
 #[cfg(target_os = "linux")]
@@ -1629,7 +1629,7 @@ fn a_large_gltf_buffer_is_never_whole_in_memory() {
     let (small_peak, small_len) = peak_before_output_kb(&small);
     let (large_peak, large_len) = peak_before_output_kb(&large);
     let more = (large_len - small_len) as u64 / 1000;
-    assert!(more > 50_000, "{more} kB");
+    assert!(more > 40_000, "{more} kB");
     assert!(
         large_peak < small_peak + more / 6,
         "peaks {small_peak} and {large_peak} kB, buffers {small_len} and {large_len} bytes"

@@ -382,3 +382,34 @@ fn indices_take_the_smallest_type() {
         util::assert_validator_clean(&[glb]);
     }
 }
+
+/// Texture coordinates are written only where a texture reads them: a
+/// plain Box has no TEXCOORD_0 (the validator's UNUSED_OBJECT, 183 on the
+/// corpus before), a textured one has.
+#[test]
+fn texture_coordinates_only_where_a_texture_reads_them() {
+    let png = util::root().join("fixtures/scenes/checker.png");
+    let (_dir, f) = util::scene_file(
+        "t.x3d",
+        &format!(
+            "<X3D><Scene><Shape><Appearance><ImageTexture url='\"{}\"'/></Appearance><Box/></Shape>\
+             <Transform translation='2 0 0'><Shape><Appearance><Material/></Appearance>\
+             <Sphere/></Shape></Transform></Scene></X3D>",
+            png.display()
+        ),
+    );
+    let o = util::run(&[&f, "-o", "-", "--format", "glb", "-q"]);
+    assert_eq!(o.status.code(), Some(0), "{}", util::stderr(&o));
+    let (json, _) = util::document_json(&o.stdout);
+    let materials = json["materials"].as_array().unwrap();
+    let mut seen = [0, 0];
+    for mesh in json["meshes"].as_array().unwrap() {
+        let p = &mesh["primitives"][0];
+        let m = &materials[p["material"].as_u64().unwrap() as usize];
+        let textured = m["pbrMetallicRoughness"]["baseColorTexture"].is_object();
+        let has_uv = p["attributes"]["TEXCOORD_0"].is_u64();
+        assert_eq!(has_uv, textured, "{mesh}");
+        seen[usize::from(textured)] += 1;
+    }
+    assert_eq!(seen, [1, 1]);
+}

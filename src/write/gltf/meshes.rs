@@ -158,7 +158,12 @@ impl<'a> Writer<'a> {
             let a = self.accessor_for(&flat(&m.normals), accessor::Type::Vec3, false, array);
             attributes.insert(Checked::Valid(json::mesh::Semantic::Normals), a);
         }
-        if !m.uvs.is_empty() {
+        let material = self.material(appearance, m.double_sided, !m.colors.is_empty());
+        // Texture coordinates only where a texture reads them (or their
+        // animation is written): others would be an unused attribute.
+        let read = uses_tex_coords(&self.root.materials[material.value()])
+            || m.tex_coord.is_some_and(|t| self.clips_of.contains_key(&t));
+        if !m.uvs.is_empty() && read {
             // X3D texture space has v up from the bottom; glTF's runs down.
             let uv: Vec<f32> = m.uvs.iter().flat_map(|t| [t.x, 1.0 - t.y]).collect();
             let a = self.accessor_for(&uv, accessor::Type::Vec2, false, array);
@@ -175,7 +180,6 @@ impl<'a> Writer<'a> {
             attributes.insert(Checked::Valid(json::mesh::Semantic::Colors(0)), a);
         }
         let indices = self.indices(&m.indices);
-        let material = self.material(appearance, m.double_sided, !m.colors.is_empty());
         let mesh_index = self.root.meshes.len();
         let (targets, weights) = self.morph_targets(m, geometry, mesh_index);
         for (semantic, a) in extra {
@@ -493,4 +497,14 @@ impl<'a> Writer<'a> {
         let delta = normals.iter().zip(&m.normals).map(|(n, own)| *n - *own);
         Some(delta.flat_map(|n| n.to_array()).collect())
     }
+}
+
+/// Whether a material reads texture coordinates: it has a texture.
+fn uses_tex_coords(material: &json::Material) -> bool {
+    let pbr = &material.pbr_metallic_roughness;
+    pbr.base_color_texture.is_some()
+        || pbr.metallic_roughness_texture.is_some()
+        || material.normal_texture.is_some()
+        || material.occlusion_texture.is_some()
+        || material.emissive_texture.is_some()
 }
