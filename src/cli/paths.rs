@@ -6,6 +6,7 @@
 use std::fs;
 use std::io::Read as _;
 use std::path::{Component, Path, PathBuf};
+use x3dbake::hash::HashMap;
 
 /// One input file: as given (or found under a folder given), and the folder
 /// its place in a batch's output tree is taken from.
@@ -272,7 +273,7 @@ impl Write {
 /// One file as the file system knows it: the same for every path that
 /// reaches it (a symbolic or hard link included), or, for a file not
 /// made yet, its folder's real path and its name.
-#[derive(Debug, PartialEq, Eq)]
+#[derive(Debug, PartialEq, Eq, Hash)]
 enum Identity {
     Exists(u64, u64),
     New(PathBuf),
@@ -317,11 +318,12 @@ pub fn is_stream(path: &Path) -> bool {
 /// twice: every write against every read file and every other write, the
 /// same file through any link. The message names both and says what to do.
 pub fn check(reads: &[PathBuf], writes: &[Write]) -> Result<(), String> {
-    let reads: Vec<(&PathBuf, Identity)> = reads.iter().map(|r| (r, identity(r))).collect();
-    let mut written: Vec<(&Write, Identity)> = Vec::new();
+    // By identity, so that a batch of many files checks in linear time.
+    let reads: HashMap<Identity, &PathBuf> = reads.iter().map(|r| (identity(r), r)).collect();
+    let mut written: HashMap<Identity, &Write> = HashMap::default();
     for w in writes.iter().filter(|w| !is_stream(&w.path)) {
         let id = identity(&w.path);
-        if let Some((r, _)) = reads.iter().find(|(_, r)| *r == id) {
+        if let Some(r) = reads.get(&id) {
             return Err(format!(
                 "{} {} is the input {}: refusing to overwrite it",
                 w.what,
@@ -329,7 +331,7 @@ pub fn check(reads: &[PathBuf], writes: &[Write]) -> Result<(), String> {
                 r.display()
             ));
         }
-        if let Some((other, _)) = written.iter().find(|(_, o)| *o == id) {
+        if let Some(other) = written.get(&id) {
             return Err(format!(
                 "{} {} and {} {} are the same file: give each its own name",
                 other.what,
@@ -338,7 +340,7 @@ pub fn check(reads: &[PathBuf], writes: &[Write]) -> Result<(), String> {
                 w.path.display()
             ));
         }
-        written.push((w, id));
+        written.insert(id, w);
     }
     Ok(())
 }
