@@ -1506,3 +1506,46 @@ fn a_light_turned_on_and_off_is_its_intensity_or_none() {
         assert!(values.contains(&0.0) && values.contains(&0.6), "{values:?}");
     }
 }
+
+/// Meshes are named after their geometry's DEF (else their Shape's) and
+/// materials after their Material's (else their Appearance's), so that an
+/// editor shows the X3D names.
+#[test]
+fn meshes_and_materials_are_named_after_their_x3d_nodes() {
+    let (_dir, f) = util::scene_file(
+        "n.x3d",
+        "<X3D><Scene>\
+         <Shape DEF='Hull'><Appearance><Material DEF='Paint'/></Appearance><Box DEF='Block'/></Shape>\
+         <Shape DEF='Mast'><Appearance DEF='Look'><Material/></Appearance><Sphere/></Shape>\
+         <Shape><Sphere radius='2'/></Shape>\
+         </Scene></X3D>",
+    );
+    let o = util::run(&[&f, "-o", "-", "--format", "glb", "-q"]);
+    assert_eq!(o.status.code(), Some(0), "{}", util::stderr(&o));
+    let (json, _) = util::document_json(&o.stdout);
+    let names = |what: &str| -> Vec<serde_json::Value> {
+        json[what]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| m["name"].clone())
+            .collect()
+    };
+    assert_eq!(
+        names("meshes"),
+        [
+            serde_json::json!("Block"),
+            serde_json::json!("Mast"),
+            serde_json::Value::Null
+        ]
+    );
+    let materials = names("materials");
+    assert!(
+        materials.contains(&serde_json::json!("Paint")),
+        "{materials:?}"
+    );
+    assert!(
+        materials.contains(&serde_json::json!("Look")),
+        "{materials:?}"
+    );
+}

@@ -206,8 +206,13 @@ impl Writer<'_> {
         }
         let scene = self.scene;
         let x3d_material = appearance.and_then(|a| scene.child(a, "material"));
+        // Named after the X3D Material's DEF, else the Appearance's.
+        let name = x3d_material
+            .and_then(|mat| gltf_name(scene, mat))
+            .or_else(|| appearance.and_then(|a| gltf_name(scene, a)));
         let mut m = json::Material {
             double_sided,
+            name,
             ..Default::default()
         };
         let kind = x3d_material.map(|mat| (mat, scene.node_type(mat)));
@@ -378,7 +383,6 @@ impl Writer<'_> {
         if transparency > 0.0 || self.animated.contains(&(mat, "transparency".to_string())) {
             m.alpha_mode = Checked::Valid(json::material::AlphaMode::Blend);
         }
-        m.name = gltf_name(self.scene, mat);
         let made = MadeMaterial {
             index: self.root.materials.len(),
             base,

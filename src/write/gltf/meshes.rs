@@ -102,7 +102,7 @@ impl<'a> Writer<'a> {
         let mesh = match self.meshes.get(&(geometry, appearance)) {
             Some(m) => *m,
             None => {
-                let m = self.mesh(geometry, appearance);
+                let m = self.mesh(id, geometry, appearance);
                 self.meshes.insert((geometry, appearance), m);
                 let limit = self.opts.limits.buffer_bytes;
                 if self.bin.len() > limit {
@@ -131,13 +131,21 @@ impl<'a> Writer<'a> {
         parent.push(index);
     }
 
+    /// The glTF mesh of a Shape's geometry, named after the geometry's DEF,
+    /// else the Shape's.
     pub(super) fn mesh(
         &mut self,
+        shape: NodeId,
         geometry: NodeId,
         appearance: Option<NodeId>,
     ) -> Option<Index<json::Mesh>> {
         let m = crate::mesh::mesh(self.scene, &self.rest, geometry, self.diags)?;
-        Some(self.mesh_of(&m, geometry, appearance, Vec::new()))
+        let mesh = self.mesh_of(&m, geometry, appearance, Vec::new());
+        let named = &mut self.root.meshes[mesh.value()].name;
+        if named.is_none() {
+            *named = gltf_name(self.scene, shape);
+        }
+        Some(mesh)
     }
 
     /// The glTF mesh of a mesh made from `geometry`, with `extra`
