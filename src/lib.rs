@@ -4,7 +4,7 @@
 //! [`syntax`] reads a file into a [`scene::Scene`]; [`load`] links the files
 //! it names and expands its prototypes; [`anim`] checks its interpolators
 //! and follows its ROUTEs into clips (using the pure maths of [`interp`]);
-//! [`mesh`] turns geometry into triangles; [`write`] writes glTF, GLB, CSV
+//! [`mesh`] turns geometry into triangles; [`write`](mod@write) writes glTF, GLB, CSV
 //! or the inspect report. [`bake`] runs them all, once, for every caller.
 //! The library never prints or exits: it returns values and
 //! [`diag`]nostics.

@@ -24,7 +24,7 @@ pub struct Spill {
     /// The buffer's size up to which it stays in memory.
     pub after: usize,
     /// Leaves room in the file before the buffer, decided when the buffer
-    /// first passes `after` (see [`Bin::append`]), whether or not the file
+    /// first passes `after` (see `Bin::append`), whether or not the file
     /// can be made (so the output is the same bytes either way); otherwise
     /// the buffer starts the file.
     pub room: bool,
