@@ -272,6 +272,17 @@ fn instantiate(
             .unwrap_or((def.default.clone(), c.span));
         sets.push((target, c.node_field.clone(), value));
     }
+    // A body node the instance's interface reaches, with no DEF of its
+    // own, is named after the instance: `Knee.rotation` in CSV and
+    // inspect rather than `<Transform>.rotation`.
+    for c in &scene.protos[p].connections {
+        let target = remap(c.node, &map);
+        let node = &mut scene.nodes[target.0 as usize];
+        // (A nested instance keeps its own numbering.)
+        if node.def.is_none() && !matches!(node.class, NodeClass::Proto(_)) {
+            node.def = Some(label.to_string());
+        }
+    }
     for (target, field, (value, span)) in sets {
         // The body node's field as the catalogue names it.
         let name = scene

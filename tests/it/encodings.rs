@@ -354,3 +354,31 @@ fn a_json_scripts_source_lines_are_its_program() {
         assert_eq!(rows("s.x3dj", &json), xml_rows, "{key}");
     }
 }
+
+/// A DEF'd PROTO instance names the body nodes its interface reaches (no
+/// DEF of their own): CSV and inspect say `Knee.rotation` and
+/// `Knee.translation`, not `<Transform>.rotation`.
+#[test]
+fn a_def_d_instance_names_the_body_nodes_it_animates() {
+    let (_dir, f) = util::scene_file(
+        "knee.x3dv",
+        "#X3D V3.3 utf8\n\
+         PROTO Joint [ inputOutput SFRotation rotation 0 0 1 0 inputOutput SFVec3f translation 0 0 0 ] {\n\
+           Transform { rotation IS rotation children Transform { translation IS translation } }\n\
+         }\n\
+         DEF Knee Joint {}\n\
+         DEF Clock TimeSensor { loop TRUE }\n\
+         DEF Bend OrientationInterpolator { key [0 1] keyValue [1 0 0 0, 1 0 0 1] }\n\
+         DEF Move PositionInterpolator { key [0 1] keyValue [0 0 0, 1 0 0] }\n\
+         ROUTE Clock.fraction_changed TO Bend.set_fraction\n\
+         ROUTE Bend.value_changed TO Knee.set_rotation\n\
+         ROUTE Clock.fraction_changed TO Move.set_fraction\n\
+         ROUTE Move.value_changed TO Knee.set_translation\n",
+    );
+    let o = util::run(&["inspect", &f]);
+    let report = util::stdout(&o);
+    assert!(report.contains("    Knee.rotation <- Bend:"), "{report}");
+    assert!(report.contains("    Knee.translation <- Move:"), "{report}");
+    let csv = util::stdout(&util::run(&[&f, "-o", "-", "--rate", "1"]));
+    assert!(csv.contains("\nClock,0,Knee,rotation,0,"), "{csv}");
+}
