@@ -200,7 +200,7 @@ fn bake_one(job: &Job, index: usize, path: &str) -> (Outcome, String) {
                 });
                 gltf::Spill {
                     open: Box::new(move || output::spill_file(near.as_deref())),
-                    after: (input / 4).clamp(2 << 20, 64 << 20),
+                    after: output::spill_after(input),
                     room: glb,
                     // A file replaced on ext4 is flushed whole at the rename
                     // (its "auto_da_alloc"): started as it is written, that

@@ -184,7 +184,7 @@ fn inspect(
                 let input = bake.sources.get(bake.file).text_len();
                 let discard = x3dbake::write::gltf::Spill {
                     open: Box::new(output::null_file),
-                    after: (input / 4).clamp(2 << 20, 64 << 20),
+                    after: output::spill_after(input),
                     room: false,
                     write_back: false,
                 };

@@ -258,6 +258,14 @@ pub fn skipped(var: &str, what: &str) {
     );
 }
 
+/// The names of a glTF document's nodes that have one, in order.
+pub fn node_names(json: &serde_json::Value) -> Vec<&str> {
+    json["nodes"]
+        .as_array()
+        .map(|a| a.iter().filter_map(|n| n["name"].as_str()).collect())
+        .unwrap_or_default()
+}
+
 /// The document's JSON (GLB or .gltf).
 pub fn document_json(bytes: &[u8]) -> (serde_json::Value, Vec<u8>) {
     if bytes.starts_with(b"glTF") {

@@ -344,12 +344,7 @@ fn layers_are_drawn_in_their_order() {
     let o = util::run(&["fixtures/world/layers.x3d", "-o", "-", "--format", "glb"]);
     assert_eq!(o.status.code(), Some(0), "{}", util::stderr(&o));
     let (json, _) = util::document_json(&o.stdout);
-    let names: Vec<&str> = json["nodes"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter_map(|n| n["name"].as_str())
-        .collect();
+    let names = util::node_names(&json);
     assert_eq!(names, ["Still", "Mover"]);
     let mover = json["nodes"]
         .as_array()

@@ -6,16 +6,16 @@ use crate::util;
 
 const DOOR: &str = "fixtures/world/door.x3d";
 
-/// The door's rotation angle (about +y; 0 when shut) at each whole second
-/// of 0..=4, from `--timeline` CSV with `extra` flags.
-fn door_angles(extra: &[&str]) -> Vec<f64> {
+/// The `--timeline` CSV rows (header left out) of `scene` from 0 to `end`
+/// at 1 Hz, with `extra` flags; the run must succeed.
+fn timeline_rows(scene: &str, end: &str, extra: &[&str]) -> Vec<String> {
     let mut args = vec![
-        DOOR,
+        scene,
         "-o",
         "-",
         "--timeline",
         "--end",
-        "4",
+        end,
         "--rate",
         "1",
         "-q",
@@ -23,9 +23,14 @@ fn door_angles(extra: &[&str]) -> Vec<f64> {
     args.extend(extra);
     let o = util::run(&args);
     assert_eq!(o.status.code(), Some(0), "{}", util::stderr(&o));
-    util::stdout(&o)
-        .lines()
-        .skip(1)
+    util::stdout(&o).lines().skip(1).map(String::from).collect()
+}
+
+/// The door's rotation angle (about +y; 0 when shut) at each whole second
+/// of 0..=4, with `extra` flags.
+fn door_angles(extra: &[&str]) -> Vec<f64> {
+    timeline_rows(DOOR, "4", extra)
+        .iter()
         .map(|l| {
             let c: Vec<f64> = l.split(',').skip(5).map(|x| x.parse().unwrap()).collect();
             // An angle about +y, or none about the default axis.
@@ -69,26 +74,7 @@ fn a_click_started_door_stays_shut_until_the_click() {
 /// is at 2 0 0. Loaded at 0 it has not started: 47 years to wait.
 #[test]
 fn a_clock_stamped_with_a_date_loops_from_load() {
-    let rows = |extra: &[&str]| {
-        let mut args = vec![
-            "fixtures/world/stamped.x3d",
-            "-o",
-            "-",
-            "--timeline",
-            "--end",
-            "2",
-            "--rate",
-            "1",
-        ];
-        args.extend(extra);
-        let o = util::run(&args);
-        assert_eq!(o.status.code(), Some(0), "{}", util::stderr(&o));
-        util::stdout(&o)
-            .lines()
-            .skip(1)
-            .map(String::from)
-            .collect::<Vec<_>>()
-    };
+    let rows = |extra: &[&str]| timeline_rows("fixtures/world/stamped.x3d", "2", extra);
     assert_eq!(
         rows(&[]),
         [
