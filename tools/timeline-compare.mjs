@@ -2,14 +2,19 @@
 // A whole scene in world time, x3dbake against X_ITE: bakes SCENE with
 // `--timeline --end END` (and any --event given after it) to .glb, plays the
 // .glb in three.js (tools/three-play.mjs) and the scene in X_ITE on a
-// simulated clock (../shared/oracle/xite/xite-timeline-e2e.mjs, --kick-start:
-// the text's start at load), at COUNT times from 0, and prints the worst
+// simulated clock (../shared/oracle/xite/xite-timeline-e2e.mjs, through
+// tools/xite-events.mjs for the --event given to both) whose world
+// loads at the same instant (--load-time L, default x3dbake's default
+// 2000000000; both get it), at COUNT times from 0, and prints the worst
 // difference of each DEF'd Transform's translation, rotation and scale and
 // each Material's diffuseColor that both show, and of the scene (the
 // translation of a Transform with a center is left out: its glTF nodes
 // split it).
 //
-//   X3DBAKE_XITE=DIR X3DBAKE_THREE=DIR node tools/timeline-compare.mjs X3DBAKE_BIN SCENE END [COUNT] [--event E]...
+//   X3DBAKE_XITE=DIR X3DBAKE_THREE=DIR node tools/timeline-compare.mjs X3DBAKE_BIN SCENE END [COUNT] [--event E]... [--load-time L] [--oracle-scene FILE]
+//
+// --oracle-scene gives X_ITE another file than x3dbake, for a scene X_ITE's
+// parser refuses (a form X_ITE does not read, mended in a copy).
 //
 // Both play 10 µs after each time, so that at a jump both show the side
 // after it. X_ITE stamps events with its frame times, so its clocks chain
@@ -26,15 +31,19 @@ import { fileURLToPath } from "node:url";
 const args = process.argv.slice(2);
 const events = [];
 const pos = [];
+let load = "2000000000";
+let oracleScene;
 for (let i = 0; i < args.length; i++) {
   if (args[i] === "--event") events.push("--event", args[++i]);
+  else if (args[i] === "--load-time") load = args[++i];
+  else if (args[i] === "--oracle-scene") oracleScene = args[++i];
   else pos.push(args[i]);
 }
 const [bin, scene, endArg, countArg] = pos;
 const xite = process.env.X3DBAKE_XITE;
 const three = process.env.X3DBAKE_THREE;
 if (!bin || !scene || !endArg || !xite || !three) {
-  console.error("usage: X3DBAKE_XITE=DIR X3DBAKE_THREE=DIR node tools/timeline-compare.mjs X3DBAKE_BIN SCENE END [COUNT] [--event E]...");
+  console.error("usage: X3DBAKE_XITE=DIR X3DBAKE_THREE=DIR node tools/timeline-compare.mjs X3DBAKE_BIN SCENE END [COUNT] [--event E]... [--load-time L] [--oracle-scene FILE]");
   process.exit(2);
 }
 const end = Number(endArg);
@@ -45,7 +54,7 @@ const work = fs.mkdtempSync(path.join(os.tmpdir(), "timeline-compare-"));
 process.on("exit", () => fs.rmSync(work, { recursive: true, force: true }));
 
 const glb = path.join(work, "timeline.glb");
-execFileSync(bin, [scene, "-o", glb, "--timeline", "--end", String(end), "--quiet", ...events], {
+execFileSync(bin, [scene, "-o", glb, "--timeline", "--end", String(end), "--load-time", load, "--quiet", ...events], {
   stdio: ["ignore", "ignore", "inherit"],
 });
 const big = { maxBuffer: 1 << 30 };
@@ -58,7 +67,17 @@ const played = JSON.parse(
 const theirs = JSON.parse(
   execFileSync(
     "node",
-    [path.join(xite, "xite-timeline-e2e.mjs"), path.resolve(scene), times.join(","), "--kick-start", "--all-components", "--load-urls"],
+    [
+      path.join(here, "xite-events.mjs"),
+      xite,
+      path.resolve(oracleScene ?? scene),
+      times.join(","),
+      "--base",
+      load,
+      "--all-components",
+      "--load-urls",
+      ...events,
+    ],
     { ...big, cwd: xite, stdio: ["ignore", "pipe", "ignore"] },
   ),
 );

@@ -92,7 +92,10 @@ pub fn setup(scene: &Scene, script: NodeId, max: usize) -> String {
         let mut own = Map::new();
         for def in node_fields(scene, id) {
             if let Some(v) = scene.value(id, &def.name) {
-                own.insert(def.name.clone(), json!([def.ty.name(), data(v)]));
+                own.insert(
+                    def.name.clone(),
+                    json!([def.ty.name(), data(v), def.access.name()]),
+                );
             }
         }
         let n = scene.node(id);
@@ -106,7 +109,11 @@ pub fn setup(scene: &Scene, script: NodeId, max: usize) -> String {
         );
         queue.extend(held(scene, id));
     }
-    json!({ "fields": fields, "nodes": nodes }).to_string()
+    let types: Vec<&str> = crate::scene::NodeType::ALL
+        .iter()
+        .map(|t| t.name())
+        .collect();
+    json!({ "fields": fields, "nodes": nodes, "types": types }).to_string()
 }
 
 /// Every field of a node: its type's (catalogue or prototype interface)

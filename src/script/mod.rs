@@ -1,5 +1,5 @@
 //! Script nodes in ECMAScript, run by an embedded QuickJS engine
-//! (`rquickjs`) with the X3D ECMAScript binding (`binding.js`). Each Script
+//! (`rquickjs`) with the X3D ECMAScript binding (`binding/`). Each Script
 //! has its own context: its fields are its globals, its functions are
 //! called with an event's value and timestamp, and what it sends is
 //! returned as [`Output`]s for the event cascade to pass on.
@@ -20,8 +20,12 @@ use rquickjs::{Context, Ctx, Runtime};
 use std::cell::Cell;
 use std::rc::Rc;
 
-/// The binding, run in each Script's context before its own source.
-const BINDING: &str = include_str!("binding.js");
+/// The binding, run in each Script's context before its own source: the
+/// field objects, then the Script's world (nodes, Browser, its fields).
+const BINDING: [&str; 2] = [
+    include_str!("binding/fields.js"),
+    include_str!("binding/world.js"),
+];
 
 /// Interrupt checks a call may take (QuickJS checks about every 10 000
 /// instructions: some 2·10⁸ instructions, a fraction of a second).
@@ -105,6 +109,8 @@ pub struct Script {
     budget: Rc<Cell<u32>>,
     /// The Script's fields: name, type, access.
     fields: Vec<(String, FieldType, Access)>,
+    /// Its source, for the line a failure names.
+    code: String,
 }
 
 impl Script {
@@ -130,9 +136,12 @@ impl Script {
             context,
             budget: engine.budget.clone(),
             fields,
+            code: code.to_string(),
         };
         script.run(|ctx| {
-            ctx.eval::<(), _>(BINDING)?;
+            for part in BINDING {
+                ctx.eval::<(), _>(part)?;
+            }
             let f: rquickjs::Function = ctx.globals().get("__x3d_setup")?;
             f.call::<_, ()>((setup.as_str(),))?;
             let opts = {
@@ -192,9 +201,42 @@ impl Script {
         self.budget.set(BUDGET);
         self.context.with(|ctx| match f(&ctx) {
             Ok(v) => Ok(v),
-            Err(rquickjs::Error::Exception) => Err(caught(&ctx, self.budget.get() == 0)),
+            Err(rquickjs::Error::Exception) => {
+                let mut f = caught(&ctx, self.budget.get() == 0);
+                if f.message.ends_with("not a function") {
+                    f.message += &self.unknown_calls(&ctx, f.line);
+                }
+                Err(f)
+            }
             Err(e) => Err(failure(&e.to_string())),
         })
+    }
+
+    /// What a "not a function" failure at `line` is about: the names the
+    /// line calls that nothing in the Script's context defines, as
+    /// ` (the line calls `a`, which x3dbake's binding does not have)`.
+    fn unknown_calls(&self, ctx: &Ctx<'_>, line: Option<u32>) -> String {
+        let Some(text) = line.and_then(|l| self.code.lines().nth(l.checked_sub(1)? as usize))
+        else {
+            return String::new();
+        };
+        let names: Vec<String> = ctx
+            .globals()
+            .get::<_, rquickjs::Function>("__x3d_unknown")
+            .and_then(|f| f.call((text,)))
+            .unwrap_or_default();
+        match names.as_slice() {
+            [] => String::new(),
+            [one] => format!(" (the line calls `{one}`, which x3dbake's binding does not have)"),
+            _ => format!(
+                " (the line calls {}, which x3dbake's binding does not have)",
+                names
+                    .iter()
+                    .map(|n| format!("`{n}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        }
     }
 }
 
@@ -366,12 +408,14 @@ DEF S Script {
   inputOnly SFTime go
   inputOnly SFTime spin
   inputOnly SFTime deep
+  inputOnly SFTime missing
   url "ecmascript:
 function go(v) {
   undefinedThing.x = 1;
 }
 function spin(v) { for (;;) {} }
 function deep(v) { return deep(v) + 1; }
+function missing(v) { var a = new SFVec3f(1, 0, 0); a.normalize().frobnicate(Math.abs(v)); }
 "
 }"#,
         );
@@ -386,6 +430,12 @@ function deep(v) { return deep(v) + 1; }
         assert!(e.message.contains("undefinedThing"), "{e:?}");
         let e = script.event("spin", &time, 1.0).expect_err("stops");
         assert!(e.message.contains("ran longer"), "{e:?}");
+        let e = script.event("missing", &time, 1.0).expect_err("throws");
+        assert!(
+            e.message
+                .ends_with("(the line calls `frobnicate`, which x3dbake's binding does not have)"),
+            "{e:?}"
+        );
         let e = script.event("deep", &time, 1.0).expect_err("overflows");
         assert!(
             e.message.contains("stack") || e.message.contains("recursion"),

@@ -2,6 +2,7 @@
 
 mod anim;
 mod appearance;
+mod binding;
 mod bound;
 mod cli;
 mod corpus;

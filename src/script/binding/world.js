@@ -1,0 +1,288 @@
+// The Script's world in the X3D ECMAScript binding: SFNode objects for
+// the nodes a Script holds, the Browser object, print, X3DConstants, the
+// world's clock (Date, Math.random fixed), and the Script's own fields as
+// globals. Runs after fields.js, in each Script's own context, before the
+// Script's source. What x3dbake cannot do (create nodes, add routes, load
+// URLs) throws with the function's name, so the Script's warning names it.
+//
+// Rust talks to it through two functions: __x3d_setup(json) declares the
+// fields, the nodes they hold and the node types, and __x3d_call(name,
+// json, time) delivers an event (or calls initialize / eventsProcessed);
+// each call returns the JSON list of what the Script did: ["out", field,
+// data] for a value sent from one of its fields, ["set", node, field,
+// type, data] for a field of another node written directly, ["print",
+// text].
+"use strict";
+(function (global) {
+  const { convert, flat: flatOf, fromFlat: fromFlatOf } = global.__x3d_fields;
+  let done = [];
+  let now = 0;
+  const fields = {};
+  const nodes = {};
+  const nodeObjects = {};
+
+  const nodeId = (x) => (x && x.__id !== undefined ? [x.__id] : []);
+  const flat = (type, v) => flatOf(type, v, nodeId);
+  const fromFlat = (type, data) => fromFlatOf(type, data, node);
+
+  // ---- X3DConstants --------------------------------------------------------
+  // Access types are bit sets (inputOutput = inputOnly | outputOnly |
+  // initializeOnly); field types and browser states are numbered as X_ITE
+  // numbers them; node types follow, in the catalogue's order.
+  const X3DConstants = { initializeOnly: 1, inputOnly: 2, outputOnly: 4, inputOutput: 7 };
+  [
+    "CONNECTION_ERROR",
+    "BROWSER_EVENT",
+    "INITIALIZED_EVENT",
+    "SHUTDOWN_EVENT",
+    "INITIALIZED_ERROR",
+    "NOT_STARTED_STATE",
+    "IN_PROGRESS_STATE",
+    "COMPLETE_STATE",
+    "FAILED_STATE",
+  ].forEach((name, i) => (X3DConstants[name] = 1001 + i));
+  const fieldTypes = [
+    "Bool",
+    "Color",
+    "ColorRGBA",
+    "Double",
+    "Float",
+    "Image",
+    "Int32",
+    "Matrix3d",
+    "Matrix3f",
+    "Matrix4d",
+    "Matrix4f",
+    "Node",
+    "Rotation",
+    "String",
+    "Time",
+    "Vec2d",
+    "Vec2f",
+    "Vec3d",
+    "Vec3f",
+    "Vec4d",
+    "Vec4f",
+  ];
+  fieldTypes.forEach((t, i) => (X3DConstants["SF" + t] = 1010 + i));
+  fieldTypes.forEach((t, i) => (X3DConstants["MF" + t] = 1032 + i));
+  const access = (name) => X3DConstants[name] ?? 0;
+
+  // ---- SFNode: the nodes a Script holds in its fields --------------------
+  function node(id) {
+    if (id === undefined || !(id in nodes)) return null;
+    if (nodeObjects[id]) return nodeObjects[id];
+    const info = nodes[id];
+    const values = {};
+    const field = (key) => {
+      if (typeof key !== "string") return null;
+      for (const name of [key, key.replace(/^set_/, ""), key.replace(/_changed$/, "")]) {
+        if (name in info.fields) return name;
+      }
+      return null;
+    };
+    const read = (f) => {
+      if (!(f in values)) values[f] = fromFlat(info.fields[f][0], info.fields[f][1]);
+      return values[f];
+    };
+    const target = {
+      __id: id,
+      getNodeName: () => info.name,
+      getNodeTypeName: () => info.type,
+      getNodeType: () => (info.type in X3DConstants ? [X3DConstants[info.type]] : []),
+      getFieldDefinitions: () =>
+        Object.entries(info.fields).map(([name, [type, , acc]]) => ({
+          name,
+          dataType: X3DConstants[type],
+          accessType: access(acc),
+          value: read(name),
+        })),
+      getField: (name) => {
+        const f = field(name);
+        if (f === null) throw new Error(info.type + " has no field " + String(name));
+        return read(f);
+      },
+      toString: () => info.type + " { }",
+      valueOf: () => proxy,
+      equals: (o) => o != null && o.__id === id,
+    };
+    const proxy = new Proxy(target, {
+      get(t, key) {
+        if (key in t) return t[key];
+        const f = field(key);
+        return f === null ? undefined : read(f);
+      },
+      set(t, key, v) {
+        const f = field(key);
+        if (f === null) throw new TypeError(info.type + " has no field " + String(key));
+        const type = info.fields[f][0];
+        values[f] = convert(type, v);
+        done.push(["set", id, f, type, flat(type, values[f])]);
+        return true;
+      },
+    });
+    nodeObjects[id] = proxy;
+    return proxy;
+  }
+
+  // ---- Browser, print, and the world's clock ----------------------------
+  const text = (a) => a.map(String).join(" ");
+  const print = (...a) => {
+    done.push(["print", text(a)]);
+  };
+  const refuse = (what) => () => {
+    throw new Error("Browser." + what + " is not available when x3dbake bakes a scene");
+  };
+  let description = "";
+  const Browser = {
+    name: "x3dbake",
+    version: "1",
+    currentFrameRate: 60,
+    currentSpeed: 0,
+    get currentTime() {
+      return now;
+    },
+    get description() {
+      return description;
+    },
+    set description(d) {
+      description = String(d);
+    },
+    getName: () => "x3dbake",
+    getVersion: () => "1",
+    getCurrentTime: () => now,
+    getCurrentFrameRate: () => 60,
+    getCurrentSpeed: () => 0,
+    getWorldURL: () => "",
+    getDescription: () => description,
+    setDescription: (d) => {
+      description = String(d);
+    },
+    print,
+    println: print,
+  };
+  for (const what of [
+    "createVrmlFromString",
+    "createX3DFromString",
+    "createVrmlFromURL",
+    "createX3DFromURL",
+    "loadURL",
+    "replaceWorld",
+    "addRoute",
+    "deleteRoute",
+  ]) {
+    Browser[what] = refuse(what);
+  }
+
+  // Date and Math.random: world time and a fixed sequence, so that the
+  // same scene bakes the same.
+  const RealDate = Date;
+  class WorldDate extends RealDate {
+    constructor(...a) {
+      if (a.length === 0) super(now * 1000);
+      else super(...a);
+    }
+    static now() {
+      return now * 1000;
+    }
+  }
+  let seed = 0x9e3779b9;
+  Math.random = () => {
+    seed ^= seed << 13;
+    seed ^= seed >>> 17;
+    seed ^= seed << 5;
+    return (seed >>> 0) / 4294967296;
+  };
+
+  Object.assign(global, {
+    Browser,
+    X3DConstants,
+    print,
+    trace: print,
+    TRUE: true,
+    FALSE: false,
+    Date: WorldDate,
+  });
+
+  // ---- The Script's own fields as globals --------------------------------
+  const last = {};
+  function send(name) {
+    const f = fields[name];
+    const data = flat(f.type, f.value);
+    last[name] = JSON.stringify(data);
+    done.push(["out", name, data]);
+  }
+
+  global.__x3d_setup = function (json) {
+    const setup = JSON.parse(json);
+    Object.assign(nodes, setup.nodes);
+    setup.types.forEach((t, i) => (X3DConstants[t] = 2001 + i));
+    for (const f of setup.fields) {
+      fields[f.name] = { type: f.type, access: f.access, value: fromFlat(f.type, f.data) };
+      if (f.access === "inputOnly") continue; // its name is the function's
+      const sends = f.access !== "initializeOnly";
+      if (sends) last[f.name] = JSON.stringify(f.data);
+      Object.defineProperty(global, f.name, {
+        configurable: true,
+        get: () => fields[f.name].value,
+        set: (v) => {
+          fields[f.name].value = convert(f.type, v);
+          if (sends) send(f.name);
+        },
+      });
+    }
+    Object.freeze(X3DConstants);
+  };
+
+  // The names a line of the Script calls that are no function of the
+  // binding, of JavaScript's built-in objects or of the Script's globals:
+  // what a "not a function" error at that line is about.
+  global.__x3d_unknown = function (line) {
+    const known = new Set();
+    const add = (o) => {
+      for (let p = o; p && p !== Object.prototype; p = Object.getPrototypeOf(p)) {
+        Object.getOwnPropertyNames(p).forEach((k) => known.add(k));
+      }
+    };
+    for (const k of Object.getOwnPropertyNames(global)) {
+      const v = global[k];
+      if (typeof v === "function" && /^(SF|MF)/.test(k)) {
+        add(v.prototype);
+        add(v);
+      }
+    }
+    [Array.prototype, String.prototype, Number.prototype, Object.prototype, Function.prototype]
+      .concat([Date.prototype, RegExp.prototype, Math, JSON, Object, Array, Number, String, Browser])
+      .forEach(add);
+    Object.values(nodeObjects).forEach((n) => Object.keys(n).forEach((k) => known.add(k)));
+    ["getNodeName", "getNodeTypeName", "getNodeType", "getFieldDefinitions", "getField"].forEach((k) => known.add(k));
+    const words = new Set(["if", "for", "while", "switch", "catch", "function", "return", "typeof", "new"]);
+    const called = [...line.matchAll(/([A-Za-z_$][\w$]*)\s*\(/g)].map((m) => m[1]);
+    return [...new Set(called)].filter((n) => !words.has(n) && !known.has(n) && typeof global[n] !== "function");
+  };
+
+  // Calls a function of the Script (an event's, initialize or
+  // eventsProcessed) and returns what it did, as JSON.
+  global.__x3d_call = function (name, json, time) {
+    now = time;
+    done = [];
+    let fn = global[name];
+    if (json != null) {
+      const f = fields[name];
+      f.value = fromFlat(f.type, JSON.parse(json));
+      if (f.access === "inputOutput") {
+        send(name);
+        fn = global["set_" + name];
+      }
+    }
+    if (typeof fn === "function") {
+      if (json == null) fn.call(global);
+      else fn.call(global, fields[name].value, time);
+    }
+    // A field changed in place (`value_changed[0] = 1`) sends too.
+    for (const n of Object.keys(last)) {
+      if (JSON.stringify(flat(fields[n].type, fields[n].value)) !== last[n]) send(n);
+    }
+    return JSON.stringify(done);
+  };
+})(globalThis);
