@@ -28,8 +28,8 @@ use crate::diag::Diagnostics;
 use crate::limits::Limits;
 use crate::load::{Fetch, add_file};
 use crate::scene::value::{Data, Scalar};
-use crate::scene::{Dir, NodeId, Scene, SetField, Value};
-use crate::source::{FileId, Input, Sources};
+use crate::scene::{Dir, FieldType, NodeId, Scene, SetField, Value};
+use crate::source::{FileId, Input, Sources, Span};
 use crate::syntax::Encoding;
 use crate::write::csv::{self, CsvOptions};
 use crate::write::{gltf, inspect};
@@ -150,30 +150,65 @@ impl Bake {
     /// there, so that the glTF's rest pose is what a browser shows at load.
     fn take_state_at_load(&mut self, world: Option<&World>) {
         let default = World::default();
-        let sets = state_at_load(&self.scene, &self.sources, world.unwrap_or(&default));
+        let (sets, created) = state_at_load(&self.scene, &self.sources, world.unwrap_or(&default));
+        created.graft(&mut self.scene);
         for set in sets {
+            if let Some(add) = match set.field.as_str() {
+                "addChildren" => Some(true),
+                "removeChildren" => Some(false),
+                _ => None,
+            } {
+                let nodes = set.other.as_deref().map_or(&[][..], Value::nodes);
+                self.change_children(set.node, nodes, add, set.span);
+                continue;
+            }
             let Some(def) = self.scene.find_field(set.node, &set.field, Dir::In) else {
                 continue;
             };
             let (name, ty) = (def.name.clone(), def.ty);
-            let data = match ty.scalar() {
-                Scalar::Float => Data::Floats(set.values.iter().map(|&x| x as f32).collect()),
-                Scalar::Double => Data::Doubles(set.values.clone()),
-                Scalar::Int => Data::Ints(set.values.iter().map(|&x| x as i32).collect()),
-                Scalar::Bool => Data::Bools(set.values.iter().map(|&x| x != 0.0).collect()),
+            let data = match (ty.scalar(), &set.other) {
+                (Scalar::Float, _) => Data::Floats(set.values.iter().map(|&x| x as f32).collect()),
+                (Scalar::Double, _) => Data::Doubles(set.values.clone()),
+                (Scalar::Int, _) => Data::Ints(set.values.iter().map(|&x| x as i32).collect()),
+                (Scalar::Bool, _) => Data::Bools(set.values.iter().map(|&x| x != 0.0).collect()),
+                (_, Some(other)) => other.data.clone(),
                 _ => continue,
             };
-            let span = self
-                .scene
-                .node(set.node)
-                .values
-                .get(&name)
-                .map_or(set.span, |f| f.span);
-            let value = Value { ty, data };
-            self.scene.nodes[set.node.0 as usize]
-                .values
-                .set(SetField { name, value, span });
+            self.set_field(set.node, name, Value { ty, data }, set.span);
         }
+    }
+
+    /// A field of the scene takes a value (keeping the span of the value
+    /// the file gave, if any).
+    fn set_field(&mut self, node: NodeId, name: String, value: Value, span: Span) {
+        let span = self
+            .scene
+            .node(node)
+            .values
+            .get(&name)
+            .map_or(span, |f| f.span);
+        self.scene.nodes[node.0 as usize]
+            .values
+            .set(SetField { name, value, span });
+    }
+
+    /// A grouping node's addChildren (`add`) or removeChildren event: the
+    /// nodes join its children (those not there yet), or leave them.
+    fn change_children(&mut self, node: NodeId, nodes: &[NodeId], add: bool, span: Span) {
+        let Some(children) = self.scene.value(node, "children") else {
+            return;
+        };
+        let mut list = children.nodes().to_vec();
+        if add {
+            list.extend(nodes.iter().filter(|n| !children.nodes().contains(n)));
+        } else {
+            list.retain(|n| !nodes.contains(n));
+        }
+        let value = Value {
+            ty: FieldType::MFNode,
+            data: Data::Nodes(list),
+        };
+        self.set_field(node, "children".to_string(), value, span);
     }
 
     /// Frees the scene's copy of every interpolator's keyValue once the

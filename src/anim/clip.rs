@@ -1069,15 +1069,20 @@ fn set_tracks(
             && first.ty != FieldType::SFMatrix3f
             && first.ty != FieldType::SFMatrix4f;
         if !shown {
-            b.diags.warning(
-                format!(
-                    "`{}.{}` ({}) is set by events in world time, which the timeline does not show",
-                    scene.display_name(key.0),
-                    key.1,
-                    first.ty.name()
-                ),
-                Some(first.span),
-            );
+            // What the load sets is the glTF's rest pose; a later change
+            // (a string, nodes added or removed) is not baked.
+            if let Some(later) = list.iter().find(|s| s.time > 0.0) {
+                b.diags.warning(
+                    format!(
+                        "`{}.{}` ({}) is set at {} s, which the timeline does not show: the glTF holds its value at load",
+                        scene.display_name(key.0),
+                        key.1,
+                        first.ty.name(),
+                        key_of(later.time)
+                    ),
+                    Some(later.span),
+                );
+            }
             continue;
         }
         let framed = list.iter().any(|s| s.sampled);

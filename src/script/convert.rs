@@ -89,24 +89,7 @@ pub fn setup(scene: &Scene, script: NodeId, max: usize) -> String {
         if nodes.len() >= max || nodes.contains_key(&id.0.to_string()) {
             continue;
         }
-        let mut own = Map::new();
-        for def in node_fields(scene, id) {
-            if let Some(v) = scene.value(id, &def.name) {
-                own.insert(
-                    def.name.clone(),
-                    json!([def.ty.name(), data(v), def.access.name()]),
-                );
-            }
-        }
-        let n = scene.node(id);
-        nodes.insert(
-            id.0.to_string(),
-            json!({
-                "type": n.type_name,
-                "name": n.def.clone().unwrap_or_default(),
-                "fields": own,
-            }),
-        );
+        nodes.insert(id.0.to_string(), node_info(scene, id, 0));
         queue.extend(held(scene, id));
     }
     let types: Vec<&str> = crate::scene::NodeType::ALL
@@ -114,6 +97,31 @@ pub fn setup(scene: &Scene, script: NodeId, max: usize) -> String {
         .map(|t| t.name())
         .collect();
     json!({ "fields": fields, "nodes": nodes, "types": types }).to_string()
+}
+
+/// What a Script's context knows of a node: its type, DEF name and fields
+/// (type, value, access), the nodes its values hold numbered `offset`
+/// after their numbers in `scene`.
+pub fn node_info(scene: &Scene, id: NodeId, offset: u32) -> Json {
+    let mut own = Map::new();
+    for def in node_fields(scene, id) {
+        if let Some(v) = scene.value(id, &def.name) {
+            let values = match &v.data {
+                Data::Nodes(n) => json!(n.iter().map(|n| n.0 + offset).collect::<Vec<_>>()),
+                _ => data(v),
+            };
+            own.insert(
+                def.name.clone(),
+                json!([def.ty.name(), values, def.access.name()]),
+            );
+        }
+    }
+    let n = scene.node(id);
+    json!({
+        "type": n.type_name,
+        "name": n.def.clone().unwrap_or_default(),
+        "fields": own,
+    })
 }
 
 /// Every field of a node: its type's (catalogue or prototype interface)

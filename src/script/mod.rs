@@ -11,13 +11,15 @@
 //! are dropped.
 
 mod convert;
+mod created;
 mod source;
 
+pub use created::Created;
 pub use source::{Language, ScriptSource, line_span};
 
 use crate::scene::{Access, FieldType, NodeId, Scene, Value};
 use rquickjs::{Context, Ctx, Runtime};
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
 /// The binding, run in each Script's context before its own source: the
@@ -71,15 +73,16 @@ pub struct Failure {
     pub line: Option<u32>,
 }
 
-/// The engine all Scripts of a bake share.
+/// The engine all Scripts of a scene share, and the nodes they make.
 pub struct Engine {
     runtime: Runtime,
     budget: Rc<Cell<u32>>,
+    created: Rc<RefCell<Created>>,
 }
 
 impl Engine {
-    /// A new engine with its limits set.
-    pub fn new() -> Result<Engine, Failure> {
+    /// A new engine for the Scripts of `scene`, with its limits set.
+    pub fn new(scene: &Scene) -> Result<Engine, Failure> {
         let runtime = Runtime::new().map_err(|e| failure(&e.to_string()))?;
         runtime.set_memory_limit(MEMORY);
         runtime.set_max_stack_size(1 << 20);
@@ -90,7 +93,22 @@ impl Engine {
             left.set(n.saturating_sub(1));
             n == 0
         })));
-        Ok(Engine { runtime, budget })
+        Ok(Engine {
+            runtime,
+            budget,
+            created: Rc::new(RefCell::new(Created::new(scene))),
+        })
+    }
+
+    /// The nodes the Scripts made so far.
+    pub fn created(&self) -> std::cell::RefMut<'_, Created> {
+        self.created.borrow_mut()
+    }
+
+    /// The nodes the Scripts made, taken out (none are left).
+    pub fn take_created(&self) -> Created {
+        let empty = Created::new(&Scene::default());
+        std::mem::replace(&mut *self.created.borrow_mut(), empty)
     }
 }
 
@@ -138,7 +156,17 @@ impl Script {
             fields,
             code: code.to_string(),
         };
+        let made = engine.created.clone();
+        let span = scene.node(node).span;
         script.run(|ctx| {
+            // Nodes made from text: their JSON, or {"error": why}.
+            let create = rquickjs::Function::new(ctx.clone(), move |text: String, vrml: bool| {
+                match made.borrow_mut().make(&text, vrml, span) {
+                    Ok(json) => json,
+                    Err(why) => serde_json::json!({ "error": why }).to_string(),
+                }
+            })?;
+            ctx.globals().set("__x3d_create", create)?;
             for part in BINDING {
                 ctx.eval::<(), _>(part)?;
             }
@@ -189,7 +217,11 @@ impl Script {
         let json = value.map(convert::to_json);
         let done: String = self.run(|ctx| {
             let f: rquickjs::Function = ctx.globals().get("__x3d_call")?;
-            f.call((name, json.as_deref(), time))
+            f.call::<_, ()>((name, json.as_deref(), time))?;
+            // What `await` and `then` left to do, within the call's budget.
+            while ctx.execute_pending_job() {}
+            let done: rquickjs::Function = ctx.globals().get("__x3d_done")?;
+            done.call(())
         })?;
         convert::outputs(&done, |field| self.field(field).map(|f| f.0))
             .map_err(|m| failure(&format!("x3dbake could not read what the Script did: {m}")))
@@ -324,7 +356,7 @@ function set_rotation (value, time) { vector_changed = value.multVec(vector); }
 "
 }"#,
         );
-        let engine = Engine::new().expect("engine");
+        let engine = Engine::new(&s).expect("engine");
         let script = loaded(&s, &engine);
         let quarter = Value {
             ty: FieldType::SFRotation,
@@ -359,7 +391,7 @@ function set_level(v, t) { calls++; moved[1] = v * calls; clock.set_startTime = 
 "
 }"#,
         );
-        let engine = Engine::new().expect("engine");
+        let engine = Engine::new(&s).expect("engine");
         let script = loaded(&s, &engine);
         let init = script.initialize(0.0).expect("initialize");
         assert_eq!(
@@ -419,7 +451,7 @@ function missing(v) { var a = new SFVec3f(1, 0, 0); a.normalize().frobnicate(Mat
 "
 }"#,
         );
-        let engine = Engine::new().expect("engine");
+        let engine = Engine::new(&s).expect("engine");
         let script = loaded(&s, &engine);
         let time = Value {
             ty: FieldType::SFTime,
@@ -470,7 +502,7 @@ function go(v) {
 "
 }"#,
         );
-        let engine = Engine::new().expect("engine");
+        let engine = Engine::new(&s).expect("engine");
         let script = loaded(&s, &engine);
         let time = Value {
             ty: FieldType::SFTime,

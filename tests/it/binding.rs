@@ -36,7 +36,7 @@ fn ours() -> BTreeMap<String, Json> {
     assert!(!bake.diags.has_errors(), "{:?}", bake.diags.list());
     let scene = &bake.scene;
     let t = scene.def("T").unwrap();
-    let engine = Engine::new().unwrap();
+    let engine = Engine::new(scene).unwrap();
     let script = Script::load(&engine, scene, t, CASES).unwrap();
     let out = script.initialize(DEFAULT_LOAD_TIME).unwrap();
     let text = out

@@ -184,3 +184,94 @@ fn what_the_load_sets_is_the_rest_pose() {
         }
     }
 }
+
+/// What a glTF document draws: its meshes' POSITION counts by name
+/// (unnamed ones as "") and its nodes' translations.
+fn drawn(json: &serde_json::Value) -> (Vec<(String, u64)>, Vec<serde_json::Value>) {
+    let meshes = json["meshes"].as_array().unwrap();
+    let counts = meshes
+        .iter()
+        .map(|m| {
+            let position = m["primitives"][0]["attributes"]["POSITION"]
+                .as_u64()
+                .unwrap();
+            let count = json["accessors"][position as usize]["count"]
+                .as_u64()
+                .unwrap();
+            (m["name"].as_str().unwrap_or("").to_string(), count)
+        })
+        .collect();
+    let nodes = json["nodes"].as_array().unwrap();
+    let moved = nodes
+        .iter()
+        .filter_map(|n| n.get("translation").cloned())
+        .collect();
+    (counts, nodes_translated(moved))
+}
+
+fn nodes_translated(mut list: Vec<serde_json::Value>) -> Vec<serde_json::Value> {
+    list.sort_by_key(|v| v.to_string());
+    list
+}
+
+/// Nodes a Script makes at load are drawn: fixtures/world/created.x3d
+/// makes three boxes (createX3DFromString, awaited as X_ITE has it), a
+/// sphere (createVrmlFromString), moves the boxes through a field of each
+/// and sets a Text's string. The glTF holds 3 boxes, the sphere, the
+/// label with the new string (as many vertices as the same Text written
+/// with it), in both modes; X_ITE's shape census of the scene counts the
+/// same shapes by type.
+#[test]
+fn nodes_a_script_makes_at_load_are_drawn() {
+    let f = "fixtures/world/created.x3d";
+    for extra in [&[][..], &["--timeline", "--end", "1"]] {
+        let mut args = vec![f, "-o", "-", "--format", "glb"];
+        args.extend(extra);
+        let o = util::run(&args);
+        assert_eq!(o.status.code(), Some(0), "{}", util::stderr(&o));
+        let (json, _) = util::document_json(&o.stdout);
+        let (meshes, moved) = drawn(&json);
+        let (_dir, label) = util::scene_file(
+            "label.x3d",
+            "<X3D><Scene><Shape><Text DEF='Label' string='\"built\" \"by a Script\"'/></Shape></Scene></X3D>",
+        );
+        let written = util::run(&[&label, "-o", "-", "--format", "glb"]);
+        let (written, _) = util::document_json(&written.stdout);
+        let text = drawn(&written).0[0].1;
+        assert_eq!(
+            meshes,
+            vec![
+                (String::new(), 24),
+                (String::new(), 24),
+                (String::new(), 24),
+                (String::new(), 561),
+                ("Label".to_string(), text),
+            ],
+            "{extra:?}"
+        );
+        assert_eq!(
+            moved,
+            nodes_translated(vec![
+                serde_json::json!([2.0, 0.0, 0.0]),
+                serde_json::json!([4.0, 0.0, 0.0]),
+                serde_json::json!([0.0, 2.0, 0.0]),
+            ]),
+            "{extra:?}"
+        );
+    }
+    let Some(xite) = util::tool_dir("X3DBAKE_XITE", "X_ITE's census of the nodes a Script makes")
+    else {
+        return;
+    };
+    let script = xite.join("xite-shapes.mjs");
+    let scene = util::root().join(f);
+    let out = util::node(&[script.as_os_str(), scene.as_os_str()], Some(&xite), &[]);
+    let text = String::from_utf8_lossy(&out);
+    let census: serde_json::Value =
+        serde_json::from_str(text.trim().lines().last().unwrap()).unwrap();
+    assert_eq!(
+        census["byType"],
+        serde_json::json!({"Box": 3, "Sphere": 1, "Text": 1}),
+        "{text}"
+    );
+}

@@ -25,7 +25,7 @@ use super::clip::clock_of;
 use super::clock::Clock;
 use crate::diag::Diagnostics;
 use crate::hash::{HashMap, HashSet};
-use crate::scene::value::Data;
+use crate::scene::value::{Data, Scalar};
 use crate::scene::{Dir, FieldType, NodeId, Scene, Value};
 use crate::source::{Sources, Span};
 use std::cmp::Ordering;
@@ -371,6 +371,8 @@ pub struct Played {
     pub listeners: HashSet<NodeId>,
     /// Routes along which frames carry continuous events into Scripts.
     pub framed: HashSet<usize>,
+    /// The nodes Scripts made (numbered after the scene's).
+    pub created: crate::script::Created,
 }
 
 impl Played {
@@ -400,6 +402,8 @@ pub struct Set {
     /// The value's numbers (a bool as 0 or 1, a rotation as axis and
     /// angle; none for strings and nodes).
     pub values: Vec<f64>,
+    /// The value itself when it is not numbers (strings, nodes).
+    pub other: Option<Rc<Value>>,
     /// The route the event came along (none: a Script wrote it).
     pub route: Option<usize>,
     /// The node that sent it (the route's, or the Script).
@@ -433,16 +437,22 @@ pub fn play(
 /// The fields the load sets, as a browser shows the world when it has
 /// loaded: every event of the load's cascade at world time 0 and before
 /// (Scripts' initialize(), the clocks running at load and what they
-/// drive, triggers and sequencers), the last value of each field. Played
-/// with `world`'s load instant (and no user events); diagnostics of the
-/// play are dropped (the bake's own play gives them).
-pub fn state_at_load(scene: &Scene, sources: &Sources, world: &World) -> Vec<Set> {
+/// drive, triggers and sequencers), the last value of each field; and the
+/// nodes Scripts made meanwhile (which the sets may hold). Played with
+/// `world`'s load instant (and no user events); diagnostics of the play
+/// are dropped (the bake's own play gives them).
+pub fn state_at_load(
+    scene: &Scene,
+    sources: &Sources,
+    world: &World,
+) -> (Vec<Set>, crate::script::Created) {
     let mut quiet = Diagnostics::default();
     let mut p = Player::new(scene, sources, world.rate, 0.0, None, &mut quiet);
     p.scripts.load = world.load;
     p.load_clocks(world.load);
     let played = p.run(&mut quiet);
-    played.sets.into_iter().filter(|s| s.time <= 0.0).collect()
+    let sets = played.sets.into_iter().filter(|s| s.time <= 0.0).collect();
+    (sets, played.created)
 }
 
 /// Plays one clock's clip as the clip mode bakes it: the clock alone,
@@ -632,6 +642,7 @@ impl<'s> Player<'s> {
         self.played.listeners = self.scripts.running().into_iter().collect();
         self.played.listeners.extend(self.followers.keys());
         self.played.framed = self.frames.routes.clone();
+        self.played.created = self.scripts.take_created();
         self.played
     }
 }
@@ -891,6 +902,14 @@ impl<'s> Player<'s> {
                         field: field.to_string(),
                         ty: def.ty,
                         values: v.numbers(),
+                        other: match &v {
+                            Ev::Value(value)
+                                if matches!(value.ty.scalar(), Scalar::String | Scalar::Node) =>
+                            {
+                                Some(value.clone())
+                            }
+                            _ => None,
+                        },
                         route,
                         source,
                         span,

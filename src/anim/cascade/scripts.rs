@@ -10,7 +10,7 @@ use super::{Ev, Field, Player, Via};
 use crate::diag::Diagnostics;
 use crate::hash::{HashMap, HashSet};
 use crate::scene::{FieldType, NodeId, Scene, Value};
-use crate::script::{Engine, Failure, Language, Output, Script, ScriptSource, line_span};
+use crate::script::{Created, Engine, Failure, Language, Output, Script, ScriptSource, line_span};
 use crate::source::{Sources, Span};
 
 /// A Script that runs, and what it did that is reported at the end.
@@ -35,8 +35,9 @@ pub(super) struct Scripts {
     /// The absolute time of world time 0 (the load instant): a Script sees
     /// times (its timestamps, `now`, SFTime values) as seconds since 1970.
     pub(super) load: f64,
-    /// The engine (dropped after the Scripts, which live in it).
-    _engine: Option<Engine>,
+    /// The engine (dropped after the Scripts, which live in it), and the
+    /// nodes the Scripts made.
+    engine: Option<Engine>,
 }
 
 /// What is called.
@@ -101,7 +102,7 @@ impl Scripts {
                 }
             };
             if engine.is_none() {
-                match Engine::new() {
+                match Engine::new(scene) {
                     Ok(e) => engine = Some(e),
                     Err(f) => {
                         diags.error(
@@ -141,8 +142,16 @@ impl Scripts {
             hosted,
             order,
             diags: Diagnostics::default(),
-            _engine: engine,
+            engine,
         }
+    }
+
+    /// The nodes the Scripts made, taken out.
+    pub fn take_created(&self) -> Created {
+        self.engine
+            .as_ref()
+            .map(Engine::take_created)
+            .unwrap_or_default()
     }
 
     /// The Scripts that run, in scene order.
@@ -301,6 +310,14 @@ impl<'s> Player<'s> {
             match o {
                 Output::Send { field, value } => self.send(t, id, &field, world(value)),
                 Output::Write { node, field, value } => {
+                    if let Some(engine) = &self.scripts.engine {
+                        let mut made = engine.created();
+                        if made.has(node) {
+                            // A node a Script made: not in the cascade.
+                            made.write(node, &field, value);
+                            continue;
+                        }
+                    }
                     let Some(def) = scene.field_def(node, &field) else {
                         continue;
                     };

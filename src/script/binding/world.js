@@ -5,10 +5,11 @@
 // Script's source. What x3dbake cannot do (create nodes, add routes, load
 // URLs) throws with the function's name, so the Script's warning names it.
 //
-// Rust talks to it through two functions: __x3d_setup(json) declares the
-// fields, the nodes they hold and the node types, and __x3d_call(name,
-// json, time) delivers an event (or calls initialize / eventsProcessed);
-// each call returns the JSON list of what the Script did: ["out", field,
+// Rust talks to it through three functions: __x3d_setup(json) declares
+// the fields, the nodes they hold and the node types, __x3d_call(name,
+// json, time) delivers an event (or calls initialize / eventsProcessed),
+// and __x3d_done(), once the promises the call settled have run, returns
+// the JSON list of what the Script did: ["out", field,
 // data] for a value sent from one of its fields, ["set", node, field,
 // type, data] for a field of another node written directly, ["print",
 // text].
@@ -161,9 +162,28 @@
     print,
     println: print,
   };
+  // Nodes made from X3D text, as a Script sees them: numbered by Rust
+  // after the scene's own, known to this context from then on.
+  function make(text, vrml) {
+    const made = JSON.parse(__x3d_create(String(text), vrml));
+    if (made.error) throw new Error(made.error);
+    Object.assign(nodes, made.nodes);
+    return new MFNode(...made.roots.map(node));
+  }
+  // The scene made, at once (as 19777-1 has it) and as a promise of it
+  // (X_ITE's createX3DFromString is async: `await` works on it too).
+  Browser.createX3DFromString = (text) => {
+    const rootNodes = make(text, false);
+    const scene = { rootNodes, getRootNodes: () => rootNodes };
+    return { ...scene, then: (ok, fail) => Promise.resolve(scene).then(ok, fail) };
+  };
+  Browser.createVrmlFromString = (text) => make(text, true);
+  function SFNode(text) {
+    const [first] = make(text, false);
+    if (!first) throw new Error("new SFNode(text): the text holds no node");
+    return first;
+  }
   for (const what of [
-    "createVrmlFromString",
-    "createX3DFromString",
     "createVrmlFromURL",
     "createX3DFromURL",
     "loadURL",
@@ -196,6 +216,7 @@
 
   Object.assign(global, {
     Browser,
+    SFNode,
     X3DConstants,
     print,
     trace: print,
@@ -262,7 +283,7 @@
   };
 
   // Calls a function of the Script (an event's, initialize or
-  // eventsProcessed) and returns what it did, as JSON.
+  // eventsProcessed); __x3d_done then says what it did.
   global.__x3d_call = function (name, json, time) {
     now = time;
     done = [];
@@ -279,6 +300,11 @@
       if (json == null) fn.call(global);
       else fn.call(global, fields[name].value, time);
     }
+  };
+
+  // What the Script did in the call (and the promises it settled after),
+  // as JSON.
+  global.__x3d_done = function () {
     // A field changed in place (`value_changed[0] = 1`) sends too.
     for (const n of Object.keys(last)) {
       if (JSON.stringify(flat(fields[n].type, fields[n].value)) !== last[n]) send(n);
