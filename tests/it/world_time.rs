@@ -275,3 +275,78 @@ fn nodes_a_script_makes_at_load_are_drawn() {
         "{text}"
     );
 }
+
+/// ∫₀¹ d(t − v)·(π/2)·sin(πv) dv for the destination of
+/// fixtures/world/followers.x3dv (0 before 0, t until 2, 2 after): the
+/// Chaser of duration 1, by Simpson's rule on 20 000 intervals.
+fn chased(t: f64) -> f64 {
+    let d = |u: f64| u.clamp(0.0, 2.0);
+    let n = 20_000;
+    let h = 1.0 / n as f64;
+    let g = |v: f64| d(t - v) * std::f64::consts::FRAC_PI_2 * (std::f64::consts::PI * v).sin();
+    (0..n)
+        .map(|i| {
+            let v = i as f64 * h;
+            h / 6.0 * (g(v) + 4.0 * g(v + h / 2.0) + g(v + h))
+        })
+        .sum()
+}
+
+/// The PositionDamper of fixtures/world/followers.x3dv (order 2, τ 0.4)
+/// in closed form: stage k settles on d − k·r·τ behind a destination
+/// moving at r = 1 from 0, so with s = t/τ, y(t) = t − 2τ + e⁻ˢτ(2 + s)
+/// until 2 s; from there it heads for 2 from its stages at 2.
+fn damped(t: f64) -> f64 {
+    let tau = 0.4;
+    let s = |t: f64| t / tau;
+    if t <= 2.0 {
+        return t - 2.0 * tau + (-s(t)).exp() * tau * (2.0 + s(t));
+    }
+    let y1 = 2.0 - tau + (-s(2.0)).exp() * tau;
+    let y2 = damped(2.0);
+    let u = (t - 2.0) / tau;
+    2.0 + (-u).exp() * ((y2 - 2.0) + (y1 - 2.0) * u)
+}
+
+/// Followers whose destination moves with a clock (through an
+/// interpolator) follow it in continuous time, not at frames: the
+/// Damper's values in closed form and the Chaser's as the integral of
+/// its transitions, at every row of the timeline (4 s, rows every 1/30
+/// s) within the bound of the values a follower sends: 1e-6 of their
+/// size (2 here).
+#[test]
+fn followers_of_a_moving_destination_are_exact_in_continuous_time() {
+    let o = util::run(&[
+        "fixtures/world/followers.x3dv",
+        "-o",
+        "-",
+        "--timeline",
+        "--end",
+        "4",
+        "--rate",
+        "30",
+        "--load-time",
+        "0",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", util::stderr(&o));
+    let rows: Vec<String> = util::stdout(&o).lines().skip(1).map(String::from).collect();
+    let mut worst = (0.0f64, String::new());
+    let mut checked = 0;
+    for row in &rows {
+        let cells: Vec<&str> = row.split(',').collect();
+        let (Ok(t), Ok(x)) = (cells[1].parse::<f64>(), cells[5].parse::<f64>()) else {
+            continue;
+        };
+        let want = match cells[2] {
+            "Damped" => damped(t),
+            "Chased" => chased(t),
+            _ => continue,
+        };
+        checked += 1;
+        if (x - want).abs() > worst.0 {
+            worst = ((x - want).abs(), row.clone());
+        }
+    }
+    assert!(checked >= 240, "{checked} rows");
+    assert!(worst.0 < 2e-6, "{worst:?}");
+}

@@ -87,7 +87,6 @@ impl<'s> Player<'s> {
                 self.continuous(t, id, &part, start);
             }
         }
-        self.followers_frame(t);
         let next = (k + 1) as f64 / self.frames.rate;
         if next <= self.until {
             self.sending = Sending::default();

@@ -16,6 +16,7 @@
 //! gives: every run of every TimeSensor, the routes it followed, and the
 //! fields of other nodes it set.
 
+mod feeds;
 mod followers;
 mod frames;
 mod pauses;
@@ -275,6 +276,8 @@ enum Field<'s> {
     Resume(u32),
     /// A frame: continuous events into Scripts.
     Frame(u64),
+    /// A follower's own next value (its number: see `Follower::sample`).
+    Sample(u64),
     /// A Script's initialize().
     Initialize,
 }
@@ -490,7 +493,9 @@ impl<'s> Player<'s> {
         let solo = solo.map(|(clock, _)| clock);
         let mut listeners = scripts.running();
         listeners.extend(followers.keys());
-        let frames = frames::Frames::find(scene, &listeners, rate);
+        let mut frames = frames::Frames::find(scene, &listeners, rate);
+        let feeds = feeds::Feeds::find(scene, &followers.keys().copied().collect());
+        frames.routes.retain(|ri| !feeds.routes.contains(ri));
         let mut p = Player {
             scene,
             sources,
@@ -501,6 +506,7 @@ impl<'s> Player<'s> {
             functions: HashMap::default(),
             scripts,
             followers,
+            feeds,
             touched: Vec::new(),
             frames,
             sending: Sending::default(),
@@ -529,8 +535,19 @@ impl<'s> Player<'s> {
         for id in p.scripts.running() {
             p.push(0.0, id, Field::Initialize, Ev::Bool(true));
         }
-        if !p.frames.sensors.is_empty() || !p.followers.is_empty() {
+        if !p.frames.sensors.is_empty() {
             p.push(0.0, NodeId(0), Field::Frame(0), Ev::Bool(true));
+        }
+        // Followers moving from load send their values from then on.
+        let mut moving: Vec<NodeId> = p
+            .followers
+            .iter()
+            .filter(|f| f.1.moving())
+            .map(|f| *f.0)
+            .collect();
+        moving.sort();
+        for id in moving {
+            p.push(0.0, id, Field::Sample(0), Ev::Bool(true));
         }
         for id in (0..scene.nodes.len() as u32).map(NodeId) {
             // (A prototype's template: its instances' copies are the clocks.)
@@ -694,6 +711,8 @@ struct Player<'s> {
     functions: HashMap<NodeId, Option<super::NodeFn>>,
     scripts: scripts::Scripts,
     followers: HashMap<NodeId, followers::Follower>,
+    /// Clocks whose runs are followers' destinations.
+    feeds: feeds::Feeds,
     /// Scripts that got events at the current time.
     touched: Vec<NodeId>,
     frames: frames::Frames,
@@ -819,6 +838,7 @@ impl<'s> Player<'s> {
                 }
             }
             Field::Frame(k) => self.frame(t, k),
+            Field::Sample(n) => self.follower_sample(t, id, n),
             Field::Initialize => {
                 let out = self.scripts.initialize(id, t, self.sources);
                 self.script_outputs(t, id, out);
@@ -1041,6 +1061,7 @@ impl<'s> Player<'s> {
                 self.push(pause_time, id, Field::Pause(run), Ev::Time(pause_time));
             }
         }
+        self.refeed(t, id);
         self.send(t, id, "isActive", Ev::Bool(true));
         self.send(t, id, "cycleTime", Ev::Time(t));
         if t + cycle_interval <= self.until {
@@ -1087,10 +1108,12 @@ impl<'s> Player<'s> {
         s.played.push(run.clone());
         s.ended += 1;
         s.paused = None;
-        // Scripts that follow the fraction get its last value.
+        // Scripts that follow the fraction get its last value, followers
+        // that head for it where it stopped.
         if self.frames.sensors.contains(&id) {
             self.continuous(t, id, &run, start);
         }
+        self.unfeed(t, id);
         self.send(t, id, "isActive", Ev::Bool(false));
     }
 }

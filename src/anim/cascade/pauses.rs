@@ -22,6 +22,7 @@ impl Player<'_> {
         }
         s.paused = Some(t);
         s.stretch += 1;
+        self.refeed(t, id);
         self.send(t, id, "isPaused", Ev::Bool(true));
     }
 
@@ -58,6 +59,7 @@ impl Player<'_> {
         if next <= until {
             self.push(next, id, Field::CycleEnd(run, stretch), Ev::Time(start));
         }
+        self.refeed(t, id);
         self.send(t, id, "isPaused", Ev::Bool(false));
     }
 }
