@@ -66,8 +66,9 @@ pub(super) struct Feed {
     run: Clock,
     /// The nodes the fraction goes through, in order.
     chain: Rc<[NodeFn]>,
-    /// Rotations: each value is taken in the hemisphere of this one.
-    hemisphere: Option<Vec<f64>>,
+    /// Quaternions: each value is taken in the hemisphere of the one
+    /// before it in time (a looping rotation wraps without a turn back).
+    rotation: bool,
     /// The straight pieces found so far.
     line: RefCell<Line>,
 }
@@ -78,7 +79,7 @@ impl Feed {
         Feed {
             run,
             chain,
-            hemisphere: None,
+            rotation: false,
             line: RefCell::new((Vec::new(), LONGEST / 16.0)),
         }
     }
@@ -97,7 +98,13 @@ impl Feed {
                 }
             }
         }
-        if let Some(near) = &self.hemisphere {
+        x
+    }
+
+    /// The destination at `t`, in the hemisphere of `near` (rotations).
+    fn exact_near(&self, t: f64, near: &[f64]) -> Vec<f64> {
+        let mut x = self.exact(t);
+        if self.rotation {
             align(&mut x, near);
         }
         x
@@ -116,10 +123,10 @@ impl Feed {
             let mut h = (*step * 2.0).min(LONGEST);
             let (b, fb) = loop {
                 let b = a + h;
-                let fb = self.exact(b);
+                let fb = self.exact_near(b, &fa);
                 let straight = [0.25, 0.5, 0.75].iter().all(|&w| {
                     let line: Vec<f64> = fa.iter().zip(&fb).map(|(x, z)| x + (z - x) * w).collect();
-                    let (far, size) = apart(&self.exact(a + w * h), &line);
+                    let (far, size) = apart(&self.exact_near(a + w * h, &fa), &line);
                     far <= FEED_ERROR * size
                 });
                 if straight || h <= SHORTEST {
@@ -589,16 +596,14 @@ impl Follower {
 
     /// A destination that moves, from `t` on.
     fn set_feed(&mut self, t: f64, mut feed: Feed) {
-        if self.ty.single() == FieldType::SFRotation {
-            let before = dest_at(self.pieces(), t);
-            let mut near = feed.exact(t);
-            align(&mut near, &before);
-            // The feed's own values, flipped as its first is.
-            feed.hemisphere = Some(near);
-        }
-        if feed.exact(t).len() != self.value(t).len() {
+        let before = dest_at(self.pieces(), t);
+        feed.rotation = self.ty.single() == FieldType::SFRotation;
+        // It starts in the hemisphere of the destination before.
+        let first = feed.exact_near(t, &before);
+        if first.len() != self.value(t).len() {
             return;
         }
+        feed.line.borrow_mut().0.push((t, first));
         self.head_for(t, Dest::Moving(Rc::new(feed)));
     }
 
