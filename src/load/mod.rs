@@ -44,5 +44,33 @@ pub fn load_as(
         link::link(&mut scene, sources, file, fetch, limits, diags);
     }
     proto::expand(&mut scene, limits, diags);
+    quaternion_key_values(&mut scene);
     scene
+}
+
+/// Castle Game Engine's OrientationInterpolators with
+/// `keyValueQuaternions TRUE` hold quaternions (x y z w) in keyValue:
+/// made the axis-and-angle rotations X3D's keyValue holds, so that every
+/// reader of the scene sees the rotations they are.
+fn quaternion_key_values(scene: &mut Scene) {
+    use crate::scene::value::Data;
+    for node in &mut scene.nodes {
+        let flagged = node.type_name == "OrientationInterpolator"
+            && node
+                .values
+                .get("keyValueQuaternions")
+                .is_some_and(|f| f.value.as_bool());
+        if !flagged {
+            continue;
+        }
+        if let Some(Data::Floats(v)) = node.values.get_mut("keyValue").map(|f| &mut f.value.data) {
+            for r in v.chunks_exact_mut(4) {
+                let q = glam::DQuat::from_xyzw(r[0].into(), r[1].into(), r[2].into(), r[3].into());
+                let axis_angle = crate::interp::rotation::to_axis_angle(q.normalize());
+                for (x, a) in r.iter_mut().zip(axis_angle) {
+                    *x = a as f32;
+                }
+            }
+        }
+    }
 }

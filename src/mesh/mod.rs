@@ -163,8 +163,19 @@ fn colors(scene: &Scene, id: NodeId) -> Vec<[f32; 4]> {
         .collect()
 }
 
+/// The texture coordinates a geometry's textures read: its texCoord, or
+/// the first unit of its MultiTextureCoordinate (as the first texture of
+/// a MultiTexture is the one written).
+pub fn tex_coord_node(scene: &Scene, id: NodeId) -> Option<NodeId> {
+    let t = scene.child(id, "texCoord")?;
+    if scene.node_type(t) == Some(NodeType::MultiTextureCoordinate) {
+        return scene.nodes_in(t, "texCoord").first().copied();
+    }
+    Some(t)
+}
+
 fn uvs(scene: &Scene, rest: &Overrides, id: NodeId) -> Vec<Vec2> {
-    let Some(t) = scene.child(id, "texCoord") else {
+    let Some(t) = tex_coord_node(scene, id) else {
         return Vec::new();
     };
     let points = rest.floats(scene, t, "point");
@@ -305,7 +316,19 @@ pub fn mesh(scene: &Scene, rest: &Overrides, id: NodeId, diags: &mut Diagnostics
         m.normal = scene.child(id, "normal");
     }
     if !m.tex_index.is_empty() {
-        m.tex_coord = scene.child(id, "texCoord");
+        m.tex_coord = tex_coord_node(scene, id);
+    }
+    if let Some(multi) = scene.child(id, "texCoord")
+        && scene.node_type(multi) == Some(NodeType::MultiTextureCoordinate)
+        && scene.nodes_in(multi, "texCoord").len() > 1
+    {
+        diags.warning(
+            format!(
+                "MultiTextureCoordinate `{}`: only its first unit is written (TEXCOORD_0, which the first texture of a MultiTexture reads)",
+                scene.display_name(multi)
+            ),
+            Some(scene.node(multi).span),
+        );
     }
     if m.indices.is_empty() { None } else { Some(m) }
 }

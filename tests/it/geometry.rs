@@ -413,3 +413,54 @@ fn texture_coordinates_only_where_a_texture_reads_them() {
     }
     assert_eq!(seen, [1, 1]);
 }
+
+/// The v of each vertex's TEXCOORD_0 in a glTF document's first mesh.
+fn first_vs(json: &serde_json::Value, bin: &[u8]) -> Vec<f32> {
+    let a = &json["accessors"][json["meshes"][0]["primitives"][0]["attributes"]["TEXCOORD_0"]
+        .as_u64()
+        .unwrap() as usize];
+    let view = &json["bufferViews"][a["bufferView"].as_u64().unwrap() as usize];
+    let start = view["byteOffset"].as_u64().unwrap_or(0) as usize
+        + a["byteOffset"].as_u64().unwrap_or(0) as usize;
+    let stride = view["byteStride"].as_u64().unwrap_or(8) as usize;
+    (0..a["count"].as_u64().unwrap() as usize)
+        .map(|i| {
+            let at = start + i * stride + 4;
+            f32::from_le_bytes(bin[at..at + 4].try_into().unwrap())
+        })
+        .collect()
+}
+
+/// A MultiTextureCoordinate's first unit is the geometry's TEXCOORD_0 (its
+/// texture's UVs were lost); an image Castle reads upside down
+/// (`flipVertically TRUE`, as its glTF importer writes) keeps its
+/// coordinates as given, where X3D's are turned to glTF's (v = 1 − t).
+#[test]
+fn multi_texture_coordinates_and_upside_down_images() {
+    let png = util::root().join("fixtures/scenes/checker.png");
+    let vs = |flip: &str, coords: &str| {
+        let (_dir, f) = util::scene_file(
+            "m.x3d",
+            &format!(
+                "<X3D><Scene><Shape><Appearance><ImageTexture flipVertically='{flip}' url='\"{}\"'/></Appearance>\
+                 <TriangleSet><Coordinate point='0 0 0 1 0 0 0 1 0'/>{coords}</TriangleSet></Shape></Scene></X3D>",
+                png.display()
+            ),
+        );
+        let o = util::run(&[&f, "-o", "-", "--format", "glb"]);
+        assert_eq!(o.status.code(), Some(0), "{}", util::stderr(&o));
+        let (json, bin) = util::document_json(&o.stdout);
+        (first_vs(&json, &bin), util::stderr(&o))
+    };
+    let single = "<TextureCoordinate point='0 0 1 0.25 0 1'/>";
+    let multi = "<MultiTextureCoordinate><TextureCoordinate point='0 0 1 0.25 0 1'/>\
+                 <TextureCoordinate point='9 9 9 9 9 9'/></MultiTextureCoordinate>";
+    assert_eq!(vs("false", single).0, vec![1.0, 0.75, 0.0]);
+    let (v, warnings) = vs("false", multi);
+    assert_eq!(v, vec![1.0, 0.75, 0.0]);
+    assert!(
+        warnings.contains("only its first unit is written"),
+        "{warnings}"
+    );
+    assert_eq!(vs("true", single).0, vec![0.0, 0.25, 1.0]);
+}

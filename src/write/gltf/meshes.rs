@@ -148,6 +148,54 @@ impl<'a> Writer<'a> {
         Some(mesh)
     }
 
+    /// Whether the textures of an appearance are images Castle Game Engine
+    /// reads upside down (ImageTexture `flipVertically TRUE`): their
+    /// texture coordinates are then glTF's already. Textures of both kinds
+    /// in one appearance are named (the first decides).
+    fn upside_down(&mut self, appearance: Option<NodeId>) -> bool {
+        let scene = self.scene;
+        let Some(a) = appearance else { return false };
+        let mut textures: Vec<NodeId> = Vec::new();
+        if let Some(t) = scene.child(a, "texture") {
+            match scene.node_type(t) {
+                Some(NodeType::MultiTexture) => textures.extend(scene.nodes_in(t, "texture")),
+                _ => textures.push(t),
+            }
+        }
+        if let Some(mat) = scene.child(a, "material") {
+            for f in [
+                "baseTexture",
+                "diffuseTexture",
+                "emissiveTexture",
+                "metallicRoughnessTexture",
+                "normalTexture",
+                "occlusionTexture",
+                "specularTexture",
+                "shininessTexture",
+                "ambientTexture",
+            ] {
+                textures.extend(scene.child(mat, f));
+            }
+        }
+        let flips: Vec<bool> = textures
+            .iter()
+            .map(|&t| scene.flag(t, "flipVertically"))
+            .collect();
+        let Some(&first) = flips.first() else {
+            return false;
+        };
+        if flips.iter().any(|&f| f != first) {
+            self.diags.warning(
+                format!(
+                    "`{}`: some of its textures are read upside down (flipVertically) and some not; one set of texture coordinates serves them all, as the first wants",
+                    scene.display_name(a)
+                ),
+                Some(scene.node(a).span),
+            );
+        }
+        first
+    }
+
     /// The glTF mesh of a mesh made from `geometry`, with `extra`
     /// attributes (a skin's joints and weights).
     pub(super) fn mesh_of(
@@ -172,8 +220,14 @@ impl<'a> Writer<'a> {
         let read = uses_tex_coords(&self.root.materials[material.value()])
             || m.tex_coord.is_some_and(|t| self.clips_of.contains_key(&t));
         if !m.uvs.is_empty() && read {
-            // X3D texture space has v up from the bottom; glTF's runs down.
-            let uv: Vec<f32> = m.uvs.iter().flat_map(|t| [t.x, 1.0 - t.y]).collect();
+            // X3D texture space has v up from the bottom; glTF's runs down
+            // (but for images Castle reads upside down).
+            let flip = !self.upside_down(appearance);
+            let uv: Vec<f32> = m
+                .uvs
+                .iter()
+                .flat_map(|t| [t.x, if flip { 1.0 - t.y } else { t.y }])
+                .collect();
             let a = self.accessor_for(&uv, accessor::Type::Vec2, false, array);
             attributes.insert(Checked::Valid(json::mesh::Semantic::TexCoords(0)), a);
         }

@@ -25,6 +25,7 @@ pub use animations::{Channel, channel};
 pub use bin::{Spill, Spilled};
 mod buffers;
 mod cameras_lights;
+mod castle_skins;
 mod materials;
 mod meshes;
 mod nodes;

@@ -29,6 +29,8 @@ pub(super) fn children_field(ty: NodeType) -> Option<&'static [&'static str]> {
         Inline => &[],
         HAnimJoint | HAnimSite | HAnimSegment => &["children"],
         HAnimHumanoid => &["skeleton", "children"],
+        // Castle's Skin: its skeleton drawn; its shapes are skinned meshes.
+        Skin => &["skeleton"],
         Switch => &["children", "choice"],
         LOD => &["children", "level"],
         // Layers, drawn as groups in the order the LayerSet gives.
@@ -208,6 +210,9 @@ impl<'a> Writer<'a> {
         }
         if ty == Some(NodeType::HAnimHumanoid) {
             self.humanoid_skin(id, inner);
+        }
+        if ty == Some(NodeType::Skin) {
+            self.castle_skin(id, inner);
         }
     }
 

@@ -22,7 +22,7 @@ use glam::{Mat4, Quat, Vec3};
 const INFLUENCES: usize = 4;
 
 /// A skin point's joints and weights, as JOINTS_0 and WEIGHTS_0 hold them.
-type Influence = ([u16; 4], [f32; 4]);
+pub(super) type Influence = ([u16; 4], [f32; 4]);
 
 /// An HAnimDisplacer's morph target: the skinned mesh nodes that hold it,
 /// its index among their targets, and every target's own weight.
@@ -276,7 +276,7 @@ impl Writer<'_> {
 
     /// A skin Shape as a skinned mesh node at the scene's root, with a
     /// morph target for each displacer.
-    fn skinned_shape(
+    pub(super) fn skinned_shape(
         &mut self,
         shape: NodeId,
         skin: Index<json::Skin>,
