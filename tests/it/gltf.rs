@@ -1582,3 +1582,67 @@ fn meshes_and_materials_are_named_after_their_x3d_nodes() {
         "{materials:?}"
     );
 }
+
+/// A node with nothing under it that nothing names, animates or skins is
+/// not written (the validator's NODE_EMPTY: an unnamed Switch showing
+/// none of its choices, an Inline whose file is not there); a DEF'd one
+/// stays, a name a viewer or script may look for.
+#[test]
+fn empty_nodes_nothing_names_are_left_out() {
+    let (_dir, f) = util::scene_file(
+        "e.x3d",
+        "<X3D><Scene><Group><Switch whichChoice='-1'><Shape><Box/></Shape></Switch>\
+         <Inline url='\"missing.x3d\"'/><Shape><Sphere/></Shape></Group>\
+         <Switch DEF='Kept' whichChoice='-1'><Shape><Box/></Shape></Switch></Scene></X3D>",
+    );
+    let o = util::run(&[&f, "-o", "-", "--format", "glb"]);
+    assert_eq!(o.status.code(), Some(0), "{}", util::stderr(&o));
+    let (json, _) = util::document_json(&o.stdout);
+    let nodes = json["nodes"].as_array().unwrap();
+    // The Group with its Sphere, and Kept.
+    assert_eq!(nodes.len(), 3, "{nodes:?}");
+    assert_eq!(nodes[0]["children"], serde_json::json!([1]));
+    assert!(nodes[1]["mesh"].is_u64());
+    assert_eq!(nodes[2]["name"], "Kept");
+    assert_eq!(json["scenes"][0]["nodes"], serde_json::json!([0, 2]));
+}
+
+/// Equal things are written once: three Spheres with equal Materials (no
+/// DEF, no USE) are one mesh and one material on three nodes; a Material
+/// a clip animates keeps its own (its channel must not move the others).
+#[test]
+fn equal_meshes_and_materials_are_written_once() {
+    let shape = |t: &str, def: &str| {
+        format!(
+            "<Transform translation='{t} 0 0'><Shape><Appearance><Material {def} diffuseColor='1 0 0'/>\
+             </Appearance><Sphere/></Shape></Transform>"
+        )
+    };
+    let (_dir, f) = util::scene_file(
+        "same.x3d",
+        &format!(
+            "<X3D><Scene>{}{}{}{}\
+             <TimeSensor DEF='C' loop='true'/><ColorInterpolator DEF='I' key='0 1' keyValue='1 0 0 0 0 1'/>\
+             <ROUTE fromNode='C' fromField='fraction_changed' toNode='I' toField='set_fraction'/>\
+             <ROUTE fromNode='I' fromField='value_changed' toNode='M' toField='diffuseColor'/></Scene></X3D>",
+            shape("0", ""),
+            shape("3", ""),
+            shape("6", ""),
+            shape("9", "DEF='M'")
+        ),
+    );
+    let o = util::run(&[&f, "-o", "-", "--format", "glb"]);
+    assert_eq!(o.status.code(), Some(0), "{}", util::stderr(&o));
+    let (json, _) = util::document_json(&o.stdout);
+    assert_eq!(json["materials"].as_array().unwrap().len(), 2);
+    assert_eq!(json["meshes"].as_array().unwrap().len(), 2);
+    let meshes: Vec<u64> = json["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|n| n["mesh"].as_u64())
+        .collect();
+    assert_eq!(meshes, [0, 0, 0, 1]);
+    assert_eq!(json["meshes"][1]["primitives"][0]["material"], 1);
+    assert_eq!(json["materials"][1]["name"], "M");
+}

@@ -295,9 +295,9 @@ fn switch_choices_and_lod_levels_not_written_are_named_once() {
             "`L` (LOD) is written at its first level: 1 other level not written",
         ]
     );
-    // The Switch's choice (one mesh) at both its places, and the LOD's
-    // first level.
-    assert_eq!(json["meshes"].as_array().unwrap().len(), 2);
+    // The Switch's choice at both its places, and the LOD's first level:
+    // two default Boxes, one mesh.
+    assert_eq!(json["meshes"].as_array().unwrap().len(), 1);
     let drawn = json["nodes"]
         .as_array()
         .unwrap()

@@ -302,6 +302,23 @@ impl Writer<'_> {
             }
             None => self.unlit(&mut m, appearance),
         }
+        // Equal materials nothing animates, neither named, are one.
+        let transform = appearance.and_then(|a| scene.child(a, "textureTransform"));
+        let still = [x3d_material, transform]
+            .iter()
+            .flatten()
+            .all(|n| !self.clips_of.contains_key(n));
+        let equal = (still && m.name.is_none())
+            .then(|| serde_json::to_string(&m).ok())
+            .flatten();
+        if let Some(&same) = equal.as_ref().and_then(|k| self.equal_materials.get(k)) {
+            let next = self.root.materials.len();
+            if let Some(made) = x3d_material.and_then(|mat| self.x3d_materials.get_mut(&mat)) {
+                made.retain(|x| x.index != next);
+            }
+            self.materials.insert(key, same);
+            return same;
+        }
         // Unique names: clients bind animation tracks to materials by name.
         let name = m.name.take().unwrap_or_else(|| "material".to_string());
         let name = if self.material_names.contains(&name) {
@@ -316,7 +333,9 @@ impl Writer<'_> {
             .and_then(|i| i.extensions.as_ref()?.texture_transform.as_ref())
             .is_some();
         let index = self.root.push(m);
-        let transform = appearance.and_then(|a| scene.child(a, "textureTransform"));
+        if let Some(k) = equal {
+            self.equal_materials.insert(k, index);
+        }
         if let Some(t) = transform.filter(|_| moved)
             && let Some((_, list)) = self.tex_transforms.get_mut(&t)
         {

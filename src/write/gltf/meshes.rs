@@ -252,7 +252,7 @@ impl<'a> Writer<'a> {
             crate::mesh::Primitive::Lines => json::mesh::Mode::Lines,
             crate::mesh::Primitive::Points => json::mesh::Mode::Points,
         };
-        self.root.push(json::Mesh {
+        let mesh = json::Mesh {
             extensions: None,
             extras: None,
             name: gltf_name(self.scene, geometry),
@@ -266,7 +266,22 @@ impl<'a> Writer<'a> {
                 targets,
             }],
             weights,
-        })
+        };
+        // Equal meshes with no morph targets are one (three default
+        // Spheres of one material).
+        let key = mesh.primitives[0]
+            .targets
+            .is_none()
+            .then(|| serde_json::to_string(&mesh).ok())
+            .flatten();
+        if let Some(&same) = key.as_ref().and_then(|k| self.equal_meshes.get(k)) {
+            return same;
+        }
+        let index = self.root.push(mesh);
+        if let Some(k) = key {
+            self.equal_meshes.insert(k, index);
+        }
+        index
     }
 
     /// The geometry node drawn again at each sample of clip `ci`, where the

@@ -200,6 +200,10 @@ struct Writer<'a> {
     /// Materials already written, by appearance, two-sidedness and vertex
     /// colours.
     materials: HashMap<(Option<NodeId>, bool, bool), Index<json::Material>>,
+    /// Equal things written once: materials and meshes nothing animates,
+    /// by their glTF JSON.
+    equal_materials: HashMap<String, Index<json::Material>>,
+    equal_meshes: HashMap<String, Index<json::Mesh>>,
     /// Extensions the document uses.
     extensions: Vec<&'static str>,
     /// The top glTF node of each X3D node (Shapes, grouping nodes,
@@ -328,6 +332,8 @@ pub fn build(
         shared_bytes: 0,
         meshes: HashMap::default(),
         materials: HashMap::default(),
+        equal_materials: HashMap::default(),
+        equal_meshes: HashMap::default(),
         extensions: Vec::new(),
         placed: HashMap::default(),
         x3d_materials: HashMap::default(),

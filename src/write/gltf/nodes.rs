@@ -205,6 +205,24 @@ impl<'a> Writer<'a> {
             }
         }
         ancestors.pop();
+        // A node with nothing under it that nothing names, animates or
+        // skins is left out (a Switch showing none of its choices, an
+        // Inline whose file was not read): glTF's NODE_EMPTY.
+        let skins = matches!(ty, Some(NodeType::HAnimHumanoid | NodeType::Skin));
+        let needed = !children.is_empty()
+            || skins
+            || top != inner
+            || self.root.nodes[top.value()].name.is_some()
+            || self.root.nodes[top.value()].extensions.is_some()
+            || self.clips_of.contains_key(&id);
+        if !needed && top.value() + 1 == self.root.nodes.len() {
+            self.root.nodes.pop();
+            parent.pop();
+            if let Some(places) = self.placed.get_mut(&id) {
+                places.pop();
+            }
+            return;
+        }
         if !children.is_empty() {
             self.root.nodes[inner.value()].children = Some(children);
         }
