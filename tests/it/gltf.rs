@@ -1646,3 +1646,21 @@ fn equal_meshes_and_materials_are_written_once() {
     assert_eq!(json["meshes"][1]["primitives"][0]["material"], 1);
     assert_eq!(json["materials"][1]["name"], "M");
 }
+
+/// A CollidableShape's shape is drawn where it stands, as X_ITE draws it
+/// (its `shape` field, not `children`, moved by its translation), as a
+/// CADFace's is.
+#[test]
+fn collidable_shapes_and_cad_faces_are_drawn() {
+    let (_dir, f) = util::scene_file(
+        "c.x3d",
+        "<X3D profile='Full'><Scene><CollidableShape translation='1 0 0'><Shape containerField='shape'><Box/></Shape></CollidableShape>\
+         <CADFace><Shape containerField='shape'><Sphere/></Shape></CADFace></Scene></X3D>",
+    );
+    let o = util::run(&[&f, "-o", "-", "--format", "glb"]);
+    assert_eq!(o.status.code(), Some(0), "{}", util::stderr(&o));
+    let (json, _) = util::document_json(&o.stdout);
+    let nodes = json["nodes"].as_array().unwrap();
+    assert_eq!(nodes.iter().filter(|n| n["mesh"].is_u64()).count(), 2);
+    assert_eq!(nodes[0]["translation"], serde_json::json!([1.0, 0.0, 0.0]));
+}

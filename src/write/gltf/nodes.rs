@@ -24,7 +24,7 @@ pub(super) fn children_field(ty: NodeType) -> Option<&'static [&'static str]> {
     Some(match ty {
         Group | StaticGroup | Collision | Anchor | Billboard | Transform => &["children"],
         CADLayer | CADAssembly | CADPart => &["children"],
-        CADFace => &["shape"],
+        CADFace | CollidableShape => &["shape"],
         // The root nodes of its file (Scene::expansions).
         Inline => &[],
         HAnimJoint | HAnimSite | HAnimSegment => &["children"],
@@ -45,7 +45,13 @@ pub(super) fn is_transform_like(ty: NodeType) -> bool {
     use NodeType::*;
     matches!(
         ty,
-        Transform | HAnimHumanoid | HAnimJoint | HAnimSite | HAnimSegment | CADPart
+        Transform
+            | HAnimHumanoid
+            | HAnimJoint
+            | HAnimSite
+            | HAnimSegment
+            | CADPart
+            | CollidableShape
     )
 }
 
@@ -64,6 +70,9 @@ pub(super) fn rotation_field(scene: &Scene, id: NodeId, field: &str) -> DQuat {
 
 /// A rotation's four numbers (axis and angle) as a unit quaternion.
 pub(super) fn rotation_of(axis_angle: &[f32]) -> DQuat {
+    if axis_angle.len() < 4 {
+        return DQuat::IDENTITY; // (a node type without the field)
+    }
     let r: Vec<f64> = axis_angle.iter().map(|&x| x as f64).collect();
     rotation::from_axis_angle(&r)
 }
@@ -459,10 +468,20 @@ impl<'a> Writer<'a> {
         name: Option<String>,
     ) -> (Index<json::Node>, Index<json::Node>) {
         let scene = self.scene;
-        let field = |f: &str| scene.floats(id, f).to_vec();
-        let t = vec3(&field("translation"));
-        let c = vec3(&field("center"));
-        let s = vec3(&field("scale"));
+        // (A node type with only some of Transform's fields, as a
+        // CollidableShape's translation and rotation: the others at their
+        // defaults.)
+        let field = |f: &str, default: [f32; 3]| {
+            let v = scene.floats(id, f);
+            if v.len() >= 3 {
+                v.to_vec()
+            } else {
+                default.to_vec()
+            }
+        };
+        let t = vec3(&field("translation", [0.0; 3]));
+        let c = vec3(&field("center", [0.0; 3]));
+        let s = vec3(&field("scale", [1.0; 3]));
         let r = rotation_field(scene, id, "rotation");
         let sr = rotation_field(scene, id, "scaleOrientation");
         let has_sr = !rotation::same_rotation(sr, DQuat::IDENTITY, 1e-15);
