@@ -172,6 +172,38 @@ pub fn link(
     link_file(scene, sources, file, fetch, diags, &mut reads);
 }
 
+/// Reads the Inline files of the Inline nodes that have none yet (copies
+/// of an Inline in a PROTO body, made by the expansion); whether any was
+/// read (what they bring may hold instances to expand, and Inlines again).
+pub fn link_inlines(
+    scene: &mut Scene,
+    sources: &mut Sources,
+    file: FileId,
+    fetch: &mut dyn Fetch,
+    limits: &Limits,
+    diags: &mut Diagnostics,
+) -> bool {
+    let before = scene.expansions.len();
+    let mut reads = Reads {
+        stack: vec![sources.get(file).name.clone()],
+        files: 0,
+        bytes: sources.get(file).text().len(),
+        nodes: 0,
+        limits: *limits,
+        spent: false,
+    };
+    let from = sources.get(file).name.clone();
+    let mut l = Linker {
+        sources,
+        fetch,
+        diags,
+        reads: &mut reads,
+        from,
+    };
+    l.inlines(scene);
+    scene.expansions.len() > before
+}
+
 /// What every file of one scene has read so far.
 struct Reads {
     /// The files being read, to refuse a file that includes itself.
@@ -345,6 +377,7 @@ impl Linker<'_> {
             .filter(|&id| {
                 scene.known(id).is_some_and(|d| d.name == "Inline")
                     && scene.node(id).in_proto.is_none()
+                    && !scene.expansions.contains_key(&id)
             })
             .collect();
         let mut exports: Vec<(NodeId, Vec<(String, NodeId)>)> = Vec::new();
@@ -361,6 +394,8 @@ impl Linker<'_> {
             }
             let span = scene.value_span(id, "url").unwrap_or(scene.node(id).span);
             let Some((child, _)) = self.load_one(&urls, "Inline", span) else {
+                // (Tried, and named: not tried again.)
+                scene.expansions.insert(id, Vec::new());
                 continue;
             };
             let prefix = scene

@@ -40,10 +40,21 @@ pub fn load_as(
     diags: &mut Diagnostics,
 ) -> Scene {
     let mut scene = parse_as(sources, file, encoding, limits, diags);
-    if let Some(fetch) = fetch {
-        link::link(&mut scene, sources, file, fetch, limits, diags);
+    match fetch {
+        Some(fetch) => {
+            link::link(&mut scene, sources, file, fetch, limits, diags);
+            proto::expand(&mut scene, limits, diags);
+            // An Inline in a PROTO body is copied by the expansion: each
+            // copy is read now (what it brings expanded, and so on).
+            for _ in 0..crate::limits::MAX_PROTO_NESTING {
+                if !link::link_inlines(&mut scene, sources, file, fetch, limits, diags) {
+                    break;
+                }
+                proto::expand(&mut scene, limits, diags);
+            }
+        }
+        None => proto::expand(&mut scene, limits, diags),
     }
-    proto::expand(&mut scene, limits, diags);
     quaternion_key_values(&mut scene);
     scene
 }

@@ -21,7 +21,9 @@ pub fn expand(scene: &mut Scene, limits: &Limits, diags: &mut Diagnostics) {
     let mut queue: Vec<NodeId> = (0..scene.nodes.len() as u32)
         .map(NodeId)
         .filter(|&id| {
-            scene.node(id).in_proto.is_none() && matches!(scene.node(id).class, NodeClass::Proto(_))
+            scene.node(id).in_proto.is_none()
+                && matches!(scene.node(id).class, NodeClass::Proto(_))
+                && !scene.expansions.contains_key(&id)
         })
         .collect();
     // Every prototype's template nodes, in creation order (copies made
@@ -41,6 +43,14 @@ pub fn expand(scene: &mut Scene, limits: &Limits, diags: &mut Diagnostics) {
     // the same prototype: `Spinner_1`, `Spinner_2`.
     let mut ordinal: HashMap<usize, usize> = HashMap::default();
     let mut labels: HashMap<NodeId, String> = HashMap::default();
+    // (In document order: the queue is taken from its end.)
+    for &inst in &queue {
+        if let (None, NodeClass::Proto(p)) = (&scene.node(inst).def, scene.node(inst).class) {
+            let n = ordinal.entry(p).or_insert(0);
+            *n += 1;
+            labels.insert(inst, format!("{}_{n}", scene.protos[p].name));
+        }
+    }
     while let Some(inst) = queue.pop() {
         let NodeClass::Proto(p) = scene.node(inst).class else {
             continue;

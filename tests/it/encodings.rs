@@ -382,3 +382,75 @@ fn a_def_d_instance_names_the_body_nodes_it_animates() {
     let csv = util::stdout(&util::run(&[&f, "-o", "-", "--rate", "1"]));
     assert!(csv.contains("\nClock,0,Knee,rotation,0,"), "{csv}");
 }
+
+/// Unnamed PROTO instances are numbered in document order: the first
+/// `Wheel` in the file is `Wheel_1` (it was `Wheel_3`: instances were
+/// expanded from the last).
+#[test]
+fn unnamed_instances_are_numbered_in_document_order() {
+    let (_dir, f) = util::scene_file(
+        "wheels.x3dv",
+        "#X3D V4.0 utf8\n\
+         PROTO Wheel [ inputOutput SFVec3f at 0 0 0 ] {\n\
+           Transform { translation IS at children Shape { geometry Cylinder {} } }\n\
+         }\n\
+         Wheel { at 1 0 0 }\nWheel { at 2 0 0 }\nWheel { at 3 0 0 }\n",
+    );
+    let o = util::run(&[&f, "-o", "-", "--format", "glb"]);
+    assert_eq!(o.status.code(), Some(0), "{}", util::stderr(&o));
+    let (json, _) = util::document_json(&o.stdout);
+    let named: Vec<(String, f64)> = json["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|n| n["name"].is_string())
+        .map(|n| {
+            (
+                n["name"].as_str().unwrap().to_string(),
+                n["translation"][0].as_f64().unwrap(),
+            )
+        })
+        .collect();
+    let want: Vec<(String, f64)> = (1..=3)
+        .map(|i| (format!("Wheel_{i}"), f64::from(i)))
+        .collect();
+    assert_eq!(named, want);
+}
+
+/// An Inline in a PROTO body is read for each instance, as browsers read
+/// it (fixtures/scenes/inline_in_proto.x3dv: three cans, each drawn where
+/// its instance puts it; the copies were empty nodes); X_ITE's census of
+/// the scene counts the same three.
+#[test]
+fn an_inline_in_a_proto_body_is_read_for_each_instance() {
+    let f = "fixtures/scenes/inline_in_proto.x3dv";
+    let o = util::run(&[f, "-o", "-", "--format", "glb"]);
+    assert_eq!(o.status.code(), Some(0), "{}", util::stderr(&o));
+    assert!(
+        !util::stderr(&o).contains("warning"),
+        "{}",
+        util::stderr(&o)
+    );
+    let (json, _) = util::document_json(&o.stdout);
+    let nodes = json["nodes"].as_array().unwrap();
+    assert_eq!(nodes.iter().filter(|n| n["mesh"].is_u64()).count(), 3);
+    let cans: Vec<f64> = nodes
+        .iter()
+        .filter(|n| n["name"].as_str().is_some_and(|s| s.starts_with("Can_")))
+        .map(|n| n["translation"][0].as_f64().unwrap())
+        .collect();
+    assert_eq!(cans, [1.0, 2.0, 3.0]);
+    let Some(xite) = util::tool_dir(
+        "X3DBAKE_XITE",
+        "X_ITE's census of an Inline in a PROTO body",
+    ) else {
+        return;
+    };
+    let script = xite.join("xite-shapes.mjs");
+    let scene = util::root().join(f);
+    let out = util::node(&[script.as_os_str(), scene.as_os_str()], Some(&xite), &[]);
+    let text = String::from_utf8_lossy(&out);
+    let census: serde_json::Value =
+        serde_json::from_str(text.trim().lines().last().unwrap()).unwrap();
+    assert_eq!(census["count"], 3, "{text}");
+}
