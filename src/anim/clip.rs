@@ -1281,6 +1281,26 @@ fn through_listeners(
                 b.used[ri] = true;
             }
         }
+        // A Script that reads the clock's time (not its fraction) may
+        // set what does not come back each cycle (a position integrated
+        // over time): the clip holds its first cycle, and says so.
+        let timed = scene.routes.iter().find(|r| {
+            r.from == clip.clock_node
+                && matches!(r.from_field.as_str(), "time" | "elapsedTime" | "cycleTime")
+                && played.listeners.contains(&r.to)
+                && scene.node(r.to).type_name == "Script"
+        });
+        if let Some(r) = timed.filter(|_| clip.looping()) {
+            b.diags.warning(
+                format!(
+                    "clip `{}`: Script `{}` reads the clock's `{}`, so what it sets need not repeat each cycle: the clip holds the first cycle and loops it; `--timeline` plays it in world time",
+                    clip.name,
+                    scene.display_name(r.to),
+                    r.from_field
+                ),
+                Some(r.span),
+            );
+        }
         let sets: Vec<cascade::Set> = played
             .sets
             .into_iter()
