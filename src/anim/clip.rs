@@ -164,6 +164,7 @@ impl Track {
             Kind::Color => Some("HSV colour".into()),
             Kind::Normal => Some("normals on the sphere".into()),
             Kind::Squad => Some("squad".into()),
+            Kind::Nurbs => Some("NURBS".into()),
             _ => None,
         }
     }

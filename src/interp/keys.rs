@@ -120,6 +120,9 @@ pub enum KeyWarning {
     },
     /// smooth on an interpolator that cannot be smooth (orientation).
     SmoothIgnored,
+    /// A NURBS interpolator with fewer control points than its order (or
+    /// none): it sends nothing.
+    NoCurve,
 }
 
 impl std::fmt::Display for KeyWarning {
@@ -151,6 +154,10 @@ impl std::fmt::Display for KeyWarning {
                 f,
                 "normals at keys {key} and {} are opposite: the path between them is chosen arbitrarily",
                 key + 1
+            ),
+            KeyWarning::NoCurve => write!(
+                f,
+                "fewer control points than its order (or knots that span nothing): it sends nothing"
             ),
             KeyWarning::SmoothIgnored => {
                 write!(

@@ -10,6 +10,7 @@
 pub mod color;
 pub mod ease;
 pub mod keys;
+pub mod nurbs;
 pub mod rotation;
 pub mod spline;
 pub mod values;
@@ -39,6 +40,9 @@ pub enum Kind {
     Squad,
     /// Boolean/IntegerSequencer: the value of the last key at or before f.
     Step,
+    /// NurbsPositionInterpolator: the point of a rational B-spline at the
+    /// fraction mapped onto its knots' range.
+    Nurbs,
 }
 
 impl Kind {
@@ -58,6 +62,7 @@ impl Kind {
             "SplinePositionInterpolator" => (Kind::Spline, 3, false),
             "SplinePositionInterpolator2D" => (Kind::Spline, 2, false),
             "SquadOrientationInterpolator" => (Kind::Squad, 4, false),
+            "NurbsPositionInterpolator" => (Kind::Nurbs, 3, false),
             "BooleanSequencer" | "IntegerSequencer" => (Kind::Step, 1, false),
             _ => return None,
         })
@@ -213,6 +218,7 @@ impl Interpolator {
         };
         let (values, width) = match spec.kind {
             Kind::Orientation | Kind::Squad => (quaternions(&padded), 4),
+            Kind::Nurbs => unreachable!("built by Interpolator::nurbs"),
             Kind::Normal => (unit_normals(&padded), frame),
             // As given: a large keyValue held once, moved when owned.
             Kind::Linear | Kind::Step => (padded, frame),
@@ -322,12 +328,53 @@ impl Interpolator {
         DQuat::from_xyzw(v[4 * i], v[4 * i + 1], v[4 * i + 2], v[4 * i + 3])
     }
 
+    /// A NurbsPositionInterpolator's curve: its `width`-number control
+    /// points, one weight each (else 1), its order and knots (see
+    /// [`nurbs::Basis`]); `None` when it has too few points for a curve.
+    pub fn nurbs(
+        points: Vec<f64>,
+        width: usize,
+        weights: &[f64],
+        order: i32,
+        knots: &[f64],
+    ) -> Option<Interpolator> {
+        let n = points.len() / width.max(1);
+        let basis = nurbs::Basis::new(n, order, knots)?;
+        let weights = if weights.len() == n && weights.iter().all(|&w| w > 0.0) {
+            weights.to_vec()
+        } else {
+            vec![1.0; n]
+        };
+        Some(Interpolator {
+            kind: Kind::Nurbs,
+            sorted: true,
+            hint: Hint::default(),
+            keys: basis.knots,
+            values: points.into(),
+            width,
+            aux_out: weights,
+            aux_in: Vec::new(),
+        })
+    }
+
     /// The value at fraction `f`, written to `out` (cleared first). Nothing is
     /// written when the interpolator has no keys.
     pub fn eval(&self, f: f64, out: &mut Vec<f64>) {
         out.clear();
         if self.keys.is_empty() {
             return;
+        }
+        if self.kind == Kind::Nurbs {
+            // (Its keys are the knots; the fraction, clamped, goes over
+            // their valid range, as X_ITE maps it.)
+            let order = self.keys.len() - self.aux_out.len();
+            let b = nurbs::Basis {
+                order,
+                knots: self.keys.clone(),
+            };
+            let (u0, u1) = b.range();
+            let u = u0 + (u1 - u0) * f.clamp(0.0, 1.0);
+            return nurbs::point(&b, &self.values.wide(), self.width, &self.aux_out, u, out);
         }
         let seg = if self.sorted {
             lookup_near(&self.keys, f, &self.hint)
@@ -347,6 +394,7 @@ impl Interpolator {
                 self.values.lerp_into(a, b, s, out);
             }
             Kind::Step => self.values.extend_into(self.range(i), out),
+            Kind::Nurbs => unreachable!("evaluated above"),
             Kind::Color => {
                 let (a, b) = ends();
                 let c = color::lerp_hsv([a[0], a[1], a[2]], [b[0], b[1], b[2]], s);
@@ -408,7 +456,7 @@ impl Interpolator {
                 out: Cow::Borrowed(&self.aux_out[..]),
             }),
             Kind::Step => Some(Exact::Step { keys, values }),
-            Kind::Color | Kind::Normal | Kind::Squad => None,
+            Kind::Color | Kind::Normal | Kind::Squad | Kind::Nurbs => None,
         }
     }
 

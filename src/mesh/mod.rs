@@ -11,6 +11,7 @@ mod extrusion;
 mod flat;
 mod generated;
 mod normals;
+mod nurbs;
 mod polygons;
 mod primitives;
 mod sets;
@@ -273,6 +274,20 @@ pub fn mesh(scene: &Scene, rest: &Overrides, id: NodeId, diags: &mut Diagnostics
         Some(NodeType::Polypoint2D) => flat::polypoint2d(scene, rest, id),
         Some(NodeType::TriangleSet2D) => flat::triangle_set2d(scene, rest, id),
         Some(NodeType::Text) => text::text(scene, id),
+        Some(NodeType::NurbsCurve) => nurbs::curve(scene, id),
+        Some(NodeType::NurbsPatchSurface) => nurbs::patch(scene, id),
+        Some(NodeType::NurbsTrimmedSurface) => {
+            if !scene.nodes_in(id, "trimmingContour").is_empty() {
+                diags.warning(
+                    format!(
+                        "NurbsTrimmedSurface `{}`: its trimming contours are not applied: the whole surface is drawn",
+                        scene.display_name(id)
+                    ),
+                    Some(scene.node(id).span),
+                );
+            }
+            nurbs::patch(scene, id)
+        }
         _ => {
             diags.warning(
                 format!("`{}` geometry is not drawn yet", scene.node(id).type_name),

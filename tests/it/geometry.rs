@@ -464,3 +464,59 @@ fn multi_texture_coordinates_and_upside_down_images() {
     );
     assert_eq!(vs("true", single).0, vec![0.0, 0.25, 1.0]);
 }
+
+/// NURBS geometry (fixtures/scenes/nurbs.x3d): the rational quarter circle
+/// (NurbsCurve, weights 1 √½ 1) tessellated in its 8 segments, every
+/// point on the unit circle, from (1, 0, 0) to (0, 1, 0); the bicubic patch
+/// 6 × 6 quads (72 triangles, its corners the corner control points), as
+/// many as X_ITE draws (its census, when X3DBAKE_XITE is set).
+#[test]
+fn nurbs_curves_and_patches_are_drawn_as_the_text_tessellates_them() {
+    let f = util::root().join("fixtures/scenes/nurbs.x3d");
+    let dir = tempfile::tempdir().unwrap();
+    let glb = dir.path().join("n.glb");
+    let o = util::run(&[&f.to_string_lossy(), "-o", &glb.to_string_lossy()]);
+    assert_eq!(o.status.code(), Some(0), "{}", util::stderr(&o));
+    let (doc, buffers, _) = gltf::import(&glb).unwrap();
+    let meshes: Vec<_> = doc.meshes().collect();
+    assert_eq!(meshes.len(), 2);
+    let read = |m: &gltf::Mesh| {
+        let p = m.primitives().next().unwrap();
+        let r = p.reader(|b| Some(&buffers[b.index()]));
+        let points: Vec<[f32; 3]> = r.read_positions().unwrap().collect();
+        let indices: Vec<u32> = r.read_indices().unwrap().into_u32().collect();
+        (p.mode(), points, indices)
+    };
+    let (mode, curve, indices) = read(&meshes[0]);
+    assert_eq!(mode, gltf::mesh::Mode::Lines);
+    assert_eq!((curve.len(), indices.len()), (9, 16));
+    for p in &curve {
+        let r = (p[0] * p[0] + p[1] * p[1]).sqrt();
+        assert!((r - 1.0).abs() < 1e-6 && p[2] == 0.0, "{p:?}");
+    }
+    assert_eq!(curve[0], [1.0, 0.0, 0.0]);
+    assert!((curve[8][0]).abs() < 1e-6 && (curve[8][1] - 1.0).abs() < 1e-6);
+    let (mode, patch, indices) = read(&meshes[1]);
+    assert_eq!(mode, gltf::mesh::Mode::Triangles);
+    assert_eq!(indices.len(), 72 * 3);
+    for corner in [
+        [0.0, 0.0, 0.0],
+        [3.0, 0.0, 0.0],
+        [0.0, 3.0, 0.0],
+        [3.0, 3.0, 0.0],
+    ] {
+        assert!(patch.contains(&corner), "{corner:?}");
+    }
+    util::assert_validator_clean(std::slice::from_ref(&glb));
+    let Some(xite) = util::tool_dir("X3DBAKE_XITE", "X_ITE's census of NURBS geometry") else {
+        return;
+    };
+    let script = xite.join("xite-shapes.mjs");
+    let out = util::node(&[script.as_os_str(), f.as_os_str()], Some(&xite), &[]);
+    let text = String::from_utf8_lossy(&out);
+    let census: serde_json::Value =
+        serde_json::from_str(text.trim().lines().last().unwrap()).unwrap();
+    let shapes = census["shapes"].as_array().unwrap();
+    assert_eq!(shapes[0]["primitives"], 8, "{text}");
+    assert_eq!(shapes[1]["primitives"], 72, "{text}");
+}
