@@ -1,14 +1,15 @@
 //! Replays every saved fuzzing finding (fuzz/regressions/<target>/*) through
 //! the body of the fuzz target that found it (fuzz/src/lib.rs), and every
-//! bad-input fixture through every target: none may panic or take more than
-//! a few seconds.
+//! bad-input fixture through every target: none may panic. (How fast they
+//! run is the benchmarks' to measure, not a test's: a replay that hangs
+//! fails after a generous 10 minutes instead of stalling the run.)
 
 use crate::util;
 
 #[path = "../../fuzz/src/lib.rs"]
 mod bodies;
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 fn run_target(target: &str, data: &[u8]) {
     match target {
@@ -22,7 +23,8 @@ fn run_target(target: &str, data: &[u8]) {
     }
 }
 
-const LIMIT: Duration = Duration::from_secs(5);
+/// How long the whole replay may run before it counts as hung.
+const HUNG: Duration = Duration::from_secs(600);
 
 #[test]
 fn saved_findings_and_bad_inputs_pass_every_target() {
@@ -61,16 +63,22 @@ fn saved_findings_and_bad_inputs_pass_every_target() {
         for (targets, file) in &inputs {
             let data = std::fs::read(file).unwrap();
             for target in targets {
-                let start = Instant::now();
                 run_target(target, &data);
-                let took = start.elapsed();
-                assert!(took < LIMIT, "{target} {}: {took:?}", file.display());
             }
         }
     };
+    let (done, finished) = std::sync::mpsc::channel();
     let worker = std::thread::Builder::new().stack_size(8 << 20);
-    let result = worker.spawn(replay).unwrap().join();
-    if let Err(panic) = result {
+    let handle = worker
+        .spawn(move || {
+            replay();
+            let _ = done.send(());
+        })
+        .unwrap();
+    if finished.recv_timeout(HUNG).is_err() && !handle.is_finished() {
+        panic!("the replay of the fuzzing findings hung");
+    }
+    if let Err(panic) = handle.join() {
         std::panic::resume_unwind(panic);
     }
 }
@@ -125,37 +133,26 @@ fn fuzz_dictionaries_name_every_node_type() {
     }
 }
 
-/// X3D JSON nodes 499 deep around a 4 MB field take about as long to read as
-/// the same field one node deep. The serde_json reader this replaced scanned
-/// each node's text again at every level above it: 3 s for a 6.5 MB seed of
-/// read_json's corpus, and here hundreds of times the shallow file's time.
+/// X3D JSON nodes 499 deep around a 4 MB field read whole: every node and
+/// the 900 000 numbers of the innermost field. (The serde_json reader this
+/// replaced scanned each node's text again at every level above it, 3 s
+/// for a 6.5 MB seed of read_json's corpus; the reader's time against its
+/// input's size is measured by `bench/deep_json.sh`, not here.)
 #[test]
-fn deep_json_reads_in_time_linear_in_its_size() {
+fn deep_json_reads_whole() {
     let numbers = vec!["0.125, -1, 2.5"; 300_000].join(", ");
-    let file = |depth: usize| {
-        let inner =
-            format!(r#"{{"PositionInterpolator":{{"@key":[0,1],"@keyValue":[{numbers}]}}}}"#);
-        let nodes = (1..depth).fold(inner, |inner, _| {
-            format!(r#"{{"Group":{{"-children":[{inner}]}}}}"#)
-        });
-        format!(r#"{{"X3D":{{"Scene":{{"-children":[{nodes}]}}}}}}"#)
-    };
-    let time = |text: &str, depth: usize| {
-        let mut sources = x3dbake::source::Sources::new();
-        let mut diags = x3dbake::diag::Diagnostics::default();
-        let start = Instant::now();
-        let f = x3dbake::load::add_file(&mut sources, "deep.x3dj", text.into(), &mut diags);
-        let scene = x3dbake::load::load(&mut sources, f, None, &Default::default(), &mut diags);
-        let took = start.elapsed();
-        assert!(!diags.has_errors());
-        assert_eq!(scene.nodes.len(), depth);
-        took
-    };
-    let (shallow, deep) = (file(1), file(499));
-    assert!(deep.len() > 4_000_000);
-    let ratios: Vec<f64> = (0..3)
-        .map(|_| time(&deep, 499).as_secs_f64() / time(&shallow, 1).as_secs_f64())
-        .collect();
-    let best = ratios.iter().copied().fold(f64::INFINITY, f64::min);
-    assert!(best < 3.0, "499 deep / 1 deep: {ratios:?}");
+    let inner = format!(r#"{{"PositionInterpolator":{{"@key":[0,1],"@keyValue":[{numbers}]}}}}"#);
+    let nodes = (1..499).fold(inner, |inner, _| {
+        format!(r#"{{"Group":{{"-children":[{inner}]}}}}"#)
+    });
+    let text = format!(r#"{{"X3D":{{"Scene":{{"-children":[{nodes}]}}}}}}"#);
+    assert!(text.len() > 4_000_000);
+    let mut sources = x3dbake::source::Sources::new();
+    let mut diags = x3dbake::diag::Diagnostics::default();
+    let f = x3dbake::load::add_file(&mut sources, "deep.x3dj", text.into_bytes(), &mut diags);
+    let scene = x3dbake::load::load(&mut sources, f, None, &Default::default(), &mut diags);
+    assert!(!diags.has_errors(), "{:?}", diags.list());
+    assert_eq!(scene.nodes.len(), 499);
+    let interpolator = x3dbake::scene::NodeId(498);
+    assert_eq!(scene.floats(interpolator, "keyValue").len(), 900_000);
 }
