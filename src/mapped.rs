@@ -150,7 +150,8 @@ impl Drop for Mapped {
 
 /// Where the lines of `bytes` start, if they are UTF-8: one pass for both
 /// (the line index is made for every file read, see `Sources::release`),
-/// its two halves on two threads.
+/// its two halves on two threads. (Only a Linux map is read here.)
+#[cfg(target_os = "linux")]
 fn line_starts_of_utf8(bytes: &[u8]) -> Option<Vec<u32>> {
     // Cut before a byte that starts a character (or is not UTF-8): each
     // half of UTF-8 text is UTF-8, and of other text one half is not.

@@ -275,8 +275,12 @@ impl Write {
 /// made yet, its folder's real path and its name.
 #[derive(Debug, PartialEq, Eq, Hash)]
 enum Identity {
-    Exists(u64, u64),
-    New(PathBuf),
+    /// Its device and inode.
+    #[cfg(unix)]
+    Inode(u64, u64),
+    /// Its real path (elsewhere than Unix), or for a file not made yet
+    /// its folder's real path and its name.
+    Path(PathBuf),
 }
 
 fn identity(path: &Path) -> Identity {
@@ -284,13 +288,13 @@ fn identity(path: &Path) -> Identity {
         #[cfg(unix)]
         {
             use std::os::unix::fs::MetadataExt as _;
-            return Identity::Exists(m.dev(), m.ino());
+            return Identity::Inode(m.dev(), m.ino());
         }
         #[cfg(not(unix))]
         {
             let _ = m;
             if let Ok(p) = fs::canonicalize(path) {
-                return Identity::New(p);
+                return Identity::Path(p);
             }
         }
     }
@@ -305,7 +309,7 @@ fn identity(path: &Path) -> Identity {
         _ => Path::new("."),
     };
     let real = fs::canonicalize(folder).unwrap_or_else(|_| normal(folder));
-    Identity::New(real.join(path.file_name().unwrap_or_default()))
+    Identity::Path(real.join(path.file_name().unwrap_or_default()))
 }
 
 /// True for a destination that is a device, a pipe or a socket: written
