@@ -289,10 +289,18 @@ impl<'d> Builder<'d> {
             Ok(value) => self.set_value(id, name, value, pos.span()),
             Err(e) => {
                 let node = &self.scene.node(id).type_name;
-                self.diags.push(Diagnostic::error(
-                    format!("bad value for `{node}.{name}` ({ty}): {}", e.message),
-                    Some(pos.sub(e.at)),
-                ));
+                let message = format!("bad value for `{node}.{name}` ({ty}): {}", e.message);
+                let at = Some(pos.sub(e.at));
+                // An attribute (XML, and JSON, which X_ITE reads as XML) a
+                // browser leaves at its default and goes on; in ClassicVRML
+                // the value is part of the grammar, and no browser goes on.
+                match self.encoding {
+                    Encoding::Xml => self.diags.warning(
+                        format!("{message}: ignored, the field keeps its default"),
+                        at,
+                    ),
+                    Encoding::Vrml => self.diags.push(Diagnostic::error(message, at)),
+                }
             }
         }
     }

@@ -242,7 +242,7 @@ fn several_inputs_into_a_folder() {
     // A bad input in a batch: the others are still written, exit 1.
     let o = util::run(&[
         BOX,
-        "fixtures/errors/bad_number.x3d",
+        "fixtures/errors/malformed_xml.x3d",
         "-o",
         &out.to_string_lossy(),
         "--format",
@@ -252,7 +252,7 @@ fn several_inputs_into_a_folder() {
     assert_eq!(o.status.code(), Some(1));
     // (Inputs from two folders keep them, under the one they share.)
     assert!(out.join("scenes/bouncing_box.csv").exists());
-    assert!(!out.join("errors/bad_number.csv").exists());
+    assert!(!out.join("errors/malformed_xml.csv").exists());
 }
 
 #[test]
@@ -497,13 +497,13 @@ fn use_copies_past_the_node_limit_are_an_error_and_write_nothing() {
 
 #[test]
 fn many_diagnostics_keep_the_first_thousand_of_each_and_count_the_rest() {
-    // 1 500 unknown nodes, then one bad value, all on one line of 2.4 MB
+    // 1 500 unknown nodes, then one USE of no DEF, all on one line of 2.4 MB
     // with 200 000 more unknown nodes: the error is listed after the first
     // 1 000 warnings, the rest are counted, and a long line is no slower
     // to report on than a short one (a character index every 4 KiB).
     let mut text = String::from("<X3D><Scene>");
     text += &"<Foo/>".repeat(1500);
-    text += "<Transform translation='1 x 2'/>";
+    text += "<Transform USE='Nowhere'/>";
     text += &"<Foo a='1'/>".repeat(200_000);
     text += "</Scene></X3D>\n";
     let (dir, path) = util::scene_file("many.x3d", &text);
@@ -520,9 +520,7 @@ fn many_diagnostics_keep_the_first_thousand_of_each_and_count_the_rest() {
         "{err}"
     );
     assert!(
-        headlines[1].ends_with(
-            ": error: bad value for `Transform.translation` (SFVec3f): `x` is not a number"
-        ),
+        headlines[1].ends_with(": error: USE `Nowhere` refers to no DEF before it"),
         "{err}"
     );
     let last: Vec<&str> = err.lines().rev().take(2).collect();

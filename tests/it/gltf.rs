@@ -480,7 +480,7 @@ fn a_failed_bake_leaves_the_previous_output_untouched() {
     let out = dir.path().join("out.gltf");
     std::fs::write(&out, b"previous").unwrap();
     std::fs::write(dir.path().join("out.bin"), b"previous bin").unwrap();
-    let o = bake("fixtures/errors/bad_number.x3d", &out, &[]);
+    let o = bake("fixtures/errors/malformed_xml.x3d", &out, &[]);
     assert_eq!(o.status.code(), Some(1));
     assert_eq!(std::fs::read(&out).unwrap(), b"previous");
     assert_eq!(
