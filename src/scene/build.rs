@@ -206,14 +206,19 @@ impl<'d> Builder<'d> {
         self.scope().defs.insert(name.to_string(), id);
     }
 
-    /// The node a USE refers to; an unknown name is an error.
+    /// The node a USE refers to. An unknown name leaves the node out: with a
+    /// warning in XML and JSON (X_ITE goes on without it), an error in
+    /// ClassicVRML (where X_ITE does not load the file).
     pub fn lookup_use(&mut self, name: &str, span: Span) -> Option<NodeId> {
         let found = self.scope().defs.get(name).copied();
         if found.is_none() {
-            self.diags.error(
-                format!("USE `{name}` refers to no DEF before it"),
-                Some(span),
-            );
+            let message = format!("USE `{name}` refers to no DEF before it");
+            match self.encoding {
+                Encoding::Xml => self
+                    .diags
+                    .warning(format!("{message}: the node is left out"), Some(span)),
+                Encoding::Vrml => self.diags.error(message, Some(span)),
+            }
         }
         found
     }
@@ -236,7 +241,15 @@ impl<'d> Builder<'d> {
             Ok(v) => Some(v),
             Err(e) => {
                 let msg = format!("bad value for field `{name}` ({ty}): {}", e.message);
-                self.diags.error(msg, Some(pos.sub(e.at)));
+                let at = Some(pos.sub(e.at));
+                match self.encoding {
+                    // (A browser gives the field its type's initial value.)
+                    Encoding::Xml => self.diags.warning(
+                        format!("{msg}: ignored, the field takes its type's initial value"),
+                        at,
+                    ),
+                    Encoding::Vrml => self.diags.error(msg, at),
+                }
                 None
             }
         }

@@ -497,13 +497,13 @@ fn use_copies_past_the_node_limit_are_an_error_and_write_nothing() {
 
 #[test]
 fn many_diagnostics_keep_the_first_thousand_of_each_and_count_the_rest() {
-    // 1 500 unknown nodes, then one USE of no DEF, all on one line of 2.4 MB
+    // 1 500 unknown nodes, then a field of no X3D type, all on one line of 2.4 MB
     // with 200 000 more unknown nodes: the error is listed after the first
     // 1 000 warnings, the rest are counted, and a long line is no slower
     // to report on than a short one (a character index every 4 KiB).
     let mut text = String::from("<X3D><Scene>");
     text += &"<Foo/>".repeat(1500);
-    text += "<Transform USE='Nowhere'/>";
+    text += "<Script><field name='a' type='SFFoo' accessType='inputOutput'/></Script>";
     text += &"<Foo a='1'/>".repeat(200_000);
     text += "</Scene></X3D>\n";
     let (dir, path) = util::scene_file("many.x3d", &text);
@@ -520,7 +520,7 @@ fn many_diagnostics_keep_the_first_thousand_of_each_and_count_the_rest() {
         "{err}"
     );
     assert!(
-        headlines[1].ends_with(": error: USE `Nowhere` refers to no DEF before it"),
+        headlines[1].ends_with(": error: `SFFoo` is not an X3D field type"),
         "{err}"
     );
     let last: Vec<&str> = err.lines().rev().take(2).collect();

@@ -175,7 +175,7 @@ fn inspect_json_follows_its_documented_schema() {
     // Errors: in the document, with their place, and exit 1.
     let (_dir, bad) = util::scene_file(
         "bad.x3d",
-        "<X3D><Scene><Transform USE='Nope'/></Scene></X3D>",
+        "<X3D><Scene><Script><field name='a' type='SFFoo'/></Script></Scene></X3D>",
     );
     let o = util::run(&["inspect", "--json", &bad]);
     assert_eq!(o.status.code(), Some(1));
@@ -184,7 +184,7 @@ fn inspect_json_follows_its_documented_schema() {
     let d = &doc["diagnostics"][0];
     assert_eq!(
         (&d["severity"], &d["line"], &d["column"]),
-        (&"error".into(), &1.into(), &29.into())
+        (&"error".into(), &1.into(), &22.into())
     );
 }
 
