@@ -809,8 +809,9 @@ impl Builder<'_> {
     fn cycle(&mut self, path: &[usize], closing: usize) {
         let scene = self.scene;
         let start = path.iter().position(|&p| p == closing).unwrap_or(0);
-        let mut d = Diagnostic::error(
-            "routing cycle: these ROUTEs feed each other's fractions and cannot be baked",
+        // (A browser fires each ROUTE once a timestamp and goes on.)
+        let mut d = Diagnostic::warning(
+            "routing cycle: these ROUTEs feed each other's fractions: the one that closes the cycle is not baked",
             Some(scene.routes[closing].span),
         );
         for &ri in &path[start..] {
