@@ -16,7 +16,9 @@ fn form(f: &NodeFn) -> &'static str {
             Kind::Orientation => "exact: slerp",
             Kind::Spline => "exact: hermite",
             Kind::Step => "exact: step",
-            Kind::Color | Kind::Normal | Kind::Squad | Kind::Nurbs => "sampled",
+            Kind::Color | Kind::Normal | Kind::Squad | Kind::Nurbs | Kind::NurbsOrientation => {
+                "sampled"
+            }
         },
         NodeFn::Fraction(_) => "modifies fractions: chains through it are sampled",
     }

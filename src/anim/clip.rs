@@ -164,7 +164,7 @@ impl Track {
             Kind::Color => Some("HSV colour".into()),
             Kind::Normal => Some("normals on the sphere".into()),
             Kind::Squad => Some("squad".into()),
-            Kind::Nurbs => Some("NURBS".into()),
+            Kind::Nurbs | Kind::NurbsOrientation => Some("NURBS".into()),
             _ => None,
         }
     }
@@ -183,7 +183,10 @@ impl Track {
 
     /// Values are rotations (unit quaternions).
     pub fn is_rotation(&self) -> bool {
-        matches!(self.func.kind(), Kind::Orientation | Kind::Squad)
+        matches!(
+            self.func.kind(),
+            Kind::Orientation | Kind::Squad | Kind::NurbsOrientation
+        )
     }
 
     /// The interpolator (or sequencer) that computes the track's values.

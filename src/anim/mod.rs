@@ -89,21 +89,15 @@ pub fn node_function(
         let ease = Ease::new(keys, &numbers(scene, id, "easeInEaseOut"));
         return Some((NodeFn::Fraction(ease), warnings));
     }
-    if type_name == "NurbsPositionInterpolator" {
+    if let Some((kind @ (Kind::Nurbs | Kind::NurbsOrientation), _, _)) = Kind::of_node(type_name) {
         let points = scene
             .child(id, "controlPoint")
             .and_then(|c| scene.value(c, "point"))
             .map(value_numbers)
             .unwrap_or_default();
         let order = scene.ints(id, "order").first().copied().unwrap_or(3);
-        let it = Interpolator::nurbs(
-            points,
-            3,
-            &numbers(scene, id, "weight"),
-            order,
-            &numbers(scene, id, "knot"),
-        )
-        .unwrap_or_else(|| {
+        let (weights, knots) = (numbers(scene, id, "weight"), numbers(scene, id, "knot"));
+        let it = Interpolator::nurbs(kind, points, &weights, order, &knots).unwrap_or_else(|| {
             warnings.push(KeyWarning::NoCurve);
             Interpolator::new(Spec::scalar(Kind::Linear, &[], Vec::new()), &mut Vec::new())
         });

@@ -43,6 +43,9 @@ pub enum Kind {
     /// NurbsPositionInterpolator: the point of a rational B-spline at the
     /// fraction mapped onto its knots' range.
     Nurbs,
+    /// NurbsOrientationInterpolator: the rotation taking +z to the same
+    /// curve's tangent there (quaternions).
+    NurbsOrientation,
 }
 
 impl Kind {
@@ -63,6 +66,7 @@ impl Kind {
             "SplinePositionInterpolator2D" => (Kind::Spline, 2, false),
             "SquadOrientationInterpolator" => (Kind::Squad, 4, false),
             "NurbsPositionInterpolator" => (Kind::Nurbs, 3, false),
+            "NurbsOrientationInterpolator" => (Kind::NurbsOrientation, 4, false),
             "BooleanSequencer" | "IntegerSequencer" => (Kind::Step, 1, false),
             _ => return None,
         })
@@ -218,7 +222,7 @@ impl Interpolator {
         };
         let (values, width) = match spec.kind {
             Kind::Orientation | Kind::Squad => (quaternions(&padded), 4),
-            Kind::Nurbs => unreachable!("built by Interpolator::nurbs"),
+            Kind::Nurbs | Kind::NurbsOrientation => unreachable!("built by Interpolator::nurbs"),
             Kind::Normal => (unit_normals(&padded), frame),
             // As given: a large keyValue held once, moved when owned.
             Kind::Linear | Kind::Step => (padded, frame),
@@ -328,17 +332,19 @@ impl Interpolator {
         DQuat::from_xyzw(v[4 * i], v[4 * i + 1], v[4 * i + 2], v[4 * i + 3])
     }
 
-    /// A NurbsPositionInterpolator's curve: its `width`-number control
-    /// points, one weight each (else 1), its order and knots (see
-    /// [`nurbs::Basis`]); `None` when it has too few points for a curve.
+    /// A NurbsPositionInterpolator's (`kind` Nurbs) or
+    /// NurbsOrientationInterpolator's (NurbsOrientation) curve: its control
+    /// points (three numbers each), one weight each (else 1), its order and
+    /// knots (see [`nurbs::Basis`]); `None` when it has too few points for
+    /// a curve.
     pub fn nurbs(
+        kind: Kind,
         points: Vec<f64>,
-        width: usize,
         weights: &[f64],
         order: i32,
         knots: &[f64],
     ) -> Option<Interpolator> {
-        let n = points.len() / width.max(1);
+        let n = points.len() / 3;
         let basis = nurbs::Basis::new(n, order, knots)?;
         let weights = if weights.len() == n && weights.iter().all(|&w| w > 0.0) {
             weights.to_vec()
@@ -346,12 +352,12 @@ impl Interpolator {
             vec![1.0; n]
         };
         Some(Interpolator {
-            kind: Kind::Nurbs,
+            kind,
             sorted: true,
             hint: Hint::default(),
             keys: basis.knots,
             values: points.into(),
-            width,
+            width: if kind == Kind::NurbsOrientation { 4 } else { 3 },
             aux_out: weights,
             aux_in: Vec::new(),
         })
@@ -364,7 +370,7 @@ impl Interpolator {
         if self.keys.is_empty() {
             return;
         }
-        if self.kind == Kind::Nurbs {
+        if matches!(self.kind, Kind::Nurbs | Kind::NurbsOrientation) {
             // (Its keys are the knots; the fraction, clamped, goes over
             // their valid range, as X_ITE maps it.)
             let order = self.keys.len() - self.aux_out.len();
@@ -374,7 +380,24 @@ impl Interpolator {
             };
             let (u0, u1) = b.range();
             let u = u0 + (u1 - u0) * f.clamp(0.0, 1.0);
-            return nurbs::point(&b, &self.values.wide(), self.width, &self.aux_out, u, out);
+            let points = self.values.wide();
+            if self.kind == Kind::Nurbs {
+                return nurbs::point(&b, &points, 3, &self.aux_out, u, out);
+            }
+            // The tangent by a central difference (one-sided at the ends).
+            let h = (u1 - u0) * 1e-6;
+            let (a, c) = ((u - h).max(u0), (u + h).min(u1));
+            let (mut p, mut q) = (Vec::new(), Vec::new());
+            nurbs::point(&b, &points, 3, &self.aux_out, a, &mut p);
+            nurbs::point(&b, &points, 3, &self.aux_out, c, &mut q);
+            let d = DVec3::new(q[0] - p[0], q[1] - p[1], q[2] - p[2]);
+            let r = if d.length() > 0.0 {
+                DQuat::from_rotation_arc(DVec3::Z, d.normalize())
+            } else {
+                DQuat::IDENTITY
+            };
+            out.extend_from_slice(&r.to_array());
+            return;
         }
         let seg = if self.sorted {
             lookup_near(&self.keys, f, &self.hint)
@@ -394,7 +417,7 @@ impl Interpolator {
                 self.values.lerp_into(a, b, s, out);
             }
             Kind::Step => self.values.extend_into(self.range(i), out),
-            Kind::Nurbs => unreachable!("evaluated above"),
+            Kind::Nurbs | Kind::NurbsOrientation => unreachable!("evaluated above"),
             Kind::Color => {
                 let (a, b) = ends();
                 let c = color::lerp_hsv([a[0], a[1], a[2]], [b[0], b[1], b[2]], s);
@@ -456,7 +479,7 @@ impl Interpolator {
                 out: Cow::Borrowed(&self.aux_out[..]),
             }),
             Kind::Step => Some(Exact::Step { keys, values }),
-            Kind::Color | Kind::Normal | Kind::Squad | Kind::Nurbs => None,
+            Kind::Color | Kind::Normal | Kind::Squad | Kind::Nurbs | Kind::NurbsOrientation => None,
         }
     }
 

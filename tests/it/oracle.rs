@@ -833,3 +833,59 @@ fn the_nurbs_position_interpolator_agrees_with_x_ite_but_for_weights() {
     let h = std::f64::consts::FRAC_1_SQRT_2;
     assert!((ours[&1000][0] - h).abs() < 1e-6 && (ours[&1000][1] - h).abs() < 1e-6);
 }
+
+/// A NurbsOrientationInterpolator (fixtures/scenes/nurbs_orientation.x3d:
+/// a parabola's heading, the rotation from +z to its tangent) against
+/// X_ITE at 1 kHz over its 2 s cycle: within 1e-5 rad.
+#[test]
+fn the_nurbs_orientation_interpolator_agrees_with_x_ite() {
+    let Some(dir) = oracle() else { return };
+    let scene = util::root().join("fixtures/scenes/nurbs_orientation.x3d");
+    let times: Vec<String> = (0..2000)
+        .map(|i| format!("{}", f64::from(i) / 1000.0))
+        .collect();
+    let theirs = xite_timeline(&dir, &scene, &times, "xite-timeline.mjs", &[]);
+    let s = scene.to_string_lossy();
+    let o = util::run(&[
+        &s,
+        "-o",
+        "-",
+        "--timeline",
+        "--load-time",
+        "0",
+        "--end",
+        "2",
+        "--rate",
+        "1000",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", util::stderr(&o));
+    let quat = |r: &[f64]| {
+        let axis = glam::DVec3::new(r[0], r[1], r[2]);
+        if axis.length() == 0.0 {
+            glam::DQuat::IDENTITY
+        } else {
+            glam::DQuat::from_axis_angle(axis.normalize(), r[3])
+        }
+    };
+    let mut ours = std::collections::BTreeMap::new();
+    for line in util::stdout(&o).lines().skip(1) {
+        let c: Vec<&str> = line.split(',').collect();
+        let k = (c[1].parse::<f64>().unwrap() * 1000.0).round() as i64;
+        let r: Vec<f64> = c[5..9].iter().map(|x| x.parse().unwrap()).collect();
+        ours.insert(k, quat(&r));
+    }
+    let rows = theirs["series"]["Cone.rotation"]["rows"]
+        .as_array()
+        .unwrap();
+    let mut worst = 0.0f64;
+    for r in rows {
+        let k = (r[0].as_f64().unwrap() * 1000.0).round() as i64;
+        let v: Vec<f64> = r.as_array().unwrap()[1..5]
+            .iter()
+            .map(|x| x.as_f64().unwrap())
+            .collect();
+        worst = worst.max(quaternion_angle(&ours[&k].to_array(), &quat(&v).to_array()));
+    }
+    assert_eq!(rows.len(), 2000);
+    assert!(worst < 1e-5, "{worst}");
+}
