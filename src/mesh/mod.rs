@@ -67,6 +67,9 @@ pub struct Mesh {
     pub tex_index: Vec<u32>,
     /// The TextureCoordinate node, when the mesh has uvs from one.
     pub tex_coord: Option<NodeId>,
+    /// The texture coordinates of a MultiTextureCoordinate's units after
+    /// the first (X3D's, v up), read through the same indices.
+    pub unit_uvs: Vec<Vec<Vec2>>,
     /// How the normals were made from the points, when the file gives none:
     /// moved points get theirs made again from it.
     pub made_normals: Option<MadeNormals>,
@@ -335,15 +338,21 @@ pub fn mesh(scene: &Scene, rest: &Overrides, id: NodeId, diags: &mut Diagnostics
     }
     if let Some(multi) = scene.child(id, "texCoord")
         && scene.node_type(multi) == Some(NodeType::MultiTextureCoordinate)
-        && scene.nodes_in(multi, "texCoord").len() > 1
+        && !m.tex_index.is_empty()
     {
-        diags.warning(
-            format!(
-                "MultiTextureCoordinate `{}`: only its first unit is written (TEXCOORD_0, which the first texture of a MultiTexture reads)",
-                scene.display_name(multi)
-            ),
-            Some(scene.node(multi).span),
-        );
+        for &unit in scene.nodes_in(multi, "texCoord").iter().skip(1) {
+            let points: Vec<Vec2> = rest
+                .floats(scene, unit, "point")
+                .chunks_exact(2)
+                .map(Vec2::from_slice)
+                .collect();
+            let uvs = m
+                .tex_index
+                .iter()
+                .map(|&i| points.get(i as usize).copied().unwrap_or_default())
+                .collect();
+            m.unit_uvs.push(uvs);
+        }
     }
     if m.indices.is_empty() { None } else { Some(m) }
 }

@@ -59,9 +59,12 @@ fn x3d4_materials_map_to_gltf_materials() {
         doc["samplers"][s],
         json!({"magFilter": 9728, "minFilter": 9987, "wrapS": 33648, "wrapT": 33071})
     );
-    // MultiTexture: its first texture, with a warning.
+    // MultiTexture: its first texture; its MODULATE unit named.
     assert!(m[3]["pbrMetallicRoughness"]["baseColorTexture"].is_object());
-    assert!(err.contains("only its first texture is written"), "{err}");
+    assert!(
+        err.contains("unit 1 (MODULATE) has no glTF material slot"),
+        "{err}"
+    );
     // OrthoViewpoint: half the fieldOfView's width and height.
     assert_eq!(doc["cameras"][0]["type"], "orthographic");
     assert_eq!(doc["cameras"][0]["orthographic"]["xmag"], json!(4.0));

@@ -432,7 +432,7 @@ fn first_vs(json: &serde_json::Value, bin: &[u8]) -> Vec<f32> {
 }
 
 /// A MultiTextureCoordinate's first unit is the geometry's TEXCOORD_0 (its
-/// texture's UVs were lost); an image Castle reads upside down
+/// texture's UVs were lost: Castle writes one unit so); an image Castle reads upside down
 /// (`flipVertically TRUE`, as its glTF importer writes) keeps its
 /// coordinates as given, where X3D's are turned to glTF's (v = 1 − t).
 #[test]
@@ -456,12 +456,7 @@ fn multi_texture_coordinates_and_upside_down_images() {
     let multi = "<MultiTextureCoordinate><TextureCoordinate point='0 0 1 0.25 0 1'/>\
                  <TextureCoordinate point='9 9 9 9 9 9'/></MultiTextureCoordinate>";
     assert_eq!(vs("false", single).0, vec![1.0, 0.75, 0.0]);
-    let (v, warnings) = vs("false", multi);
-    assert_eq!(v, vec![1.0, 0.75, 0.0]);
-    assert!(
-        warnings.contains("only its first unit is written"),
-        "{warnings}"
-    );
+    assert_eq!(vs("false", multi).0, vec![1.0, 0.75, 0.0]);
     assert_eq!(vs("true", single).0, vec![0.0, 0.25, 1.0]);
 }
 
@@ -519,4 +514,56 @@ fn nurbs_curves_and_patches_are_drawn_as_the_text_tessellates_them() {
     let shapes = census["shapes"].as_array().unwrap();
     assert_eq!(shapes[0]["primitives"], 8, "{text}");
     assert_eq!(shapes[1]["primitives"], 72, "{text}");
+}
+
+/// A MultiTexture (fixtures/scenes/multitexture.x3d): unit 0 is the base
+/// colour through TEXCOORD_0, the ADD unit 2 the emission through
+/// TEXCOORD_1, which holds its MultiTextureCoordinate unit (v turned to
+/// glTF's), moved by its MultiTextureTransform's unit (scale 2); the
+/// MODULATE unit 1 has no slot and is named; no set nothing reads.
+#[test]
+fn multi_texture_units_map_onto_material_slots() {
+    let o = util::run(&[
+        "fixtures/scenes/multitexture.x3d",
+        "-o",
+        "-",
+        "--format",
+        "glb",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", util::stderr(&o));
+    assert!(
+        util::stderr(&o).contains("unit 1 (MODULATE) has no glTF material slot"),
+        "{}",
+        util::stderr(&o)
+    );
+    let (json, bin) = util::document_json(&o.stdout);
+    let m = &json["materials"][0];
+    assert_eq!(m["pbrMetallicRoughness"]["baseColorTexture"]["texCoord"], 0);
+    assert_eq!(m["emissiveTexture"]["texCoord"], 1);
+    assert_eq!(
+        m["emissiveTexture"]["extensions"]["KHR_texture_transform"]["scale"],
+        serde_json::json!([2.0, 2.0])
+    );
+    let attributes = &json["meshes"][0]["primitives"][0]["attributes"];
+    assert!(attributes["TEXCOORD_1"].is_u64(), "{attributes}");
+    assert!(attributes["TEXCOORD_2"].is_null(), "{attributes}");
+    // Unit 2's v (half unit 0's) as glTF's 1 − v, vertex by vertex.
+    let read = |name: &str| {
+        let a = &json["accessors"][attributes[name].as_u64().unwrap() as usize];
+        let view = &json["bufferViews"][a["bufferView"].as_u64().unwrap() as usize];
+        let start = view["byteOffset"].as_u64().unwrap_or(0) as usize
+            + a["byteOffset"].as_u64().unwrap_or(0) as usize;
+        let stride = view["byteStride"].as_u64().unwrap_or(8) as usize;
+        (0..a["count"].as_u64().unwrap() as usize)
+            .map(|i| {
+                let at = start + i * stride + 4;
+                f32::from_le_bytes(bin[at..at + 4].try_into().unwrap())
+            })
+            .collect::<Vec<f32>>()
+    };
+    let (v0, v2) = (read("TEXCOORD_0"), read("TEXCOORD_1"));
+    assert_eq!(v0.len(), 4);
+    for (a, b) in v0.iter().zip(&v2) {
+        assert_eq!(*b, 1.0 - (1.0 - a) / 2.0, "{v0:?} {v2:?}");
+    }
 }

@@ -729,7 +729,7 @@ fn followers_of_a_moving_destination_differ_from_x_ite_as_pinned() {
     let Some(dir) = oracle() else { return };
     let scene = util::root().join("fixtures/world/followers.x3dv");
     let times: Vec<String> = (0..=240).map(|i| format!("{}", i as f64 / 60.0)).collect();
-    let theirs = xite_timeline(&dir, &scene, &times, "xite-timeline.mjs", &[]);
+    let theirs = xite_timeline(&dir, &scene, &times, "xite-timeline-e2e.mjs", &[]);
     let o = util::run(&[
         &scene.to_string_lossy(),
         "-o",
@@ -788,7 +788,7 @@ fn the_nurbs_position_interpolator_agrees_with_x_ite_but_for_weights() {
             &dir,
             std::path::Path::new(&path),
             &times,
-            "xite-timeline.mjs",
+            "xite-timeline-e2e.mjs",
             &[],
         );
         let o = util::run(&[
@@ -844,7 +844,7 @@ fn the_nurbs_orientation_interpolator_agrees_with_x_ite() {
     let times: Vec<String> = (0..2000)
         .map(|i| format!("{}", f64::from(i) / 1000.0))
         .collect();
-    let theirs = xite_timeline(&dir, &scene, &times, "xite-timeline.mjs", &[]);
+    let theirs = xite_timeline(&dir, &scene, &times, "xite-timeline-e2e.mjs", &[]);
     let s = scene.to_string_lossy();
     let o = util::run(&[
         &s,

@@ -302,6 +302,12 @@ impl Writer<'_> {
             }
             None => self.unlit(&mut m, appearance),
         }
+        if let Some(a) = appearance
+            && let Some(multi) = scene.child(a, "texture")
+            && scene.node_type(multi) == Some(NodeType::MultiTexture)
+        {
+            self.multi_texture_units(&mut m, a, multi);
+        }
         // Equal materials nothing animates, neither named, are one.
         let transform = appearance.and_then(|a| scene.child(a, "textureTransform"));
         let still = [x3d_material, transform]
@@ -459,6 +465,20 @@ impl Writer<'_> {
     /// A texture node as a glTF texture reference, moved by the
     /// appearance's TextureTransform.
     fn texture_info(&mut self, tex: NodeId, appearance: NodeId) -> Option<json::texture::Info> {
+        self.unit_info(tex, appearance, 0, 0)
+    }
+
+    /// The texture of unit `unit` (of a MultiTexture; 0 otherwise), read
+    /// through TEXCOORD_`set` and moved by its TextureTransform (the
+    /// appearance's, or the unit's of a MultiTextureTransform, else its
+    /// last).
+    fn unit_info(
+        &mut self,
+        tex: NodeId,
+        appearance: NodeId,
+        unit: usize,
+        set: usize,
+    ) -> Option<json::texture::Info> {
         let texture = match self.textures.get(&tex) {
             Some(&t) => t,
             None => {
@@ -467,16 +487,75 @@ impl Writer<'_> {
                 t
             }
         }?;
-        let extensions = self
-            .scene
-            .child(appearance, "textureTransform")
-            .and_then(|t| self.texture_transform(t));
+        let scene = self.scene;
+        let transform = scene.child(appearance, "textureTransform").and_then(|t| {
+            if scene.node_type(t) == Some(NodeType::MultiTextureTransform) {
+                let list = scene.nodes_in(t, "textureTransform");
+                list.get(unit).or(list.last()).copied()
+            } else {
+                Some(t)
+            }
+        });
+        let mut extensions = transform.and_then(|t| self.texture_transform(t));
+        if let Some(t) = extensions
+            .as_mut()
+            .and_then(|e| e.texture_transform.as_mut())
+        {
+            t.tex_coord = Some(set as u32);
+        }
         Some(json::texture::Info {
             index: texture,
-            tex_coord: 0,
+            tex_coord: set as u32,
             extensions,
             extras: None,
         })
+    }
+
+    /// A MultiTexture's units after the first: an ADD unit is the
+    /// material's emission (it adds to the colour as light would), read
+    /// through its own texture coordinates; the others have no glTF
+    /// material slot and are named.
+    fn multi_texture_units(&mut self, m: &mut json::Material, appearance: NodeId, multi: NodeId) {
+        let scene = self.scene;
+        let modes = scene
+            .value(multi, "mode")
+            .map(|v| v.strings().to_vec())
+            .unwrap_or_default();
+        let mut left = Vec::new();
+        // (An unlit material shows no emission.)
+        let lit = m.extensions.as_ref().is_none_or(|e| e.unlit.is_none());
+        for (unit, &tex) in scene.nodes_in(multi, "texture").iter().enumerate().skip(1) {
+            let mode = modes.get(unit).map_or("MODULATE", String::as_str);
+            // (Read through the next coordinate set, which holds this
+            // unit's coordinates.)
+            let set = self.unit_sets.get(&appearance).map_or(1, |s| s.len() + 1);
+            if mode.eq_ignore_ascii_case("ADD")
+                && lit
+                && m.emissive_texture.is_none()
+                && let Some(info) = self.unit_info(scene.stand_in(tex), appearance, unit, set)
+            {
+                m.emissive_texture = Some(info);
+                m.emissive_factor = json::material::EmissiveFactor([1.0; 3]);
+                self.unit_sets.entry(appearance).or_default().push(unit);
+                continue;
+            }
+            left.push(format!("{unit} ({mode})"));
+        }
+        if !left.is_empty() {
+            let (units, have) = if left.len() == 1 {
+                ("unit", "has")
+            } else {
+                ("units", "have")
+            };
+            self.diags.warning(
+                format!(
+                    "MultiTexture `{}`: {units} {} {have} no glTF material slot (unit 0 is the base colour, an ADD unit of a lit material the emission): not written",
+                    scene.display_name(multi),
+                    left.join(", ")
+                ),
+                Some(scene.node(multi).span),
+            );
+        }
     }
 
     /// An ImageTexture's image (embedded in the buffer), sampler and glTF
@@ -525,20 +604,13 @@ impl Writer<'_> {
                     return None;
                 }
             },
+            // Its first unit; the others: `multi_texture_units`.
             Some(NodeType::MultiTexture) => {
                 let first = scene
                     .value(tex, "texture")
                     .and_then(|v| v.nodes().first().copied())
                     .map(|t| scene.stand_in(t))
                     .filter(|&t| scene.node_type(t) != Some(NodeType::MultiTexture));
-                self.diags.warning(
-                    format!(
-                        "MultiTexture `{}`: only its first texture is written (a glTF material \
-                         has one base colour texture)",
-                        scene.display_name(tex)
-                    ),
-                    span,
-                );
                 return first.and_then(|t| self.image_texture(t));
             }
             _ => {

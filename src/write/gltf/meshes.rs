@@ -230,6 +230,27 @@ impl<'a> Writer<'a> {
                 .collect();
             let a = self.accessor_for(&uv, accessor::Type::Vec2, false, array);
             attributes.insert(Checked::Valid(json::mesh::Semantic::TexCoords(0)), a);
+            // The coordinates of the other units the material reads
+            // (a MultiTexture's), each unit's own, else the last given.
+            let sets = tex_coord_sets(&self.root.materials[material.value()]);
+            let units = appearance
+                .and_then(|a| self.unit_sets.get(&a))
+                .cloned()
+                .unwrap_or_default();
+            for n in 1..sets {
+                let unit = units.get(n - 1).copied().unwrap_or(n);
+                let own = m
+                    .unit_uvs
+                    .get(unit - 1)
+                    .or(m.unit_uvs.last())
+                    .unwrap_or(&m.uvs);
+                let uv: Vec<f32> = own
+                    .iter()
+                    .flat_map(|t| [t.x, if flip { 1.0 - t.y } else { t.y }])
+                    .collect();
+                let a = self.accessor_for(&uv, accessor::Type::Vec2, false, array);
+                attributes.insert(Checked::Valid(json::mesh::Semantic::TexCoords(n as u32)), a);
+            }
         }
         if !m.colors.is_empty() {
             let c: Vec<f32> = m
@@ -577,6 +598,24 @@ impl<'a> Writer<'a> {
 }
 
 /// Whether a material reads texture coordinates: it has a texture.
+/// How many texture coordinate sets a material reads: one past the
+/// largest `texCoord` of its textures.
+fn tex_coord_sets(material: &json::Material) -> usize {
+    let pbr = &material.pbr_metallic_roughness;
+    [
+        pbr.base_color_texture.as_ref().map(|i| i.tex_coord),
+        pbr.metallic_roughness_texture.as_ref().map(|i| i.tex_coord),
+        material.normal_texture.as_ref().map(|i| i.tex_coord),
+        material.occlusion_texture.as_ref().map(|i| i.tex_coord),
+        material.emissive_texture.as_ref().map(|i| i.tex_coord),
+    ]
+    .into_iter()
+    .flatten()
+    .map(|n| n as usize + 1)
+    .max()
+    .unwrap_or(0)
+}
+
 fn uses_tex_coords(material: &json::Material) -> bool {
     let pbr = &material.pbr_metallic_roughness;
     pbr.base_color_texture.is_some()

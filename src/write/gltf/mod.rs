@@ -204,6 +204,9 @@ struct Writer<'a> {
     /// by their glTF JSON.
     equal_materials: HashMap<String, Index<json::Material>>,
     equal_meshes: HashMap<String, Index<json::Mesh>>,
+    /// For an appearance whose MultiTexture units beyond the first are
+    /// written: the unit each texture coordinate set from 1 on holds.
+    unit_sets: HashMap<NodeId, Vec<usize>>,
     /// Extensions the document uses.
     extensions: Vec<&'static str>,
     /// The top glTF node of each X3D node (Shapes, grouping nodes,
@@ -334,6 +337,7 @@ pub fn build(
         materials: HashMap::default(),
         equal_materials: HashMap::default(),
         equal_meshes: HashMap::default(),
+        unit_sets: HashMap::default(),
         extensions: Vec::new(),
         placed: HashMap::default(),
         x3d_materials: HashMap::default(),
