@@ -368,3 +368,40 @@ fn layers_are_drawn_in_their_order() {
     std::fs::write(&glb, &o.stdout).unwrap();
     util::assert_validator_clean(&[glb]);
 }
+
+/// Every node type of the catalogue with an MFNode `children` field (taken
+/// from the node table, not from a list) draws a Shape it holds there:
+/// one glTF mesh node each, as X_ITE's renderer walks `children`.
+#[test]
+fn every_node_type_with_children_draws_them() {
+    use x3dbake::scene::{FieldType, NodeType, node_def};
+    let mut checked = Vec::new();
+    for ty in NodeType::ALL {
+        let Some(def) = node_def(ty.name()) else {
+            continue;
+        };
+        let takes_children = def.field("children").is_some_and(|f| {
+            f.ty == FieldType::MFNode && f.access != x3dbake::scene::Access::OutputOnly
+        });
+        // (A Switch shows its choice, -1 by default; a LOD its first level.)
+        if !takes_children || matches!(ty, NodeType::Switch) {
+            continue;
+        }
+        let name = ty.name();
+        let (_dir, f) = util::scene_file(
+            "c.x3d",
+            &format!(
+                "<X3D profile='Full'><Scene><{name}><Shape><Box/></Shape></{name}></Scene></X3D>"
+            ),
+        );
+        let o = util::run(&[&f, "-o", "-", "--format", "glb", "-q"]);
+        assert_eq!(o.status.code(), Some(0), "{name}: {}", util::stderr(&o));
+        let (json, _) = util::document_json(&o.stdout);
+        let drawn = json["nodes"]
+            .as_array()
+            .map_or(0, |n| n.iter().filter(|n| n["mesh"].is_u64()).count());
+        assert_eq!(drawn, 1, "{name} does not draw its children");
+        checked.push(name);
+    }
+    assert!(checked.len() > 25, "{checked:?}");
+}
