@@ -449,3 +449,41 @@ fn a_damper_follows_a_looping_turn_in_continuous_time() {
     assert!(checked >= 470, "{checked}");
     assert!(worst.0 < 1e-5, "{worst:?}");
 }
+
+/// A user's event straight into a field (`--event T:Grid.set_scale=2 2 2`)
+/// sets it at T in the timeline, and one at load (T = 0) is part of the
+/// rest pose, as the load's own events are.
+#[test]
+fn a_user_event_into_a_field_sets_it_and_at_load_is_the_rest_pose() {
+    let (_dir, f) = util::scene_file(
+        "grid.x3d",
+        "<X3D><Scene><Transform DEF='Grid'><Shape><Box/></Shape></Transform></Scene></X3D>",
+    );
+    let rows = timeline_rows(&f, "2", &["--event", "1:Grid.set_scale=2 2 2"]);
+    assert_eq!(
+        rows,
+        [
+            "timeline,0,Grid,scale,0,1,1,1,",
+            "timeline,1,Grid,scale,0,2,2,2,",
+            "timeline,2,Grid,scale,0,2,2,2,"
+        ]
+    );
+    let o = util::run(&[
+        &f,
+        "-o",
+        "-",
+        "--format",
+        "glb",
+        "--timeline",
+        "--end",
+        "1",
+        "--event",
+        "0:Grid.set_scale=2 2 2",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", util::stderr(&o));
+    let (json, _) = util::document_json(&o.stdout);
+    assert_eq!(
+        json["nodes"][0]["scale"],
+        serde_json::json!([2.0, 2.0, 2.0])
+    );
+}

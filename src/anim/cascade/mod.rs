@@ -253,6 +253,8 @@ enum Via {
     Route(usize),
     /// Written by a Script (directOutput).
     Script(NodeId),
+    /// Given by the user (`--event`) straight to the field.
+    User,
 }
 
 /// The field a pending event goes to: an input by its catalogue name; a
@@ -440,10 +442,11 @@ pub fn play(
 /// The fields the load sets, as a browser shows the world when it has
 /// loaded: every event of the load's cascade at world time 0 and before
 /// (Scripts' initialize(), the clocks running at load and what they
-/// drive, triggers and sequencers), the last value of each field; and the
-/// nodes Scripts made meanwhile (which the sets may hold). Played with
-/// `world`'s load instant (and no user events); diagnostics of the play
-/// are dropped (the bake's own play gives them).
+/// drive, triggers and sequencers, the user's events at world time 0 and
+/// before), the last value of each field; and the nodes Scripts made
+/// meanwhile (which the sets may hold). Played with `world`'s load
+/// instant; diagnostics of the play are dropped (the bake's own play gives
+/// them).
 pub fn state_at_load(
     scene: &Scene,
     sources: &Sources,
@@ -453,6 +456,14 @@ pub fn state_at_load(
     let mut p = Player::new(scene, sources, world.rate, 0.0, None, &mut quiet);
     p.scripts.load = world.load;
     p.load_clocks(world.load);
+    // (The user's events at load and before are part of it.)
+    let early: Vec<UserEvent> = world
+        .events
+        .iter()
+        .filter(|e| e.time <= 0.0)
+        .cloned()
+        .collect();
+    p.user_events(&early, &mut quiet);
     let played = p.run(&mut quiet);
     let sets = played.sets.into_iter().filter(|s| s.time <= 0.0).collect();
     (sets, played.created)
@@ -816,7 +827,7 @@ impl<'s> Player<'s> {
                     self.send(t, id, out, ev.value.clone());
                 }
                 if let Some(input) = receives {
-                    self.input(t, id, input, ev.value, Via::Nothing);
+                    self.input(t, id, input, ev.value, Via::User);
                 }
             }
             Field::Start => {
@@ -913,6 +924,11 @@ impl<'s> Player<'s> {
                         Some((Some(ri), r.span, r.from))
                     }
                     Via::Script(s) => Some((None, self.scene.node(s).span, s)),
+                    // (An output the user sends is not set on the node.)
+                    Via::User if def.access.writable() => {
+                        Some((None, self.scene.node(id).span, id))
+                    }
+                    Via::User => None,
                     Via::Nothing => None,
                 };
                 if let Some((route, span, source)) = origin {
