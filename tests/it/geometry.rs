@@ -414,11 +414,10 @@ fn texture_coordinates_only_where_a_texture_reads_them() {
     assert_eq!(seen, [1, 1]);
 }
 
-/// The v of each vertex's TEXCOORD_0 in a glTF document's first mesh.
-fn first_vs(json: &serde_json::Value, bin: &[u8]) -> Vec<f32> {
-    let a = &json["accessors"][json["meshes"][0]["primitives"][0]["attributes"]["TEXCOORD_0"]
-        .as_u64()
-        .unwrap() as usize];
+/// The v of each vertex's TEXCOORD_`set` in a glTF document's first mesh.
+fn first_vs(json: &serde_json::Value, bin: &[u8], set: usize) -> Vec<f32> {
+    let attribute = &json["meshes"][0]["primitives"][0]["attributes"][format!("TEXCOORD_{set}")];
+    let a = &json["accessors"][attribute.as_u64().unwrap() as usize];
     let view = &json["bufferViews"][a["bufferView"].as_u64().unwrap() as usize];
     let start = view["byteOffset"].as_u64().unwrap_or(0) as usize
         + a["byteOffset"].as_u64().unwrap_or(0) as usize;
@@ -450,7 +449,7 @@ fn multi_texture_coordinates_and_upside_down_images() {
         let o = util::run(&[&f, "-o", "-", "--format", "glb"]);
         assert_eq!(o.status.code(), Some(0), "{}", util::stderr(&o));
         let (json, bin) = util::document_json(&o.stdout);
-        (first_vs(&json, &bin), util::stderr(&o))
+        (first_vs(&json, &bin, 0), util::stderr(&o))
     };
     let single = "<TextureCoordinate point='0 0 1 0.25 0 1'/>";
     let multi = "<MultiTextureCoordinate><TextureCoordinate point='0 0 1 0.25 0 1'/>\
@@ -548,20 +547,7 @@ fn multi_texture_units_map_onto_material_slots() {
     assert!(attributes["TEXCOORD_1"].is_u64(), "{attributes}");
     assert!(attributes["TEXCOORD_2"].is_null(), "{attributes}");
     // Unit 2's v (half unit 0's) as glTF's 1 − v, vertex by vertex.
-    let read = |name: &str| {
-        let a = &json["accessors"][attributes[name].as_u64().unwrap() as usize];
-        let view = &json["bufferViews"][a["bufferView"].as_u64().unwrap() as usize];
-        let start = view["byteOffset"].as_u64().unwrap_or(0) as usize
-            + a["byteOffset"].as_u64().unwrap_or(0) as usize;
-        let stride = view["byteStride"].as_u64().unwrap_or(8) as usize;
-        (0..a["count"].as_u64().unwrap() as usize)
-            .map(|i| {
-                let at = start + i * stride + 4;
-                f32::from_le_bytes(bin[at..at + 4].try_into().unwrap())
-            })
-            .collect::<Vec<f32>>()
-    };
-    let (v0, v2) = (read("TEXCOORD_0"), read("TEXCOORD_1"));
+    let (v0, v2) = (first_vs(&json, &bin, 0), first_vs(&json, &bin, 1));
     assert_eq!(v0.len(), 4);
     for (a, b) in v0.iter().zip(&v2) {
         assert_eq!(*b, 1.0 - (1.0 - a) / 2.0, "{v0:?} {v2:?}");

@@ -576,6 +576,16 @@ fn timeline_rows_at(
     scene: &std::path::Path,
     load: &str,
 ) -> std::collections::BTreeMap<(String, i64), Vec<f64>> {
+    timeline_rows_over(scene, load, "20", "5")
+}
+
+/// The same, `rate` rows a second until `end`.
+fn timeline_rows_over(
+    scene: &std::path::Path,
+    load: &str,
+    rate: &str,
+    end: &str,
+) -> std::collections::BTreeMap<(String, i64), Vec<f64>> {
     let o = util::run(&[
         &scene.to_string_lossy(),
         "-o",
@@ -584,9 +594,9 @@ fn timeline_rows_at(
         "--load-time",
         load,
         "--rate",
-        "20",
+        rate,
         "--end",
-        "5",
+        end,
     ]);
     assert_eq!(o.status.code(), Some(0), "{}", util::stderr(&o));
     let mut ours = std::collections::BTreeMap::new();
@@ -730,33 +740,14 @@ fn followers_of_a_moving_destination_differ_from_x_ite_as_pinned() {
     let scene = util::root().join("fixtures/world/followers.x3dv");
     let times: Vec<String> = (0..=240).map(|i| format!("{}", i as f64 / 60.0)).collect();
     let theirs = xite_timeline(&dir, &scene, &times, "xite-timeline-e2e.mjs", &[]);
-    let o = util::run(&[
-        &scene.to_string_lossy(),
-        "-o",
-        "-",
-        "--timeline",
-        "--load-time",
-        "0",
-        "--rate",
-        "60",
-        "--end",
-        "4",
-    ]);
-    assert_eq!(o.status.code(), Some(0), "{}", util::stderr(&o));
-    let mut ours = std::collections::BTreeMap::new();
-    for line in util::stdout(&o).lines().skip(1) {
-        let c: Vec<&str> = line.split(',').collect();
-        let frame = (c[1].parse::<f64>().unwrap() * 60.0).round() as i64;
-        ours.insert((c[2].to_string(), frame), c[5].parse::<f64>().unwrap());
-    }
+    let ours = timeline_rows_over(&scene, "0", "60", "4");
     let worst = |node: &str| {
-        let rows = theirs["series"][format!("{node}.translation")]["rows"]
-            .as_array()
-            .unwrap();
+        let field = format!("{node}.translation");
+        let rows = theirs["series"][&field]["rows"].as_array().unwrap();
         rows.iter()
             .map(|r| {
-                let frame = (r[0].as_f64().unwrap() * 60.0).round() as i64;
-                (ours[&(node.to_string(), frame)] - r[1].as_f64().unwrap()).abs()
+                let ms = (r[0].as_f64().unwrap() * 1000.0).round() as i64;
+                (ours[&(field.clone(), ms)][0] - r[1].as_f64().unwrap()).abs()
             })
             .fold(0.0, f64::max)
     };
@@ -791,26 +782,7 @@ fn the_nurbs_position_interpolator_agrees_with_x_ite_but_for_weights() {
             "xite-timeline-e2e.mjs",
             &[],
         );
-        let o = util::run(&[
-            &path,
-            "-o",
-            "-",
-            "--timeline",
-            "--load-time",
-            "0",
-            "--end",
-            "2",
-            "--rate",
-            "1000",
-        ]);
-        assert_eq!(o.status.code(), Some(0), "{}", util::stderr(&o));
-        let mut ours = std::collections::BTreeMap::new();
-        for line in util::stdout(&o).lines().skip(1) {
-            let c: Vec<&str> = line.split(',').collect();
-            let k = (c[1].parse::<f64>().unwrap() * 1000.0).round() as i64;
-            let v: Vec<f64> = c[5..8].iter().map(|x| x.parse().unwrap()).collect();
-            ours.insert(k, v);
-        }
+        let ours = timeline_rows_over(std::path::Path::new(&path), "0", "1000", "2");
         let rows = theirs["series"]["Ball.translation"]["rows"]
             .as_array()
             .unwrap()
@@ -822,7 +794,8 @@ fn the_nurbs_position_interpolator_agrees_with_x_ite_but_for_weights() {
     for r in &rows {
         let k = (r[0].as_f64().unwrap() * 1000.0).round() as i64;
         for c in 0..3 {
-            worst = worst.max((ours[&k][c] - r[c + 1].as_f64().unwrap()).abs());
+            let mine = &ours[&("Ball.translation".to_string(), k)];
+            worst = worst.max((mine[c] - r[c + 1].as_f64().unwrap()).abs());
         }
     }
     assert!(worst < 1e-6, "non-rational: {worst}");
@@ -831,7 +804,8 @@ fn the_nurbs_position_interpolator_agrees_with_x_ite_but_for_weights() {
     assert_eq!(half[0].as_f64(), Some(1.0));
     assert!((half[1].as_f64().unwrap() - 0.75).abs() < 1e-6, "{half}");
     let h = std::f64::consts::FRAC_1_SQRT_2;
-    assert!((ours[&1000][0] - h).abs() < 1e-6 && (ours[&1000][1] - h).abs() < 1e-6);
+    let mid = &ours[&("Ball.translation".to_string(), 1000)];
+    assert!((mid[0] - h).abs() < 1e-6 && (mid[1] - h).abs() < 1e-6);
 }
 
 /// A NurbsOrientationInterpolator (fixtures/scenes/nurbs_orientation.x3d:
@@ -845,35 +819,7 @@ fn the_nurbs_orientation_interpolator_agrees_with_x_ite() {
         .map(|i| format!("{}", f64::from(i) / 1000.0))
         .collect();
     let theirs = xite_timeline(&dir, &scene, &times, "xite-timeline-e2e.mjs", &[]);
-    let s = scene.to_string_lossy();
-    let o = util::run(&[
-        &s,
-        "-o",
-        "-",
-        "--timeline",
-        "--load-time",
-        "0",
-        "--end",
-        "2",
-        "--rate",
-        "1000",
-    ]);
-    assert_eq!(o.status.code(), Some(0), "{}", util::stderr(&o));
-    let quat = |r: &[f64]| {
-        let axis = glam::DVec3::new(r[0], r[1], r[2]);
-        if axis.length() == 0.0 {
-            glam::DQuat::IDENTITY
-        } else {
-            glam::DQuat::from_axis_angle(axis.normalize(), r[3])
-        }
-    };
-    let mut ours = std::collections::BTreeMap::new();
-    for line in util::stdout(&o).lines().skip(1) {
-        let c: Vec<&str> = line.split(',').collect();
-        let k = (c[1].parse::<f64>().unwrap() * 1000.0).round() as i64;
-        let r: Vec<f64> = c[5..9].iter().map(|x| x.parse().unwrap()).collect();
-        ours.insert(k, quat(&r));
-    }
+    let ours = timeline_rows_over(&scene, "0", "1000", "2");
     let rows = theirs["series"]["Cone.rotation"]["rows"]
         .as_array()
         .unwrap();
@@ -884,7 +830,9 @@ fn the_nurbs_orientation_interpolator_agrees_with_x_ite() {
             .iter()
             .map(|x| x.as_f64().unwrap())
             .collect();
-        worst = worst.max(quaternion_angle(&ours[&k].to_array(), &quat(&v).to_array()));
+        let mine = rotation::from_axis_angle(&ours[&("Cone.rotation".to_string(), k)]);
+        let theirs = rotation::from_axis_angle(&v);
+        worst = worst.max(quaternion_angle(&mine.to_array(), &theirs.to_array()));
     }
     assert_eq!(rows.len(), 2000);
     assert!(worst < 1e-5, "{worst}");
