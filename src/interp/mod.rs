@@ -355,7 +355,7 @@ impl Interpolator {
             kind,
             sorted: true,
             hint: Hint::default(),
-            keys: basis.knots,
+            keys: basis.knots.into_owned(),
             values: points.into(),
             width: if kind == Kind::NurbsOrientation { 4 } else { 3 },
             aux_out: weights,
@@ -376,7 +376,7 @@ impl Interpolator {
             let order = self.keys.len() - self.aux_out.len();
             let b = nurbs::Basis {
                 order,
-                knots: self.keys.clone(),
+                knots: Cow::Borrowed(&self.keys),
             };
             let (u0, u1) = b.range();
             let u = u0 + (u1 - u0) * f.clamp(0.0, 1.0);

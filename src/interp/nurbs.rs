@@ -5,18 +5,21 @@
 //! the clamped uniform vector (order equal knots at each end); the order
 //! is at least 2 and at most the number of control points.
 
+use std::borrow::Cow;
+
 /// One direction of a NURBS: its order, knots and the parameter range.
-pub struct Basis {
+pub struct Basis<'a> {
     /// The order (degree + 1).
     pub order: usize,
-    /// The knots, as many as control points plus order.
-    pub knots: Vec<f64>,
+    /// The knots, as many as control points plus order (an interpolator
+    /// lends the ones it holds).
+    pub knots: Cow<'a, [f64]>,
 }
 
-impl Basis {
+impl Basis<'_> {
     /// The basis of `n` control points of `order` (at least 2, at most n)
     /// with the knots given, or the clamped uniform ones.
-    pub fn new(n: usize, order: i32, given: &[f64]) -> Option<Basis> {
+    pub fn new(n: usize, order: i32, given: &[f64]) -> Option<Basis<'static>> {
         let order = usize::try_from(order).ok()?.clamp(2, n.max(2));
         if n < order {
             return None;
@@ -38,7 +41,10 @@ impl Basis {
                 })
                 .collect()
         };
-        (knots[order - 1] < knots[n]).then_some(Basis { order, knots })
+        (knots[order - 1] < knots[n]).then_some(Basis {
+            order,
+            knots: Cow::Owned(knots),
+        })
     }
 
     /// The parameter range: from knot order−1 to knot n.
@@ -80,7 +86,14 @@ impl Basis {
 /// The point of a NURBS curve at parameter `u`: its `width`-number control
 /// points `points`, one weight each, written to `out` (cleared first;
 /// nothing when the basis is empty there).
-pub fn point(b: &Basis, points: &[f64], width: usize, weights: &[f64], u: f64, out: &mut Vec<f64>) {
+pub fn point(
+    b: &Basis<'_>,
+    points: &[f64],
+    width: usize,
+    weights: &[f64],
+    u: f64,
+    out: &mut Vec<f64>,
+) {
     out.clear();
     let (first, values) = b.at(u);
     let mut total = 0.0;

@@ -102,16 +102,6 @@ impl Created {
         });
     }
 
-    /// How many were made.
-    pub fn len(&self) -> usize {
-        self.nodes.len()
-    }
-
-    /// Whether none were.
-    pub fn is_empty(&self) -> bool {
-        self.nodes.is_empty()
-    }
-
     /// The scene takes the nodes in (they are not drawn until a field of
     /// the scene holds them). Nothing happens when the scene has changed
     /// size since: the numbers would not hold.

@@ -107,8 +107,7 @@ impl Engine {
 
     /// The nodes the Scripts made, taken out (none are left).
     pub fn take_created(&self) -> Created {
-        let empty = Created::new(&Scene::default());
-        std::mem::replace(&mut *self.created.borrow_mut(), empty)
+        std::mem::take(&mut *self.created.borrow_mut())
     }
 }
 

@@ -82,17 +82,7 @@ impl Writer<'_> {
                 _ => statics.push(shape),
             }
         }
-        if !statics.is_empty() {
-            let mut ancestors = vec![id];
-            let mut children = self.root.nodes[home.value()]
-                .children
-                .take()
-                .unwrap_or_default();
-            for n in statics {
-                self.visit(n, &mut children, &mut ancestors);
-            }
-            self.root.nodes[home.value()].children = Some(children);
-        }
+        self.visit_under(id, home, statics);
     }
 
     /// Each point's joints and weights from a geometry's skinJoints0 and

@@ -73,17 +73,7 @@ impl Writer<'_> {
         for &node in skin {
             self.skin_shapes(node, coord, &mut skinned, &mut statics);
         }
-        if !statics.is_empty() {
-            let mut ancestors = vec![id];
-            let mut children = self.root.nodes[home.value()]
-                .children
-                .take()
-                .unwrap_or_default();
-            for n in statics {
-                self.visit(n, &mut children, &mut ancestors);
-            }
-            self.root.nodes[home.value()].children = Some(children);
-        }
+        self.visit_under(id, home, statics);
         let Some(coord) = coord.filter(|_| !skinned.is_empty()) else {
             return;
         };
@@ -105,6 +95,23 @@ impl Writer<'_> {
             };
             self.displacers.insert(displacer, d);
         }
+    }
+
+    /// A skin's nodes that are not skinned meshes (of a humanoid `id`, or a
+    /// Castle Skin), written under its glTF node `home`.
+    pub(super) fn visit_under(&mut self, id: NodeId, home: Index<json::Node>, nodes: Vec<NodeId>) {
+        if nodes.is_empty() {
+            return;
+        }
+        let mut ancestors = vec![id];
+        let mut children = self.root.nodes[home.value()]
+            .children
+            .take()
+            .unwrap_or_default();
+        for n in nodes {
+            self.visit(n, &mut children, &mut ancestors);
+        }
+        self.root.nodes[home.value()].children = Some(children);
     }
 
     /// The humanoid's HAnimDisplacers on its joints (skin points moved by
