@@ -32,6 +32,7 @@ use crate::scene::{Dir, FieldType, NodeId, Scene, SetField, Value};
 use crate::source::{FileId, Input, Sources, Span};
 use crate::syntax::Encoding;
 use crate::write::csv::{self, CsvOptions};
+use crate::write::gltf::TrackFates;
 use crate::write::{gltf, inspect};
 
 /// Why a bake stopped where its input had no error: what was asked of it
@@ -82,9 +83,9 @@ pub struct Bake {
     pub clips: Vec<Clip>,
     /// Each interpolator's form (exact or sampled), for the report.
     pub forms: Forms,
-    /// Once a glTF document was made: the tracks that reached no channel in
-    /// it, by (clip, track) index.
-    pub dropped: Option<Vec<(usize, usize)>>,
+    /// Once a glTF document was made: the tracks it wrote otherwise than
+    /// their kind's way (none, or switching triangulations).
+    pub tracks: Option<TrackFates>,
     limits: Limits,
 }
 
@@ -120,7 +121,7 @@ impl Bake {
             diags,
             clips: Vec::new(),
             forms: Forms::default(),
-            dropped: None,
+            tracks: None,
             limits,
         }
     }
@@ -306,7 +307,7 @@ impl Bake {
             &mut self.diags,
             spill,
         );
-        self.dropped = Some(doc.dropped.clone());
+        self.tracks = Some(doc.tracks.clone());
         Ok(doc)
     }
 
@@ -347,7 +348,7 @@ impl Bake {
             clips: &self.clips,
             forms: &self.forms,
             limits: &self.limits,
-            dropped: self.dropped.as_deref(),
+            tracks: self.tracks.as_ref(),
         }
     }
 

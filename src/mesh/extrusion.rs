@@ -190,5 +190,9 @@ pub(super) fn extrusion(scene: &Scene, rest: &Overrides, id: NodeId) -> Mesh {
             faces.push(cap(ns - 1, false));
         }
     }
-    faces_mesh(&points, &faces, Drawing::of(scene, id))
+    let drawing = Drawing {
+        cells: (ns - 1) * (nc - 1),
+        ..Drawing::of(scene, id)
+    };
+    faces_mesh(&points, &faces, drawing)
 }

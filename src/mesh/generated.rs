@@ -23,6 +23,7 @@ impl Drawing {
         ccw: true,
         convex: true,
         crease: 0.0,
+        cells: 0,
     };
 
     /// A geometry node's ccw, convex (when it has the field) and
@@ -37,6 +38,7 @@ impl Drawing {
                 .first()
                 .copied()
                 .unwrap_or(0.0),
+            cells: 0,
         }
     }
 }
@@ -62,6 +64,11 @@ pub(super) struct Drawing {
     /// Corners of a point share a normal where their faces meet at less
     /// than this angle (radians).
     pub(super) crease: f32,
+    /// The first `cells` faces are the quadrilaterals of a grid (an
+    /// Extrusion's sides), split along their first diagonal whatever
+    /// `convex` says, as browsers draw them: a bent or twisted cell is not
+    /// a polygon to clip, and its triangles stay the same as it moves.
+    pub(super) cells: usize,
 }
 
 /// The triangles of faces over `points`, a vertex per corner, with the
@@ -73,14 +80,15 @@ pub(super) fn faces_mesh(points: &[Vec3], faces: &[Vec<Corner>], drawing: Drawin
     let mut face_start = vec![0u32];
     let given = faces.iter().flatten().all(|c| c.normal.is_some());
     let colored = faces.iter().flatten().any(|c| c.color.is_some());
-    for face in faces {
+    for (f, face) in faces.iter().enumerate() {
         let corners: Vec<&Corner> = face.iter().filter(|c| c.point < points.len()).collect();
         if corners.len() < 3 {
             continue;
         }
         let poly: Vec<Vec3> = corners.iter().map(|c| points[c.point]).collect();
         let plane = newell(&poly);
-        let tris = triangulate(&mut clipper, &poly, plane, drawing.convex, &mut m.fanned);
+        let convex = drawing.convex || f < drawing.cells;
+        let tris = triangulate(&mut clipper, &poly, plane, convex, &mut m.fanned);
         let base = m.positions.len() as u32;
         for c in &corners {
             m.positions.push(points[c.point]);

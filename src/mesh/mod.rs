@@ -123,6 +123,40 @@ impl Mesh {
         self.primitive.unwrap_or(Primitive::Triangles)
     }
 
+    /// Whether `indices`, another triangulation of this mesh's faces over
+    /// the same vertices (the one the mesh had in another shape), draws
+    /// the same surface: no triangle of it turned over against the
+    /// surface this mesh's own triangles make around its corners. A
+    /// concave face triangulated for one outline stays valid for another
+    /// as long as none of its triangles flips (their signed areas then sum
+    /// to the face's, each covering its part once).
+    pub fn triangulation_holds(&self, indices: &[u32]) -> bool {
+        if indices.len() != self.indices.len() || self.primitive() != Primitive::Triangles {
+            return false;
+        }
+        let p = &self.positions;
+        let normal = |t: &[u32]| -> Option<Vec3> {
+            let [a, b, c] = [0, 1, 2].map(|k| p.get(t[k] as usize).copied());
+            let (a, b, c) = (a?, b?, c?);
+            Some((b - a).cross(c - a))
+        };
+        // Around each corner, the surface as this mesh's own triangles
+        // turn it (area-weighted).
+        let mut around = vec![Vec3::ZERO; p.len()];
+        for t in self.indices.chunks_exact(3) {
+            let Some(n) = normal(t) else { return false };
+            for &i in t {
+                around[i as usize] += n;
+            }
+        }
+        indices.chunks_exact(3).all(|t| {
+            let Some(n) = normal(t) else { return false };
+            let side: Vec3 = t.iter().map(|&i| around[i as usize]).sum();
+            // Degenerate triangles (a pinched end) cover nothing either way.
+            n.dot(side) >= -1e-6 * n.length() * side.length()
+        })
+    }
+
     fn make_normals(&mut self, made: MadeNormals) {
         self.normals = made.normals(&self.positions, &self.coord_index);
         self.made_normals = Some(made);
@@ -369,6 +403,34 @@ mod tests {
                 (p(t[1]) - p(t[0])).cross(p(t[2]) - p(t[0]))
             })
             .sum()
+    }
+
+    /// A quadrilateral in the z = 0 plane cut along the diagonal `a`–`a + 2`.
+    fn quad(p: [(f32, f32); 4], a: u32) -> Mesh {
+        let i = |k: u32| (a + k) % 4;
+        Mesh {
+            positions: p.iter().map(|&(x, y)| Vec3::new(x, y, 0.0)).collect(),
+            indices: vec![i(0), i(1), i(2), i(0), i(2), i(3)],
+            ..Mesh::new(Primitive::Triangles)
+        }
+    }
+
+    #[test]
+    fn a_cut_holds_until_a_triangle_turns_over() {
+        // A dart notched at corner 3 is cut only along 1–3; notched at
+        // corner 0, only along 0–2. A square takes either.
+        let notched_3 = [(0.0, 0.0), (2.0, 1.0), (0.0, 2.0), (0.5, 1.0)];
+        let notched_0 = [(0.0, 0.5), (1.0, 0.0), (0.0, 2.0), (-1.0, 0.0)];
+        let square = [(0.0, 0.0), (1.0, 0.0), (1.0, 1.0), (0.0, 1.0)];
+        let along_13 = quad(notched_3, 1).indices;
+        let along_02 = quad(notched_0, 0).indices;
+        assert!(quad(notched_3, 1).triangulation_holds(&along_13));
+        assert!(!quad(notched_0, 0).triangulation_holds(&along_13));
+        assert!(!quad(notched_3, 1).triangulation_holds(&along_02));
+        assert!(quad(square, 0).triangulation_holds(&along_13));
+        assert!(quad(square, 1).triangulation_holds(&along_02));
+        // Another count of triangles is another mesh.
+        assert!(!quad(square, 0).triangulation_holds(&along_02[..3]));
     }
 
     /// Ear clips a polygon in the z = 0 plane and checks that the

@@ -175,6 +175,7 @@ pub(super) fn patch(scene: &Scene, id: NodeId) -> Mesh {
         ccw: true,
         convex: true,
         crease: std::f32::consts::PI,
+        cells: 0,
     };
     faces_mesh(&grid, &faces, drawing)
 }

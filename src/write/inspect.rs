@@ -6,8 +6,9 @@ use crate::anim::fit::default_tolerance;
 use crate::anim::keyframes::{Interpolation, Keyframes, exact_len_bound, interpolation_of};
 use crate::limits::Limits;
 use crate::scene::{NodeClass, NodeId, Scene};
-use crate::write::gltf::channel;
+use crate::write::gltf::{TrackFates, channel};
 use serde_json::{Value, json};
+use std::borrow::Cow;
 use std::fmt::Write as _;
 
 /// What the report is made from: the scene and its clips, the
@@ -23,21 +24,30 @@ pub struct Inspected<'a> {
     pub forms: &'a Forms,
     /// The limits the bake keeps.
     pub limits: &'a Limits,
-    /// The tracks a glTF document left out, by (clip, track) index.
-    pub dropped: Option<&'a [(usize, usize)]>,
+    /// How a glTF document made wrote the tracks, where it is not their
+    /// kind's way.
+    pub tracks: Option<&'a TrackFates>,
 }
 
 impl Inspected<'_> {
     /// Where a track goes in glTF, in words: where its target's kind goes,
-    /// or none when the glTF document made left it out.
-    fn gltf(&self, ci: usize, ti: usize) -> &'static str {
+    /// none when the glTF document made left it out, and how many
+    /// triangulations a reshaped geometry switches between.
+    fn gltf(&self, ci: usize, ti: usize) -> Cow<'static, str> {
         let t = &self.clips[ci].tracks[ti];
-        match gltf_target(self.scene, t) {
-            g if g.starts_with("none") => g,
-            _ if self.dropped.is_some_and(|d| d.contains(&(ci, ti))) => {
-                "none (not written: see its warning)"
+        let fates = self.tracks;
+        let switched = fates
+            .and_then(|f| f.switched.iter().find(|(at, _)| *at == (ci, ti)))
+            .map(|(_, n)| *n);
+        match (gltf_target(self.scene, t), switched) {
+            (g, _) if g.starts_with("none") => g.into(),
+            _ if fates.is_some_and(|f| f.dropped.contains(&(ci, ti))) => {
+                "none (not written: see its warning)".into()
             }
-            g => g,
+            (g, Some(n)) => {
+                format!("{g}, {n} triangulations shown in turn (KHR_node_visibility)").into()
+            }
+            (g, None) => g.into(),
         }
     }
 }

@@ -17,6 +17,7 @@ mod no_panic;
 mod oracle;
 mod pipeline;
 mod report;
+mod reshaped;
 mod scene;
 mod skins;
 mod three;

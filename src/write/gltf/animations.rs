@@ -250,6 +250,13 @@ impl Conv {
     }
 }
 
+/// Which of a mesh's triangulations is drawn at each morph key: its value
+/// the triangulation's number, and the nodes that draw each.
+pub(super) struct Shapes {
+    at: Keyframes<'static>,
+    shown: Vec<(Option<usize>, Vec<Index<json::Node>>)>,
+}
+
 /// Where a track's values go in glTF.
 pub(super) enum Target {
     /// A TRS property of nodes; `offset` is added to the values.
@@ -273,11 +280,13 @@ pub(super) enum Target {
         field: TexField,
         fixed: TexFields,
     },
-    /// Morph weights of nodes: one-hot at target `first + key` of `total`.
+    /// Morph weights of nodes: one-hot at target `first + key` of `total`;
+    /// with `shapes`, the triangulation drawn at each key.
     Weights {
         nodes: Vec<Index<json::Node>>,
         first: usize,
         total: usize,
+        shapes: Option<Shapes>,
     },
     /// One morph weight of nodes, `index` of the weights `fixed` (the
     /// others keep theirs): an HAnimDisplacer's.
@@ -422,15 +431,20 @@ impl Writer<'_> {
         let target = match &morph {
             Some(m) => {
                 let nodes = self.mesh_nodes.get(&m.mesh).cloned().unwrap_or_default();
+                let shapes = self.shapes(m);
+                if let Some(s) = &shapes {
+                    self.tracks.switched.push(((ci, ti), s.shown.len()));
+                }
                 Target::Weights {
                     nodes,
                     first: m.first,
                     total: m.total,
+                    shapes,
                 }
             }
             None => {
                 let Some(target) = self.target(track) else {
-                    self.dropped.push((ci, ti)); // warned where its target has a place
+                    self.tracks.dropped.push((ci, ti)); // warned where its target has a place
                     return None;
                 };
                 target
@@ -450,7 +464,7 @@ impl Writer<'_> {
                 ),
                 Some(track.span),
             );
-            self.dropped.push((ci, ti));
+            self.tracks.dropped.push((ci, ti));
             return None;
         }
         let k = match (transparency, morph) {
@@ -608,6 +622,34 @@ impl Writer<'_> {
         }
     }
 
+    /// The triangulation drawn at each key of a morph whose mesh has
+    /// several, as a STEP curve and the nodes it shows; `None` for one.
+    fn shapes(&self, m: &Morph) -> Option<Shapes> {
+        if m.shapes.is_empty() {
+            return None;
+        }
+        let places = self.shape_nodes.get(&m.mesh)?;
+        let count = places.first()?.len();
+        let shown = (0..count)
+            .map(|j| (Some(j), places.iter().map(|p| p[j]).collect()))
+            .collect();
+        let at = Keyframes {
+            interpolation: Interpolation::Step,
+            width: 1,
+            quaternions: false,
+            times: m.keyframes.times.clone(),
+            values: m
+                .shapes
+                .iter()
+                .map(|&j| j as f64)
+                .collect::<Vec<_>>()
+                .into(),
+            in_tangents: Vec::new(),
+            out_tangents: Vec::new(),
+        };
+        Some(Shapes { at, shown })
+    }
+
     /// A node path, morph weights or pointers: one sampler, a channel for
     /// each place.
     fn value_channels(&mut self, parts: &mut Parts, k: &Keyframes, target: Target) {
@@ -626,7 +668,15 @@ impl Writer<'_> {
                     parts.node_channel(s, n, path);
                 }
             }
-            Target::Weights { nodes, .. } | Target::Weight { nodes, .. } => {
+            Target::Weights { nodes, shapes, .. } => {
+                for n in nodes {
+                    parts.node_channel(s, n, animation::Property::MorphTargetWeights);
+                }
+                if let Some(Shapes { at, shown }) = shapes {
+                    self.visibility_channels(parts, &at, shown);
+                }
+            }
+            Target::Weight { nodes, .. } => {
                 for n in nodes {
                     parts.node_channel(s, n, animation::Property::MorphTargetWeights);
                 }

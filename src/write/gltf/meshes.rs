@@ -8,7 +8,26 @@ use super::*;
 pub(super) struct Reshaped {
     times: Keyframes<'static>,
     deltas: Vec<(Vec<f32>, Option<Vec<f32>>)>,
+    /// Triangulations other than the mesh's own that some samples need (a
+    /// concave face whose outline turns a triangle of the first over).
+    shapes: Vec<Vec<u32>>,
+    /// For each sample, the triangulation it is drawn with: 0 the mesh's
+    /// own, `j` `shapes[j - 1]`.
+    shape_at: Vec<usize>,
 }
+
+/// What [`Writer::morph_targets`] makes for a mesh.
+#[derive(Default)]
+pub(super) struct Morphs {
+    pub(super) targets: Option<Vec<json::mesh::MorphTarget>>,
+    pub(super) weights: Option<Vec<f32>>,
+    /// Triangulations other than the mesh's own (see [`Reshaped`]).
+    pub(super) alternates: Vec<Vec<u32>>,
+}
+
+/// How many triangulations a geometry node may be drawn with over one
+/// clip: each is a copy of its indices and a node shown while it holds.
+const MAX_SHAPES: usize = 16;
 
 /// A track of Coordinate points as morph targets of a mesh: its keyframes
 /// become targets `first..first + keyframes.len()` of `total`.
@@ -17,6 +36,9 @@ pub(super) struct Morph {
     pub(super) first: usize,
     pub(super) total: usize,
     pub(super) keyframes: Keyframes<'static>,
+    /// For each key, the triangulation of the mesh drawn (0 its own, `j`
+    /// its `j`th alternate); empty when it has one.
+    pub(super) shapes: Vec<usize>,
 }
 
 /// Element `c` (three numbers) of an animated array, `None` past its end.
@@ -124,9 +146,32 @@ impl<'a> Writer<'a> {
             return;
         };
         let mut n = node(gltf_name(scene, id));
-        n.mesh = Some(mesh);
-        let index = self.root.push(n);
-        self.mesh_nodes.entry(mesh.value()).or_default().push(index);
+        let index = match self.alternates.get(&mesh.value()).cloned() {
+            None => {
+                n.mesh = Some(mesh);
+                let index = self.root.push(n);
+                self.mesh_nodes.entry(mesh.value()).or_default().push(index);
+                index
+            }
+            // A mesh with several triangulations: a node for each under
+            // the Shape's, the mesh's own shown at rest, the others hidden;
+            // all take the morph weights, the clips switch between them.
+            Some(copies) => {
+                let index = self.root.push(n);
+                let mut each = Vec::with_capacity(copies.len() + 1);
+                for (j, m) in std::iter::once(mesh).chain(copies).enumerate() {
+                    let mut child = node(None);
+                    child.mesh = Some(m);
+                    let c = self.root.push(child);
+                    self.mesh_nodes.entry(mesh.value()).or_default().push(c);
+                    self.set_visibility(c, j == 0);
+                    each.push(c);
+                }
+                self.root.nodes[index.value()].children = Some(each.clone());
+                self.shape_nodes.entry(mesh.value()).or_default().push(each);
+                index
+            }
+        };
         self.place(id, index);
         parent.push(index);
     }
@@ -264,7 +309,11 @@ impl<'a> Writer<'a> {
         }
         let indices = self.indices(&m.indices);
         let mesh_index = self.root.meshes.len();
-        let (targets, weights) = self.morph_targets(m, geometry, mesh_index);
+        let Morphs {
+            targets,
+            weights,
+            alternates,
+        } = self.morph_targets(m, geometry, mesh_index);
         for (semantic, a) in extra {
             attributes.insert(Checked::Valid(semantic), a);
         }
@@ -302,6 +351,19 @@ impl<'a> Writer<'a> {
         if let Some(k) = key {
             self.equal_meshes.insert(k, index);
         }
+        // The same mesh drawn with each other triangulation a reshaped
+        // sample needs: one shown at a time (see `shape`).
+        let copies = alternates
+            .iter()
+            .map(|a| {
+                let mut copy = self.root.meshes[index.value()].clone();
+                copy.primitives[0].indices = Some(self.indices(a));
+                self.root.push(copy)
+            })
+            .collect::<Vec<_>>();
+        if !copies.is_empty() {
+            self.alternates.insert(index.value(), copies);
+        }
         index
     }
 
@@ -310,8 +372,12 @@ impl<'a> Writer<'a> {
     /// ElevationGrid's heights, a Rectangle2D's size: see
     /// [`crate::mesh::reshapes`]): the first such track, the sample times,
     /// and each sample's displacements of the mesh's points and normals.
+    /// A sample whose triangles differ from the mesh's is drawn with the
+    /// mesh's where those still hold (no triangle turned over), else with
+    /// a triangulation of its own (one of [`MAX_SHAPES`]).
     /// `None` where the clip animates none, where a sample would change the
-    /// mesh's vertices or triangles (warned), or past the animation limit.
+    /// mesh's vertices or needs too many triangulations (warned), or past
+    /// the animation limit.
     fn reshaped(
         &mut self,
         m: &crate::mesh::Mesh,
@@ -348,6 +414,8 @@ impl<'a> Writer<'a> {
         let mut state = self.rest.clone();
         let mut quiet = Diagnostics::default();
         let mut deltas = Vec::with_capacity(len);
+        let mut shapes: Vec<Vec<u32>> = Vec::new();
+        let mut shape_at = Vec::with_capacity(len);
         let delta = |now: &[glam::Vec3], rest: &[glam::Vec3]| -> Vec<f32> {
             now.iter()
                 .zip(rest)
@@ -361,15 +429,31 @@ impl<'a> Writer<'a> {
             }
             let drawn = crate::mesh::mesh(scene, &state, geometry, &mut quiet);
             let same = drawn.as_ref().is_some_and(|d| {
-                d.positions.len() == m.positions.len()
-                    && d.normals.len() == m.normals.len()
-                    && d.indices == m.indices
+                d.positions.len() == m.positions.len() && d.normals.len() == m.normals.len()
             });
-            let Some(drawn) = drawn.filter(|_| same) else {
+            let shape = drawn.as_ref().filter(|_| same).and_then(|d| {
+                let holds = |own: &[u32]| d.indices == own || d.triangulation_holds(own);
+                if holds(&m.indices) {
+                    return Some(0);
+                }
+                if let Some(j) = shapes.iter().position(|s| holds(s)) {
+                    return Some(j + 1);
+                }
+                (shapes.len() < MAX_SHAPES).then(|| {
+                    shapes.push(d.indices.clone());
+                    shapes.len()
+                })
+            });
+            let (Some(drawn), Some(shape)) = (drawn.filter(|_| same), shape) else {
+                let what = if same {
+                    format!("needs more than {MAX_SHAPES} triangulations")
+                } else {
+                    "changes the vertices".to_string()
+                };
                 self.diags.warning(
                     format!(
-                        "`{}.{}` in clip `{}` changes the vertices or triangles of `{}`: \
-                         morph targets cannot follow, not written",
+                        "`{}.{}` in clip `{}` {what} of `{}`: morph targets cannot follow, \
+                         not written",
                         scene.display_name(geometry),
                         clip.tracks[lead].field,
                         clip.name,
@@ -379,11 +463,22 @@ impl<'a> Writer<'a> {
                 );
                 return None;
             };
+            shape_at.push(shape);
             let normals = (!m.normals.is_empty()).then(|| delta(&drawn.normals, &m.normals));
             deltas.push((delta(&drawn.positions, &m.positions), normals));
         }
+        let indices: usize = shapes.iter().map(Vec::len).sum();
+        if !self.spend(indices, clip, &clip.tracks[lead]) {
+            return None;
+        }
         let times = keys.into_iter().next()?;
-        Some((lead, Reshaped { times, deltas }))
+        let reshaped = Reshaped {
+            times,
+            deltas,
+            shapes,
+            shape_at,
+        };
+        Some((lead, reshaped))
     }
 
     /// The keyframes of the tracks of clip `ci` that animate the mesh's
@@ -487,17 +582,18 @@ impl<'a> Writer<'a> {
     /// points or Normal vectors: one target per keyframe, the difference of
     /// its points (normals) from the mesh's own. When one clip animates
     /// both, they are sampled at the same times and share the targets.
-    /// Returns the targets and the mesh's rest weights.
-    #[allow(clippy::type_complexity)]
+    /// Returns the targets, the mesh's rest weights and the triangulations
+    /// other than its own that a reshaped sample is drawn with.
     pub(super) fn morph_targets(
         &mut self,
         m: &crate::mesh::Mesh,
         geometry: NodeId,
         mesh: usize,
-    ) -> (Option<Vec<json::mesh::MorphTarget>>, Option<Vec<f32>>) {
+    ) -> Morphs {
         let clips = self.clips;
         let mut targets = Vec::new();
         let mut made = Vec::new();
+        let mut alternates: Vec<Vec<u32>> = Vec::new();
         // Only the clips that animate one of the mesh's arrays or the
         // geometry node itself (a scan of every clip for every mesh took
         // their product).
@@ -516,7 +612,24 @@ impl<'a> Writer<'a> {
                 for (positions, normals) in reshaped.deltas {
                     targets.push(self.displacements(Some(&positions), normals.as_deref()));
                 }
-                made.push(((ci, lead), first, keyframes));
+                // This clip's triangulations among the mesh's.
+                let mut global = vec![0];
+                for s in reshaped.shapes {
+                    let j = match alternates.iter().position(|a| *a == s) {
+                        Some(j) => j,
+                        None => {
+                            alternates.push(s);
+                            alternates.len() - 1
+                        }
+                    };
+                    global.push(j + 1);
+                }
+                let shapes = if global.len() > 1 {
+                    reshaped.shape_at.iter().map(|&j| global[j]).collect()
+                } else {
+                    Vec::new()
+                };
+                made.push(((ci, lead), first, keyframes, shapes));
                 continue;
             }
             let Some((lead, [kp, kn, kt])) = self.morph_keys(m, ci) else {
@@ -554,13 +667,13 @@ impl<'a> Writer<'a> {
             // the targets now.
             let keyframes = kp.or(kn).or(kt).expect("one of them was found");
             let keyframes = keyframes.times_only();
-            made.push(((ci, lead), first, keyframes));
+            made.push(((ci, lead), first, keyframes, Vec::new()));
         }
         if targets.is_empty() {
-            return (None, None);
+            return Morphs::default();
         }
         let total = targets.len();
-        for (key, first, keyframes) in made {
+        for (key, first, keyframes, shapes) in made {
             // The rest of the one-hot weights: the other clips' targets.
             let (clip, track) = (&clips[key.0], &clips[key.0].tracks[key.1]);
             let others = total - keyframes.len();
@@ -574,10 +687,15 @@ impl<'a> Writer<'a> {
                     first,
                     total,
                     keyframes,
+                    shapes,
                 },
             );
         }
-        (Some(targets), Some(vec![0.0; total]))
+        Morphs {
+            targets: Some(targets),
+            weights: Some(vec![0.0; total]),
+            alternates,
+        }
     }
 
     /// The normals a mesh gets when its Coordinate holds `points`, as

@@ -119,9 +119,20 @@ pub struct Document {
     /// With [`Options::record`]: the keyframes written for each track, by
     /// (clip, track) index, for a report.
     pub written: Vec<(usize, usize, Keyframes<'static>)>,
-    /// The tracks that reached no glTF channel, by (clip, track) index
-    /// (each named in a warning where its target has a glTF place).
+    /// How the clips' tracks were written, where it is not their kind's way.
+    pub tracks: TrackFates,
+}
+
+/// Tracks a document wrote otherwise than their kind's way, by (clip,
+/// track) index, for the report.
+#[derive(Clone, Debug, Default)]
+pub struct TrackFates {
+    /// The tracks that reached no glTF channel (each named in a warning
+    /// where its target has a glTF place).
     pub dropped: Vec<(usize, usize)>,
+    /// Tracks of a geometry node drawn again whose samples need several
+    /// triangulations, shown one at a time: with how many.
+    pub switched: Vec<((usize, usize), usize)>,
 }
 
 impl Document {
@@ -226,6 +237,12 @@ struct Writer<'a> {
     morphs: HashMap<(usize, usize), Morph>,
     /// The glTF nodes that show each mesh.
     mesh_nodes: HashMap<usize, Vec<Index<json::Node>>>,
+    /// A mesh's copies with the other triangulations its reshaped samples
+    /// need, by the mesh's index.
+    alternates: HashMap<usize, Vec<Index<json::Mesh>>>,
+    /// For a mesh with alternates, at each place it is drawn the nodes of
+    /// it and of each alternate, in that order.
+    shape_nodes: HashMap<usize, Vec<Vec<Index<json::Node>>>>,
     /// Each TextureTransform written: its fields, and the glTF materials
     /// whose base colour texture it moves.
     tex_transforms: HashMap<NodeId, (TexFields, Vec<usize>)>,
@@ -251,7 +268,7 @@ struct Writer<'a> {
     ahead: ahead::Ahead,
     /// The keyframes written, with Options::record.
     written: Vec<(usize, usize, Keyframes<'static>)>,
-    dropped: Vec<(usize, usize)>,
+    tracks: TrackFates,
     /// Animated arrays that are empty in the file: their first animated value.
     rest: crate::mesh::Overrides,
     /// Each clip's tracks by the node they drive.
@@ -354,9 +371,11 @@ pub fn build(
         morphs: HashMap::default(),
         ahead: ahead::Ahead::default(),
         mesh_nodes: HashMap::default(),
+        alternates: HashMap::default(),
+        shape_nodes: HashMap::default(),
         folded: Default::default(),
         written: Vec::new(),
-        dropped: Vec::new(),
+        tracks: TrackFates::default(),
         morph_uvs: Vec::new(),
         switches: HashMap::default(),
         full: false,
@@ -421,7 +440,7 @@ pub fn build(
         pointers: w.pointers,
         morph_uvs: w.morph_uvs,
         written: w.written,
-        dropped: w.dropped,
+        tracks: w.tracks,
     }
 }
 
