@@ -786,6 +786,20 @@ impl Builder<'_> {
                 continue;
             }
             self.used[ri] = true;
+            if type_of(self.scene, r.to) == "NurbsSurfaceInterpolator" {
+                self.diags.warning(
+                    format!(
+                        "`{}.{}` (NurbsSurfaceInterpolator) gets `{}`'s values, which x3dbake \
+                         does not carry through it yet: what it moves keeps its value at load \
+                         (its events from a Script or `--event` are played in world time)",
+                        self.scene.display_name(r.to),
+                        r.to_field,
+                        self.scene.display_name(interp)
+                    ),
+                    Some(r.span),
+                );
+                continue;
+            }
             tracks.push(self.track(&r, interp, chain, func.clone(), periodic));
         }
     }
@@ -1107,7 +1121,7 @@ fn set_tracks(
         // at each time.
         let mut own: Vec<f64> = scene
             .value(key.0, key.1)
-            .map(super::value_numbers)
+            .map(crate::scene::Value::numbers)
             .unwrap_or_default();
         own.resize(width, 0.0);
         let (mut keys, mut values) = (vec![key_of(first.time) - 1.0], own);

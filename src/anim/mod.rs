@@ -12,7 +12,7 @@ pub mod reduce;
 
 use crate::interp::{Ease, Interpolator, KeyWarning, Kind, Spec, TangentRule, Values};
 use crate::scene::value::Data;
-use crate::scene::{NodeId, Scene};
+use crate::scene::{NodeId, Scene, Value};
 
 /// What a node of the Interpolation component computes.
 #[derive(Clone, Debug)]
@@ -37,7 +37,7 @@ pub struct InterpOptions {
 fn numbers(scene: &Scene, id: NodeId, field: &str) -> Vec<f64> {
     scene
         .value(id, field)
-        .map(value_numbers)
+        .map(Value::numbers)
         .unwrap_or_default()
 }
 
@@ -50,22 +50,10 @@ fn key_values(scene: &Scene, id: NodeId) -> Values<'_> {
     }
 }
 
-/// The numbers of a value as f64 (booleans as 0 and 1; none for strings
-/// and nodes).
-pub fn value_numbers(v: &crate::scene::Value) -> Vec<f64> {
-    match &v.data {
-        Data::Floats(x) => x.iter().map(|&f| f as f64).collect(),
-        Data::Doubles(x) => x.clone(),
-        Data::Ints(x) => x.iter().map(|&i| i as f64).collect(),
-        Data::Bools(x) => x.iter().map(|&b| if b { 1.0 } else { 0.0 }).collect(),
-        Data::Strings(_) | Data::Nodes(_) => Vec::new(),
-    }
-}
-
-/// The numbers of a value as a track holds them: [`value_numbers`], with
+/// The numbers of a value as a track holds them: [`Value::numbers`], with
 /// rotations (axis and angle) as unit quaternions.
 pub fn track_numbers(v: &crate::scene::Value) -> Vec<f64> {
-    let n = value_numbers(v);
+    let n = v.numbers();
     if v.ty.single() != crate::scene::FieldType::SFRotation {
         return n;
     }
@@ -93,7 +81,7 @@ pub fn node_function(
         let points = scene
             .child(id, "controlPoint")
             .and_then(|c| scene.value(c, "point"))
-            .map(value_numbers)
+            .map(Value::numbers)
             .unwrap_or_default();
         let order = scene.ints(id, "order").first().copied().unwrap_or(3);
         let (weights, knots) = (numbers(scene, id, "weight"), numbers(scene, id, "knot"));

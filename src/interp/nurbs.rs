@@ -111,6 +111,90 @@ pub fn point(
     }
 }
 
+/// A rational B-spline surface: `dim` numbers a control point, `nu`
+/// control points along u for each along v.
+pub struct Surface {
+    bu: Basis<'static>,
+    bv: Basis<'static>,
+    points: Vec<f64>,
+    weights: Vec<f64>,
+    nu: usize,
+    dim: usize,
+}
+
+impl Surface {
+    /// A surface of `points` (`dim` numbers each, `nu` × `nv` of them, u
+    /// first) with weights, orders and knots; `None` when they make none.
+    pub fn new(
+        points: Vec<f64>,
+        dim: usize,
+        (nu, nv): (usize, usize),
+        weights: Vec<f64>,
+        (u_order, v_order): (i32, i32),
+        (u_knot, v_knot): (&[f64], &[f64]),
+    ) -> Option<Surface> {
+        if nu == 0 || nv == 0 || points.len() < nu * nv * dim {
+            return None;
+        }
+        Some(Surface {
+            bu: Basis::new(nu, u_order, u_knot)?,
+            bv: Basis::new(nv, v_order, v_knot)?,
+            points,
+            weights,
+            nu,
+            dim,
+        })
+    }
+
+    /// The point at fractions (s, t) of the valid range along u and v.
+    pub fn at(&self, s: f64, t: f64, out: &mut Vec<f64>) {
+        let ((u0, u1), (v0, v1)) = (self.bu.range(), self.bv.range());
+        let ((fu, nus), (fv, nvs)) = (
+            self.bu.at(u0 + (u1 - u0) * s),
+            self.bv.at(v0 + (v1 - v0) * t),
+        );
+        out.clear();
+        out.resize(self.dim, 0.0);
+        let mut total = 0.0;
+        for (b, nb) in nvs.iter().enumerate() {
+            for (a, na) in nus.iter().enumerate() {
+                let i = (fu + a) + (fv + b) * self.nu;
+                let k = na * nb * self.weights[i];
+                for (o, p) in out.iter_mut().zip(&self.points[i * self.dim..]) {
+                    *o += p * k;
+                }
+                total += k;
+            }
+        }
+        if total != 0.0 {
+            out.iter_mut().for_each(|o| *o /= total);
+        }
+    }
+
+    /// The partial derivatives at fractions (s, t), per unit of the
+    /// parameters u and v: central differences of 1e-6 of the range
+    /// (one-sided at its ends).
+    pub fn derivatives(&self, s: f64, t: f64) -> [Vec<f64>; 2] {
+        const H: f64 = 1e-6;
+        let ((u0, u1), (v0, v1)) = (self.bu.range(), self.bv.range());
+        let (mut a, mut b) = (Vec::new(), Vec::new());
+        let mut along = |(s0, t0): (f64, f64), (s1, t1): (f64, f64), span: f64| {
+            self.at(s0, t0, &mut a);
+            self.at(s1, t1, &mut b);
+            b.iter()
+                .zip(&a)
+                .map(|(y, x)| (y - x) / span)
+                .collect::<Vec<f64>>()
+        };
+        let (sa, sb) = ((s - H).max(0.0), (s + H).min(1.0));
+        let (ta, tb) = ((t - H).max(0.0), (t + H).min(1.0));
+        [
+            along((sa, t), (sb, t), (sb - sa) * (u1 - u0)),
+            along((s, ta), (s, tb), (tb - ta) * (v1 - v0)),
+        ]
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

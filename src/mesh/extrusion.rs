@@ -100,9 +100,6 @@ pub(super) fn extrusion(scene: &Scene, rest: &Overrides, id: NodeId) -> Mesh {
             .map(Vec2::from_slice)
             .collect()
     };
-    let spine: Vec<Vec3> = vec3s(rest.floats(scene, id, "spine"));
-    let cross = v2("crossSection");
-    let scale = v2("scale");
     let orientation: Vec<glam::Quat> = rest
         .floats(scene, id, "orientation")
         .chunks_exact(4)
@@ -115,84 +112,119 @@ pub(super) fn extrusion(scene: &Scene, rest: &Overrides, id: NodeId) -> Mesh {
             }
         })
         .collect();
-    let (ns, nc) = (spine.len(), cross.len());
-    if ns < 2 || nc < 2 {
-        return Mesh::new(Primitive::Triangles);
-    }
-    let spine_closed = spine[0] == spine[ns - 1];
-    let cross_closed = cross[0] == cross[nc - 1];
-    let axes = planes(&spine, spine_closed);
-    // Points: a ring of the cross-section at each spine point (a closed
-    // spine's last ring is its first; a closed cross-section's last point
-    // its first, so that normals meet smoothly across the seams).
-    let rings = if spine_closed { ns - 1 } else { ns };
-    let per_ring = if cross_closed { nc - 1 } else { nc };
-    let mut points = Vec::with_capacity(rings * per_ring);
-    for i in 0..rings {
-        let [x, y, z] = axes[i];
-        let (s, r) = (
-            nth(&scale, i, Vec2::ONE),
-            nth(&orientation, i, glam::Quat::IDENTITY),
-        );
-        for c in &cross[..per_ring] {
-            let local = r * Vec3::new(c.x * s.x, 0.0, c.y * s.y);
-            points.push(spine[i] + x * local.x + y * local.y + z * local.z);
-        }
-    }
-    let point = |i: usize, j: usize| (i % rings) * per_ring + (j % per_ring);
-    // Texture coordinates: s along the cross-section, t along the spine,
-    // each by length.
-    let running = |lengths: Vec<f32>| -> Vec<f32> {
-        let total: f32 = lengths.iter().sum();
-        let mut at = 0.0;
-        let mut out = vec![0.0];
-        for l in lengths {
-            at += l;
-            out.push(if total > 0.0 { at / total } else { 0.0 });
-        }
-        out
+    let sweep = Sweep {
+        spine: vec3s(rest.floats(scene, id, "spine")),
+        cross: v2("crossSection"),
+        scale: v2("scale"),
+        orientation,
+        caps: [scene.flag(id, "beginCap"), scene.flag(id, "endCap")],
     };
-    let s_at = running(cross.windows(2).map(|w| w[0].distance(w[1])).collect());
-    let t_at = running(spine.windows(2).map(|w| w[0].distance(w[1])).collect());
-    let mut faces = Vec::new();
-    for i in 0..ns - 1 {
-        for j in 0..nc - 1 {
-            faces.push(vec![
-                Corner::new(point(i, j), Vec2::new(s_at[j], t_at[i])),
-                Corner::new(point(i, j + 1), Vec2::new(s_at[j + 1], t_at[i])),
-                Corner::new(point(i + 1, j + 1), Vec2::new(s_at[j + 1], t_at[i + 1])),
-                Corner::new(point(i + 1, j), Vec2::new(s_at[j], t_at[i + 1])),
-            ]);
+    sweep.mesh(Drawing::of(scene, id))
+}
+
+/// A cross-section swept along a spine: an Extrusion's fields, or the
+/// curves of a NurbsSweptSurface or NurbsSwungSurface tessellated.
+pub(super) struct Sweep {
+    pub(super) spine: Vec<Vec3>,
+    pub(super) cross: Vec<Vec2>,
+    /// Per spine point (the last for the rest; none: 1 1).
+    pub(super) scale: Vec<Vec2>,
+    /// Per spine point (the last for the rest; none: no turn).
+    pub(super) orientation: Vec<glam::Quat>,
+    /// beginCap, endCap.
+    pub(super) caps: [bool; 2],
+}
+
+impl Sweep {
+    /// The sides (and caps) drawn as `drawing` says, the sides cut along
+    /// their first diagonal.
+    pub(super) fn mesh(&self, drawing: Drawing) -> Mesh {
+        let Sweep {
+            spine,
+            cross,
+            scale,
+            orientation,
+            caps,
+        } = self;
+        let (ns, nc) = (spine.len(), cross.len());
+        if ns < 2 || nc < 2 {
+            return Mesh::new(Primitive::Triangles);
         }
+        let spine_closed = spine[0] == spine[ns - 1];
+        let cross_closed = cross[0] == cross[nc - 1];
+        let axes = planes(spine, spine_closed);
+        // Points: a ring of the cross-section at each spine point (a closed
+        // spine's last ring is its first; a closed cross-section's last point
+        // its first, so that normals meet smoothly across the seams).
+        let rings = if spine_closed { ns - 1 } else { ns };
+        let per_ring = if cross_closed { nc - 1 } else { nc };
+        let mut points = Vec::with_capacity(rings * per_ring);
+        for i in 0..rings {
+            let [x, y, z] = axes[i];
+            let (s, r) = (
+                nth(scale, i, Vec2::ONE),
+                nth(orientation, i, glam::Quat::IDENTITY),
+            );
+            for c in &cross[..per_ring] {
+                let local = r * Vec3::new(c.x * s.x, 0.0, c.y * s.y);
+                points.push(spine[i] + x * local.x + y * local.y + z * local.z);
+            }
+        }
+        let point = |i: usize, j: usize| (i % rings) * per_ring + (j % per_ring);
+        // Texture coordinates: s along the cross-section, t along the spine,
+        // each by length.
+        let running = |lengths: Vec<f32>| -> Vec<f32> {
+            let total: f32 = lengths.iter().sum();
+            let mut at = 0.0;
+            let mut out = vec![0.0];
+            for l in lengths {
+                at += l;
+                out.push(if total > 0.0 { at / total } else { 0.0 });
+            }
+            out
+        };
+        let s_at = running(cross.windows(2).map(|w| w[0].distance(w[1])).collect());
+        let t_at = running(spine.windows(2).map(|w| w[0].distance(w[1])).collect());
+        let mut faces = Vec::new();
+        for i in 0..ns - 1 {
+            for j in 0..nc - 1 {
+                faces.push(vec![
+                    Corner::new(point(i, j), Vec2::new(s_at[j], t_at[i])),
+                    Corner::new(point(i, j + 1), Vec2::new(s_at[j + 1], t_at[i])),
+                    Corner::new(point(i + 1, j + 1), Vec2::new(s_at[j + 1], t_at[i + 1])),
+                    Corner::new(point(i + 1, j), Vec2::new(s_at[j], t_at[i + 1])),
+                ]);
+            }
+        }
+        // Caps: the cross-section at each end, facing away from the spine;
+        // texture coordinates over its bounds, 0 to 1 along the longer side.
+        let (lo, hi) = cross
+            .iter()
+            .fold((Vec2::INFINITY, Vec2::NEG_INFINITY), |(lo, hi), c| {
+                (lo.min(*c), hi.max(*c))
+            });
+        let side = (hi - lo).max_element().max(f32::MIN_POSITIVE);
+        let cap = |ring: usize, reverse: bool| -> Vec<Corner> {
+            let mut corners: Vec<Corner> = (0..per_ring)
+                .map(|j| Corner::new(point(ring, j), (cross[j] - lo) / side))
+                .collect();
+            if reverse {
+                corners.reverse();
+            }
+            corners
+        };
+        if !spine_closed {
+            if caps[0] {
+                faces.push(cap(0, true));
+            }
+            if caps[1] {
+                faces.push(cap(ns - 1, false));
+            }
+        }
+        let drawing = Drawing {
+            cells: (ns - 1) * (nc - 1),
+            ..drawing
+        };
+        faces_mesh(&points, &faces, drawing)
     }
-    // Caps: the cross-section at each end, facing away from the spine;
-    // texture coordinates over its bounds, 0 to 1 along the longer side.
-    let (lo, hi) = cross
-        .iter()
-        .fold((Vec2::INFINITY, Vec2::NEG_INFINITY), |(lo, hi), c| {
-            (lo.min(*c), hi.max(*c))
-        });
-    let side = (hi - lo).max_element().max(f32::MIN_POSITIVE);
-    let cap = |ring: usize, reverse: bool| -> Vec<Corner> {
-        let mut corners: Vec<Corner> = (0..per_ring)
-            .map(|j| Corner::new(point(ring, j), (cross[j] - lo) / side))
-            .collect();
-        if reverse {
-            corners.reverse();
-        }
-        corners
-    };
-    if !spine_closed {
-        if scene.flag(id, "beginCap") {
-            faces.push(cap(0, true));
-        }
-        if scene.flag(id, "endCap") {
-            faces.push(cap(ns - 1, false));
-        }
-    }
-    let drawing = Drawing {
-        cells: (ns - 1) * (nc - 1),
-        ..Drawing::of(scene, id)
-    };
-    faces_mesh(&points, &faces, drawing)
 }

@@ -18,6 +18,7 @@ mod sets;
 mod text;
 
 pub use normals::{MAX_FACES_AROUND, MadeNormals};
+pub(crate) use nurbs::surface as nurbs_surface;
 use polygons::*;
 use primitives::*;
 use sets::*;
@@ -313,6 +314,7 @@ pub fn mesh(scene: &Scene, rest: &Overrides, id: NodeId, diags: &mut Diagnostics
         Some(NodeType::Text) => text::text(scene, id),
         Some(NodeType::NurbsCurve) => nurbs::curve(scene, id),
         Some(NodeType::NurbsPatchSurface) => nurbs::patch(scene, id),
+        Some(NodeType::NurbsSweptSurface | NodeType::NurbsSwungSurface) => nurbs::swept(scene, id),
         Some(NodeType::NurbsTrimmedSurface) => {
             if !scene.nodes_in(id, "trimmingContour").is_empty() {
                 diags.warning(

@@ -12,7 +12,8 @@
 
 use super::generated::{Corner, Drawing, faces_mesh};
 use super::*;
-use crate::interp::nurbs::{Basis, point};
+use crate::interp::nurbs::{Basis, Surface, point};
+use crate::scene::Value;
 use glam::DVec3;
 
 /// The number of segments of a tessellation field over `n` control points.
@@ -33,7 +34,7 @@ fn control_points(scene: &Scene, id: NodeId) -> Vec<DVec3> {
     };
     let numbers = scene
         .value(c, "point")
-        .map(crate::anim::value_numbers)
+        .map(Value::numbers)
         .unwrap_or_default();
     numbers.chunks_exact(3).map(DVec3::from_slice).collect()
 }
@@ -42,7 +43,7 @@ fn control_points(scene: &Scene, id: NodeId) -> Vec<DVec3> {
 fn weights(scene: &Scene, id: NodeId, n: usize) -> Vec<f64> {
     let w = scene
         .value(id, "weight")
-        .map(crate::anim::value_numbers)
+        .map(Value::numbers)
         .unwrap_or_default();
     if w.len() == n && w.iter().all(|&x| x > 0.0) {
         w
@@ -54,7 +55,7 @@ fn weights(scene: &Scene, id: NodeId, n: usize) -> Vec<f64> {
 fn doubles(scene: &Scene, id: NodeId, field: &str) -> Vec<f64> {
     scene
         .value(id, field)
-        .map(crate::anim::value_numbers)
+        .map(Value::numbers)
         .unwrap_or_default()
 }
 
@@ -62,111 +63,245 @@ fn int(scene: &Scene, id: NodeId, field: &str, default: i32) -> i32 {
     scene.ints(id, field).first().copied().unwrap_or(default)
 }
 
+/// The points of a NURBS curve (`dim` numbers a control point) at
+/// `tessellation` segments evenly over its range, flat; none when its
+/// order and knots make no curve.
+fn tessellated(
+    flat: &[f64],
+    dim: usize,
+    weights: &[f64],
+    order: i32,
+    knots: &[f64],
+    tessellation: i32,
+) -> Vec<f64> {
+    let n = flat.len() / dim;
+    let Some(b) = Basis::new(n, order, knots) else {
+        return Vec::new();
+    };
+    let (u0, u1) = b.range();
+    let s = segments(tessellation, n);
+    let mut at = Vec::new();
+    let mut out = Vec::with_capacity((s + 1) * dim);
+    for k in 0..=s {
+        let u = u0 + (u1 - u0) * k as f64 / s as f64;
+        point(&b, flat, dim, weights, u, &mut at);
+        out.extend_from_slice(&at);
+    }
+    out
+}
+
+/// A NurbsCurve's points at its tessellation.
+fn curve_points(scene: &Scene, id: NodeId) -> Vec<Vec3> {
+    let points = control_points(scene, id);
+    let flat: Vec<f64> = points.iter().flat_map(|p| p.to_array()).collect();
+    let w = weights(scene, id, points.len());
+    let (order, knots) = (int(scene, id, "order", 3), doubles(scene, id, "knot"));
+    let tessellation = int(scene, id, "tessellation", 0);
+    tessellated(&flat, 3, &w, order, &knots, tessellation)
+        .chunks_exact(3)
+        .map(|p| DVec3::from_slice(p).as_vec3())
+        .collect()
+}
+
 /// A NurbsCurve: a line strip through its points at `tessellation`
 /// segments over its range.
 pub(super) fn curve(scene: &Scene, id: NodeId) -> Mesh {
     let mut m = Mesh::new(Primitive::Lines);
-    let points = control_points(scene, id);
-    let w = weights(scene, id, points.len());
-    let Some(b) = Basis::new(
-        points.len(),
-        int(scene, id, "order", 3),
-        &doubles(scene, id, "knot"),
-    ) else {
-        return m;
-    };
-    let flat: Vec<f64> = points.iter().flat_map(|p| p.to_array()).collect();
-    let (u0, u1) = b.range();
-    let s = segments(int(scene, id, "tessellation", 0), points.len());
-    let mut at = Vec::new();
-    let drawn: Vec<Vec3> = (0..=s)
-        .map(|k| {
-            point(
-                &b,
-                &flat,
-                3,
-                &w,
-                u0 + (u1 - u0) * k as f64 / s as f64,
-                &mut at,
-            );
-            DVec3::from_slice(&at).as_vec3()
-        })
-        .collect();
+    let drawn = curve_points(scene, id);
     let strip: Vec<usize> = (0..drawn.len()).collect();
     sets::push_strip(&mut m, &strip, &drawn, &[]);
     m.coord_index.clear();
     m
 }
 
+/// The points of a 2D control curve: a NurbsCurve2D at its tessellation,
+/// a ContourPolyline2D's points as they are.
+fn curve_2d(scene: &Scene, id: NodeId) -> Vec<Vec2> {
+    let flat = doubles(scene, id, "controlPoint");
+    let points = match scene.node_type(id) {
+        Some(NodeType::NurbsCurve2D) => {
+            let w = weights(scene, id, flat.len() / 2);
+            let (order, knots) = (int(scene, id, "order", 3), doubles(scene, id, "knot"));
+            tessellated(
+                &flat,
+                2,
+                &w,
+                order,
+                &knots,
+                int(scene, id, "tessellation", 0),
+            )
+        }
+        Some(NodeType::ContourPolyline2D) => flat,
+        _ => Vec::new(),
+    };
+    points
+        .chunks_exact(2)
+        .map(|p| Vec2::new(p[0] as f32, p[1] as f32))
+        .collect()
+}
+
+/// NurbsSweptSurface and NurbsSwungSurface, drawn as X_ITE draws them: an
+/// Extrusion (no caps, convex, creaseAngle π) of the cross-section
+/// (`crossSectionCurve`, or the swung surface's `profileCurve`) along the
+/// trajectory (a NurbsCurve; the swung surface's 2D curve in the xz
+/// plane). The text describes both surfaces without a formula.
+pub(super) fn swept(scene: &Scene, id: NodeId) -> Mesh {
+    let swung = scene.node_type(id) == Some(NodeType::NurbsSwungSurface);
+    let curve = |f: &str| scene.child(id, f);
+    let cross = curve(if swung {
+        "profileCurve"
+    } else {
+        "crossSectionCurve"
+    })
+    .map(|c| curve_2d(scene, c))
+    .unwrap_or_default();
+    let spine = match curve("trajectoryCurve") {
+        Some(t) if swung => curve_2d(scene, t)
+            .iter()
+            .map(|p| Vec3::new(p.x, 0.0, p.y))
+            .collect(),
+        Some(t) if scene.node_type(t) == Some(NodeType::NurbsCurve) => curve_points(scene, t),
+        _ => Vec::new(),
+    };
+    let sweep = super::extrusion::Sweep {
+        spine,
+        cross,
+        scale: Vec::new(),
+        orientation: Vec::new(),
+        caps: [false, false],
+    };
+    sweep.mesh(Drawing {
+        ccw: scene.value(id, "ccw").is_none_or(|v| v.as_bool()),
+        convex: true,
+        crease: std::f32::consts::PI,
+        cells: 0,
+    })
+}
+
+/// The surface of a NurbsPatchSurface (or NurbsTrimmedSurface, or
+/// NurbsSurfaceInterpolator): its control points, weights, orders and
+/// knots; `None` when they make none.
+pub(crate) fn surface(scene: &Scene, id: NodeId) -> Option<Surface> {
+    let dims = (
+        int(scene, id, "uDimension", 0).max(0) as usize,
+        int(scene, id, "vDimension", 0).max(0) as usize,
+    );
+    let flat: Vec<f64> = control_points(scene, id)
+        .iter()
+        .flat_map(|p| p.to_array())
+        .collect();
+    Surface::new(
+        flat,
+        3,
+        dims,
+        weights(scene, id, dims.0 * dims.1),
+        (int(scene, id, "uOrder", 3), int(scene, id, "vOrder", 3)),
+        (&doubles(scene, id, "uKnot"), &doubles(scene, id, "vKnot")),
+    )
+}
+
+/// The texture coordinates' surface of a NURBS surface: a
+/// NurbsTextureCoordinate's own (its weights as the text has them), or a
+/// TextureCoordinate's points as control points with the surface's orders
+/// and knots; `None` for neither (the parameters, 0 to 1, are used).
+fn texture_surface(scene: &Scene, id: NodeId) -> Option<Surface> {
+    let t = scene.child(id, "texCoord")?;
+    match scene.node_type(t)? {
+        NodeType::NurbsTextureCoordinate => {
+            let dims = (
+                int(scene, t, "uDimension", 0).max(0) as usize,
+                int(scene, t, "vDimension", 0).max(0) as usize,
+            );
+            Surface::new(
+                doubles(scene, t, "controlPoint"),
+                2,
+                dims,
+                weights(scene, t, dims.0 * dims.1),
+                (int(scene, t, "uOrder", 3), int(scene, t, "vOrder", 3)),
+                (&doubles(scene, t, "uKnot"), &doubles(scene, t, "vKnot")),
+            )
+        }
+        NodeType::TextureCoordinate => {
+            let dims = (
+                int(scene, id, "uDimension", 0).max(0) as usize,
+                int(scene, id, "vDimension", 0).max(0) as usize,
+            );
+            Surface::new(
+                doubles(scene, t, "point"),
+                2,
+                dims,
+                vec![1.0; dims.0 * dims.1],
+                (int(scene, id, "uOrder", 3), int(scene, id, "vOrder", 3)),
+                (&doubles(scene, id, "uKnot"), &doubles(scene, id, "vKnot")),
+            )
+        }
+        _ => None,
+    }
+}
+
+/// How much a NurbsSet holding the surface scales its tessellation
+/// (`tessellationScale`; 1 outside any).
+fn tessellation_scale(scene: &Scene, id: NodeId) -> f64 {
+    (0..scene.nodes.len() as u32)
+        .map(NodeId)
+        .filter(|&s| scene.node_type(s) == Some(NodeType::NurbsSet))
+        .find(|&s| scene.nodes_in(s, "geometry").contains(&id))
+        .map_or(1.0, |s| scene.number(s, "tessellationScale").max(0.0))
+}
+
 /// A NurbsPatchSurface (or a NurbsTrimmedSurface's surface): a grid of
-/// uTessellation × vTessellation quads over its range, front where
-/// ∂S/∂u × ∂S/∂v points, texture coordinates its parameters scaled to
-/// 0..1, normals smooth across the grid.
+/// uTessellation × vTessellation quads (times a NurbsSet's
+/// tessellationScale) over its range, front where ∂S/∂u × ∂S/∂v points,
+/// texture coordinates from its texCoord surface at the same fractions of
+/// its range (else the parameters scaled to 0..1), normals smooth across
+/// the grid.
 pub(super) fn patch(scene: &Scene, id: NodeId) -> Mesh {
-    let points = control_points(scene, id);
-    let (nu, nv) = (
+    let dims = (
         int(scene, id, "uDimension", 0).max(0) as usize,
         int(scene, id, "vDimension", 0).max(0) as usize,
     );
     let empty = Mesh::new(Primitive::Triangles);
-    if nu == 0 || nv == 0 || points.len() < nu * nv {
-        return empty;
-    }
-    let w = weights(scene, id, nu * nv);
-    let (Some(bu), Some(bv)) = (
-        Basis::new(
-            nu,
-            int(scene, id, "uOrder", 3),
-            &doubles(scene, id, "uKnot"),
-        ),
-        Basis::new(
-            nv,
-            int(scene, id, "vOrder", 3),
-            &doubles(scene, id, "vKnot"),
-        ),
-    ) else {
+    let Some(surface) = surface(scene, id) else {
         return empty;
     };
+    let scale = tessellation_scale(scene, id);
+    let scaled = |field: &str, n: usize| {
+        ((segments(int(scene, id, field, 0), n) as f64 * scale).floor() as usize).max(1)
+    };
     let (su, sv) = (
-        segments(int(scene, id, "uTessellation", 0), nu),
-        segments(int(scene, id, "vTessellation", 0), nv),
+        scaled("uTessellation", dims.0),
+        scaled("vTessellation", dims.1),
     );
     if (su + 1).saturating_mul(sv + 1) > 4_000_000 {
         return empty;
     }
-    let ((u0, u1), (v0, v1)) = (bu.range(), bv.range());
-    let surface = |u: f64, v: f64| {
-        let ((fu, bu_), (fv, bv_)) = (bu.at(u), bv.at(v));
-        let (mut sum, mut total) = (DVec3::ZERO, 0.0);
-        for (b, nb) in bv_.iter().enumerate() {
-            for (a, na) in bu_.iter().enumerate() {
-                let i = (fu + a) + (fv + b) * nu;
-                let k = na * nb * w[i];
-                sum += points[i] * k;
-                total += k;
-            }
-        }
-        if total == 0.0 { sum } else { sum / total }
-    };
+    let texture = texture_surface(scene, id);
+    let mut at = Vec::new();
+    let fraction = |i: usize, j: usize| (i as f64 / su as f64, j as f64 / sv as f64);
     let grid: Vec<Vec3> = (0..=sv)
         .flat_map(|j| (0..=su).map(move |i| (i, j)))
         .map(|(i, j)| {
-            let u = u0 + (u1 - u0) * i as f64 / su as f64;
-            let v = v0 + (v1 - v0) * j as f64 / sv as f64;
-            surface(u, v).as_vec3()
+            let (s, t) = fraction(i, j);
+            surface.at(s, t, &mut at);
+            DVec3::from_slice(&at).as_vec3()
         })
         .collect();
-    let at = |i: usize, j: usize| i + j * (su + 1);
+    let mut uv = |i: usize, j: usize| {
+        let (s, t) = fraction(i, j);
+        match &texture {
+            Some(tex) => {
+                tex.at(s, t, &mut at);
+                Vec2::new(at[0] as f32, at[1] as f32)
+            }
+            None => Vec2::new(s as f32, t as f32),
+        }
+    };
+    let at_grid = |i: usize, j: usize| i + j * (su + 1);
     let mut faces = Vec::with_capacity(su * sv);
     for j in 0..sv {
         for i in 0..su {
             let face = [(i, j), (i + 1, j), (i + 1, j + 1), (i, j + 1)]
-                .map(|(ci, cj)| {
-                    Corner::new(
-                        at(ci, cj),
-                        Vec2::new(ci as f32 / su as f32, cj as f32 / sv as f32),
-                    )
-                })
+                .map(|(ci, cj)| Corner::new(at_grid(ci, cj), uv(ci, cj)))
                 .to_vec();
             faces.push(face);
         }

@@ -179,6 +179,18 @@ pub struct Value {
 }
 
 impl Value {
+    /// The numbers of the value as f64 (booleans as 0 and 1; none for
+    /// strings and nodes).
+    pub fn numbers(&self) -> Vec<f64> {
+        match &self.data {
+            Data::Floats(x) => x.iter().map(|&f| f as f64).collect(),
+            Data::Doubles(x) => x.clone(),
+            Data::Ints(x) => x.iter().map(|&i| i as f64).collect(),
+            Data::Bools(x) => x.iter().map(|&b| if b { 1.0 } else { 0.0 }).collect(),
+            Data::Strings(_) | Data::Nodes(_) => Vec::new(),
+        }
+    }
+
     /// The empty (MF) or initial (SF) value of a type, as X3D defines it.
     pub fn initial(ty: FieldType) -> Value {
         let n = if ty.is_mf() || ty.scalar() == Scalar::Node {

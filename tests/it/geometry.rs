@@ -515,6 +515,65 @@ fn nurbs_curves_and_patches_are_drawn_as_the_text_tessellates_them() {
     assert_eq!(shapes[1]["primitives"], 72, "{text}");
 }
 
+/// fixtures/scenes/nurbs_surfaces.x3d: the swept and swung surfaces (as
+/// X_ITE draws them: an Extrusion of the tessellated curves), a patch in a
+/// NurbsSet (tessellationScale 2) and one mapped by a NurbsTextureCoordinate
+/// — triangles and surface area against X_ITE, texture coordinates by hand.
+#[test]
+fn nurbs_swept_swung_set_and_texture_surfaces_draw_as_x_ite_draws_them() {
+    let f = util::root().join("fixtures/scenes/nurbs_surfaces.x3d");
+    let mut bake = Bake::load(
+        &f.to_string_lossy(),
+        std::fs::read(&f).unwrap(),
+        None,
+        None,
+        Limits::default(),
+    );
+    let mut drawn = |def: &str| {
+        let id = bake.scene.def(def).expect(def);
+        mesh(&bake.scene, &Overrides::default(), id, &mut bake.diags).expect(def)
+    };
+    let surfaces = [("Tube", 384), ("Vase", 80), ("Fine", 96), ("Mapped", 32)];
+    let meshes: Vec<Mesh> = surfaces.iter().map(|(d, _)| drawn(d)).collect();
+    assert_eq!(bake.diags.counts(), (0, 0));
+    for ((def, triangles), m) in surfaces.iter().zip(&meshes) {
+        assert_eq!(m.indices.len(), 3 * triangles, "{def}");
+    }
+    // The texture surface is (2s, 3t) over the square patch (s, t, 0).
+    let mapped = &meshes[3];
+    for (p, uv) in mapped.positions.iter().zip(&mapped.uvs) {
+        assert!(
+            uv.distance(Vec2::new(2.0 * p.x, 3.0 * p.y)) < 1e-6,
+            "{p} {uv}"
+        );
+    }
+    let o = util::run(&[&f.to_string_lossy(), "-o", "/dev/null"]);
+    assert_eq!(
+        util::stderr(&o),
+        "",
+        "no warning (the NurbsSet draws through its Shape)"
+    );
+    let Some(xite) = util::tool_dir("X3DBAKE_XITE", "X_ITE's NURBS surfaces") else {
+        return;
+    };
+    let tool = util::root().join("tools/xite-geometry.mjs");
+    for ((def, triangles), m) in surfaces.iter().zip(&meshes) {
+        let args = [tool.as_os_str(), xite.as_os_str(), f.as_os_str()];
+        let args: Vec<&std::ffi::OsStr> = args
+            .into_iter()
+            .chain(["-", def, "0"].map(|a| a.as_ref()))
+            .collect();
+        let out = util::node(&args, Some(&xite), &[]);
+        let theirs: serde_json::Value = serde_json::from_slice(&out).unwrap();
+        assert_eq!(theirs["triangles"], *triangles, "{def}");
+        let (ours, theirs) = (area(m) as f64, theirs["area"].as_f64().unwrap());
+        assert!(
+            (ours - theirs).abs() < 1e-5 * theirs,
+            "{def}: {ours} against X_ITE's {theirs}"
+        );
+    }
+}
+
 /// A MultiTexture (fixtures/scenes/multitexture.x3d): unit 0 is the base
 /// colour through TEXCOORD_0, the ADD unit 2 the emission through
 /// TEXCOORD_1, which holds its MultiTextureCoordinate unit (v turned to

@@ -487,3 +487,95 @@ fn a_user_event_into_a_field_sets_it_and_at_load_is_the_rest_pose() {
         serde_json::json!([2.0, 2.0, 2.0])
     );
 }
+
+/// Ball.translation at 0..=3 s when a person sends (0.5, 0.5) at 1 s and
+/// (0.2, 0.9) at 2 s into a NurbsSurfaceInterpolator: ours (`--timeline
+/// --event`) and X_ITE's (tools/xite-events.mjs), `None` without X_ITE.
+fn surface_events(scene: &std::path::Path) -> (Vec<Vec<f64>>, Option<Vec<Vec<f64>>>) {
+    let events = [
+        "1:Surface.set_fraction=0.5 0.5",
+        "2:Surface.set_fraction=0.2 0.9",
+    ];
+    let path = scene.to_str().unwrap();
+    let extra = ["--event", events[0], "--event", events[1]];
+    let ours = timeline_rows(path, "3", &extra)
+        .iter()
+        .map(|l| {
+            l.split(',')
+                .skip(5)
+                .take(3)
+                .map(|x| x.parse().unwrap())
+                .collect()
+        })
+        .collect();
+    let Some(xite) = util::tool_dir("X3DBAKE_XITE", "X_ITE's NurbsSurfaceInterpolator") else {
+        return (ours, None);
+    };
+    let tool = util::root().join("tools/xite-events.mjs");
+    let mut args: Vec<&std::ffi::OsStr> =
+        vec![tool.as_os_str(), xite.as_os_str(), scene.as_os_str()];
+    let rest = [
+        "0,1,2,3",
+        "--base",
+        "2000000000",
+        "--event",
+        events[0],
+        "--event",
+        events[1],
+    ];
+    args.extend(rest.iter().map(std::ffi::OsStr::new));
+    let out: serde_json::Value =
+        serde_json::from_slice(&util::node(&args, Some(&xite), &[])).unwrap();
+    let theirs = out["series"]["Ball.translation"]["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            r.as_array().unwrap()[1..]
+                .iter()
+                .map(|x| x.as_f64().unwrap())
+                .collect()
+        })
+        .collect();
+    (ours, Some(theirs))
+}
+
+/// A NurbsSurfaceInterpolator moved by a person's events puts the ball on
+/// the surface as X_ITE does; with a weighted control point x3dbake takes
+/// the rational surface as the text defines it, X_ITE the weights left out
+/// (as for NurbsPositionInterpolator): at (½, ½) of the biquadratic patch
+/// with the centre weighted 3, z = (4·⅛·½ + 3·¼·2) / (4·1/16 + 4·⅛ + 3·¼)
+/// = 1.75 / 1.5, where X_ITE has 0.75.
+#[test]
+fn a_nurbs_surface_interpolator_places_what_events_send_it() {
+    let weighted = util::root().join("fixtures/world/nurbs_surface_events.x3d");
+    let (ours, theirs) = surface_events(&weighted);
+    assert_eq!(ours[0], [0.0, 0.0, 0.0]);
+    let want = [1.0, 1.0, 1.75 / 1.5];
+    assert!(
+        ours[1].iter().zip(want).all(|(a, b)| (a - b).abs() < 1e-6),
+        "{:?}",
+        ours[1]
+    );
+    assert_eq!(ours[2], ours[3], "held until the next event");
+    if let Some(theirs) = theirs {
+        assert!(
+            (theirs[1][2] - 0.75).abs() < 1e-9,
+            "X_ITE leaves the weights out: {theirs:?}"
+        );
+    }
+    // Unweighted, the two agree at every time.
+    let text = std::fs::read_to_string(&weighted).unwrap();
+    let plain = text.replace(r#" weight="1 1 1 1 3 1 1 1 1""#, "");
+    assert_ne!(plain, text);
+    let (_keep, path) = util::scene_file("plain.x3d", &plain);
+    let (ours, theirs) = surface_events(std::path::Path::new(&path));
+    assert!((ours[1][2] - 0.75).abs() < 1e-6, "{ours:?}");
+    let Some(theirs) = theirs else { return };
+    for (a, b) in ours.iter().zip(&theirs) {
+        assert!(
+            a.iter().zip(b).all(|(x, y)| (x - y).abs() < 1e-6),
+            "{ours:?} against X_ITE's {theirs:?}"
+        );
+    }
+}

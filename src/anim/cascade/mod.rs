@@ -213,7 +213,7 @@ impl Ev {
     /// nodes).
     fn numbers(&self) -> Vec<f64> {
         match self {
-            Ev::Value(v) => crate::anim::value_numbers(v),
+            Ev::Value(v) => v.numbers(),
             scalar => vec![scalar.number()],
         }
     }
@@ -703,9 +703,7 @@ fn parse_value(text: &str, ty: FieldType) -> Option<Ev> {
     };
     let value =
         crate::scene::value::parse_value(ty, text, crate::scene::value::Encoding::Vrml).ok()?;
-    let finite = crate::anim::value_numbers(&value)
-        .iter()
-        .all(|x| x.is_finite());
+    let finite = value.numbers().iter().all(|x| x.is_finite());
     finite.then(|| Ev::of(value))
 }
 
@@ -874,6 +872,7 @@ impl<'s> Player<'s> {
         }
         match (scene.node(id).type_name.as_str(), field) {
             ("TimeSensor", _) => self.sensor_input(t, id, field, v),
+            ("NurbsSurfaceInterpolator", "set_fraction") => self.surface_point(t, id, &v),
             ("BooleanFilter", "set_boolean") => {
                 let b = v.truth();
                 self.send(

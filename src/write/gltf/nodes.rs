@@ -334,7 +334,10 @@ impl<'a> Writer<'a> {
                 || is_clock(name)
                 || ty == NodeType::Link
                 || ty == NodeType::Script
-                || is_follower(name);
+                || is_follower(name)
+                // Draws nothing itself: its surfaces are drawn (at its
+                // tessellationScale) by the Shapes that use them.
+                || ty == NodeType::NurbsSet;
             if baked {
                 continue;
             }
