@@ -206,19 +206,15 @@ impl<'d> Builder<'d> {
         self.scope().defs.insert(name.to_string(), id);
     }
 
-    /// The node a USE refers to. An unknown name leaves the node out: with a
-    /// warning in XML and JSON (X_ITE goes on without it), an error in
-    /// ClassicVRML (where X_ITE does not load the file).
+    /// The node a USE refers to. An unknown name leaves the node out, with a
+    /// warning, in every encoding: X_ITE goes on without it.
     pub fn lookup_use(&mut self, name: &str, span: Span) -> Option<NodeId> {
         let found = self.scope().defs.get(name).copied();
         if found.is_none() {
-            let message = format!("USE `{name}` refers to no DEF before it");
-            match self.encoding {
-                Encoding::Xml => self
-                    .diags
-                    .warning(format!("{message}: the node is left out"), Some(span)),
-                Encoding::Vrml => self.diags.error(message, Some(span)),
-            }
+            self.diags.warning(
+                format!("USE `{name}` refers to no DEF before it: the node is left out"),
+                Some(span),
+            );
         }
         found
     }

@@ -29,8 +29,15 @@ struct Reader<'s, 'd> {
     depth: usize,
 }
 
-/// A parse failure: already reported; reading stops.
-struct Stop;
+/// Why reading stopped, already reported.
+enum Stop {
+    /// The file cannot be read on: reading stops.
+    Fatal,
+    /// A member of a node has a value of the wrong kind (a string where an
+    /// object goes): that member is ignored and the node read on, as
+    /// browsers read such files.
+    Skip,
+}
 
 type R<T> = Result<T, Stop>;
 
@@ -66,21 +73,35 @@ impl<'s> Reader<'s, '_> {
 
     fn fail<T>(&mut self, span: Span, msg: impl Into<String>) -> R<T> {
         self.b.diags().push(Diagnostic::error(msg, Some(span)));
-        Err(Stop)
+        Err(Stop::Fatal)
+    }
+
+    /// Reports a value of the wrong kind, at the value: inside a node the
+    /// member holding it is ignored (a warning), outside one the file is
+    /// not X3D (an error).
+    fn wrong_kind<T>(&mut self, span: Span, message: String) -> R<T> {
+        if self.depth == 0 {
+            return self.fail(span, message);
+        }
+        let message = format!("{message}: ignored");
+        self.b
+            .diags()
+            .push(Diagnostic::warning(message, Some(span)));
+        Err(Stop::Skip)
     }
 
     /// Reports a value of the wrong kind, at the value.
     fn expected<T>(&mut self, what: &str, v: &Json) -> R<T> {
         let span = self.span_of(v.raw);
         let found = v.kind.describe(v.raw);
-        self.fail(span, format!("expected {what} here, found {found}"))
+        self.wrong_kind(span, format!("expected {what} here, found {found}"))
     }
 
     /// Reports a number, boolean or null where it should not be.
     fn expected_scalar<T>(&mut self, what: &str, raw: &str) -> R<T> {
         let span = self.span_of(raw);
         let found = Kind::Scalar.describe(raw);
-        self.fail(span, format!("expected {what} here, found {found}"))
+        self.wrong_kind(span, format!("expected {what} here, found {found}"))
     }
 
     fn object<'t>(&mut self, v: &'t Json<'s>) -> R<Members<'t, 's>> {
@@ -235,7 +256,10 @@ impl<'s> Reader<'s, '_> {
                         self.import_export(key, value)?;
                         continue;
                     }
-                    _ => self.node(key, value)?,
+                    _ => match self.node(key, value) {
+                        Err(Stop::Skip) => continue,
+                        other => other?,
+                    },
                 };
                 let Some(id) = id else { continue };
                 match (parent, self.protos.last()) {
@@ -261,7 +285,7 @@ impl<'s> Reader<'s, '_> {
                 None => return self.fail(span, format!("ROUTE has no \"{key}\"")),
             }
         }
-        let parts: [(String, Span); 4] = parts.try_into().map_err(|_| Stop)?;
+        let parts: [(String, Span); 4] = parts.try_into().map_err(|_| Stop::Fatal)?;
         self.b.add_route(parts, span);
         Ok(())
     }
@@ -437,7 +461,7 @@ impl<'s> Reader<'s, '_> {
             return Ok(self.b.lookup_use(&name, s));
         }
         if !self.b.room_for_node(span) {
-            return Err(Stop);
+            return Err(Stop::Fatal);
         }
         let id = if type_name == "ProtoInstance" {
             let name = match get("@name") {
@@ -457,82 +481,88 @@ impl<'s> Reader<'s, '_> {
 
     fn node_body(&mut self, id: NodeId, type_name: &str, entries: Members<'_, 's>) -> R<()> {
         for (key, value) in entries {
-            let vspan = self.span_of(value.raw);
-            match key.as_ref() {
-                "@DEF" => {
-                    let name = self.string(value)?;
-                    self.b.define(id, &name, vspan);
-                }
-                "@name" if type_name == "ProtoInstance" => {}
-                "@containerField" | "@class" | "@id" | "@style" => {}
-                // A Script's program, a line a string (the JSON encoding's
-                // "#sourceCode"; "#sourceText" as some tools write it).
-                "#sourceCode" | "#sourceText" if type_name == "Script" => {
-                    let code = self.strings(value)?.join("\n");
-                    if !code.trim().is_empty() {
-                        let value = Value {
-                            ty: FieldType::SFString,
-                            data: Data::Strings(vec![code]),
-                        };
-                        self.b.set_value(id, "sourceCode", value, vspan);
-                    }
-                }
-                k if k.starts_with('#') => {}
-                "IS" => {
-                    for (k, v) in self.object(value)? {
-                        if k != "connect" {
-                            continue;
-                        }
-                        for c in self.objects(v)? {
-                            let e = self.object(c)?;
-                            let get = |n: &str| get(e, n);
-                            let (Some(nf), Some(pf)) = (get("@nodeField"), get("@protoField"))
-                            else {
-                                return self.fail(
-                                    vspan,
-                                    "connect needs \"@nodeField\" and \"@protoField\"",
-                                );
-                            };
-                            let (nf, pf) = (self.string(nf)?, self.string(pf)?);
-                            match self.protos.last() {
-                                Some(&p) => self.b.connect(p, id, &nf, &pf, vspan),
-                                None => self
-                                    .b
-                                    .diags()
-                                    .error("IS outside a prototype body", Some(vspan)),
-                            }
-                        }
-                    }
-                }
-                "field" => {
-                    for (def, nodes) in self.field_decls(value)? {
-                        let name = def.name.clone();
-                        self.b.declare_field(id, def);
-                        if let Some(n) = nodes {
-                            self.children(n, Some((id, &name)))?;
-                        }
-                    }
-                }
-                "fieldValue" => {
-                    for fv in self.objects(value)? {
-                        let e = self.object(fv)?;
-                        let Some(n) = get(e, "@name") else {
-                            return self.fail(vspan, "fieldValue has no \"@name\"");
-                        };
-                        let name = self.string(n)?;
-                        for (k, v) in e {
-                            match k.as_ref() {
-                                "@value" => self.set_field(id, &name, v)?,
-                                "-children" | "-value" => self.children(v, Some((id, &name)))?,
-                                _ => {}
-                            }
-                        }
-                    }
-                }
-                k if k.starts_with('-') => self.children(value, Some((id, &k[1..])))?,
-                k if k.starts_with('@') => self.set_field(id, &k[1..], value)?,
-                _ => {}
+            match self.member(id, type_name, key, value) {
+                Err(Stop::Skip) => continue,
+                other => other?,
             }
+        }
+        Ok(())
+    }
+
+    /// One member of a node's object.
+    fn member(&mut self, id: NodeId, type_name: &str, key: &str, value: &Json<'s>) -> R<()> {
+        let vspan = self.span_of(value.raw);
+        match key {
+            "@DEF" => {
+                let name = self.string(value)?;
+                self.b.define(id, &name, vspan);
+            }
+            "@name" if type_name == "ProtoInstance" => {}
+            "@containerField" | "@class" | "@id" | "@style" => {}
+            // A Script's program, a line a string (the JSON encoding's
+            // "#sourceCode"; "#sourceText" as some tools write it).
+            "#sourceCode" | "#sourceText" if type_name == "Script" => {
+                let code = self.strings(value)?.join("\n");
+                if !code.trim().is_empty() {
+                    let value = Value {
+                        ty: FieldType::SFString,
+                        data: Data::Strings(vec![code]),
+                    };
+                    self.b.set_value(id, "sourceCode", value, vspan);
+                }
+            }
+            k if k.starts_with('#') => {}
+            "IS" => {
+                for (k, v) in self.object(value)? {
+                    if k != "connect" {
+                        continue;
+                    }
+                    for c in self.objects(v)? {
+                        let e = self.object(c)?;
+                        let get = |n: &str| get(e, n);
+                        let (Some(nf), Some(pf)) = (get("@nodeField"), get("@protoField")) else {
+                            return self
+                                .fail(vspan, "connect needs \"@nodeField\" and \"@protoField\"");
+                        };
+                        let (nf, pf) = (self.string(nf)?, self.string(pf)?);
+                        match self.protos.last() {
+                            Some(&p) => self.b.connect(p, id, &nf, &pf, vspan),
+                            None => self
+                                .b
+                                .diags()
+                                .error("IS outside a prototype body", Some(vspan)),
+                        }
+                    }
+                }
+            }
+            "field" => {
+                for (def, nodes) in self.field_decls(value)? {
+                    let name = def.name.clone();
+                    self.b.declare_field(id, def);
+                    if let Some(n) = nodes {
+                        self.children(n, Some((id, &name)))?;
+                    }
+                }
+            }
+            "fieldValue" => {
+                for fv in self.objects(value)? {
+                    let e = self.object(fv)?;
+                    let Some(n) = get(e, "@name") else {
+                        return self.fail(vspan, "fieldValue has no \"@name\"");
+                    };
+                    let name = self.string(n)?;
+                    for (k, v) in e {
+                        match k.as_ref() {
+                            "@value" => self.set_field(id, &name, v)?,
+                            "-children" | "-value" => self.children(v, Some((id, &name)))?,
+                            _ => {}
+                        }
+                    }
+                }
+            }
+            k if k.starts_with('-') => self.children(value, Some((id, &k[1..])))?,
+            k if k.starts_with('@') => self.set_field(id, &k[1..], value)?,
+            _ => {}
         }
         Ok(())
     }

@@ -259,6 +259,7 @@ fn the_documented_ci_recipes_fail_when_anything_is_lost() {
 fn doubtful_inputs_exit_0_with_rendered_warnings() {
     let mut files = util::fixtures("warnings", "x3d");
     files.extend(util::fixtures("warnings", "x3dj"));
+    files.extend(util::fixtures("warnings", "x3dv"));
     assert!(files.len() >= 6);
     for path in files {
         let rel = format!(

@@ -837,3 +837,66 @@ fn the_nurbs_orientation_interpolator_agrees_with_x_ite() {
     assert_eq!(rows.len(), 2000);
     assert!(worst < 1e-5, "{worst}");
 }
+
+/// The fixtures x3dbake refuses as limits it keeps on purpose (nesting,
+/// prototype and route explosions, files read, chains too long to follow):
+/// not reading errors, so a browser may load them.
+const LIMITS: [&str; 10] = [
+    "deep_nesting.x3d",
+    "deep_nesting_json.x3dj",
+    "deep_nesting_vrml.x3dv",
+    "inline_bomb.x3d",
+    "long_fraction_chain.x3d",
+    "proto_explosion.x3d",
+    "proto_nesting.x3d",
+    "proto_routes.x3dv",
+    "route_diamonds.x3dv",
+    "route_fanout.x3dv",
+];
+
+/// Fatal only where no browser goes on: every file x3dbake refuses as
+/// unreadable (fixtures/errors, but for its limits) X_ITE does not load
+/// either, and every file it reads with warnings (fixtures/warnings) X_ITE
+/// loads (xite-shapes.mjs, all components, one mode).
+#[test]
+fn x3dbake_refuses_only_what_x_ite_refuses() {
+    let Some(dir) = oracle() else { return };
+    let files: Vec<(std::path::PathBuf, bool)> = ["errors", "warnings"]
+        .into_iter()
+        .flat_map(|folder| {
+            ["x3d", "x3dj", "x3dv"]
+                .into_iter()
+                .flat_map(move |ext| util::fixtures(folder, ext))
+                .map(move |f| (f, folder == "warnings"))
+        })
+        .filter(|(f, _)| !LIMITS.contains(&f.file_name().unwrap().to_str().unwrap()))
+        .collect();
+    assert!(files.len() >= 25, "{}", files.len());
+    let script = dir.join("xite-shapes.mjs");
+    let loads = |f: &std::path::Path| {
+        std::process::Command::new("node")
+            .arg(&script)
+            .arg(f)
+            .arg("--all-components")
+            .current_dir(&dir)
+            .output()
+            .expect("node runs")
+            .status
+            .success()
+    };
+    let verdicts: Vec<(String, bool, bool)> = std::thread::scope(|s| {
+        let runs: Vec<_> = files
+            .iter()
+            .map(|(f, read)| s.spawn(move || (f.display().to_string(), *read, loads(f))))
+            .collect();
+        runs.into_iter().map(|r| r.join().unwrap()).collect()
+    });
+    let differ: Vec<_> = verdicts
+        .iter()
+        .filter(|(_, ours, theirs)| ours != theirs)
+        .collect();
+    assert!(
+        differ.is_empty(),
+        "x3dbake (reads?) and X_ITE (loads?) differ: {differ:?}"
+    );
+}
