@@ -65,6 +65,40 @@ pub struct Track {
     /// A field in world time (a timeline clip's track, whose fraction is
     /// the world time): its value from the clips that write it.
     world: Option<Arc<WorldCurve>>,
+    /// A NurbsSurfaceInterpolator the source's (u, v) values go through:
+    /// the track's values are its position or normal there.
+    surface: Option<Arc<SurfaceOutput>>,
+}
+
+/// A NurbsSurfaceInterpolator's output as a function of the (u, v) it is
+/// sent: its `position_changed` or its `normal_changed`.
+#[derive(Debug)]
+pub struct SurfaceOutput {
+    surface: Arc<crate::interp::nurbs::Surface>,
+    normal: bool,
+}
+
+impl SurfaceOutput {
+    /// The position (or, `normal`, the normal) of a surface.
+    pub fn new(surface: Arc<crate::interp::nurbs::Surface>, normal: bool) -> SurfaceOutput {
+        SurfaceOutput { surface, normal }
+    }
+
+    /// The output for (u, v), each clamped to 0..1 and taken over the
+    /// knots' range, as X_ITE maps them: the point, or ∂S/∂u × ∂S/∂v (not
+    /// normalised, as X_ITE sends it).
+    pub fn apply(&self, uv: &[f64], out: &mut Vec<f64>) {
+        let fraction = |i: usize| uv.get(i).copied().unwrap_or(0.0).clamp(0.0, 1.0);
+        let (s, t) = (fraction(0), fraction(1));
+        if self.normal {
+            let [du, dv] = self.surface.derivatives(s, t);
+            let n = glam::DVec3::from_slice(&du).cross(glam::DVec3::from_slice(&dv));
+            out.clear();
+            out.extend_from_slice(&n.to_array());
+        } else {
+            self.surface.at(s, t, out);
+        }
+    }
 }
 
 impl Track {
@@ -87,6 +121,7 @@ impl Track {
             func,
             mods: Vec::new(),
             world: None,
+            surface: None,
         }
     }
 
@@ -97,7 +132,23 @@ impl Track {
             return w.eval(f, out);
         }
         let f = self.mods.iter().fold(f, |f, m| m.apply(f));
-        self.func.eval(f, out);
+        match &self.surface {
+            Some(s) => {
+                let mut uv = Vec::with_capacity(2);
+                self.func.eval(f, &mut uv);
+                s.apply(&uv, out);
+            }
+            None => self.func.eval(f, out),
+        }
+    }
+
+    /// Numbers a value of the track.
+    pub fn width(&self) -> usize {
+        if self.surface.is_some() {
+            3
+        } else {
+            self.func.width()
+        }
     }
 
     /// The clock fractions where the track's curve is not smooth (its
@@ -145,7 +196,7 @@ impl Track {
         if let Some(w) = &self.world {
             return w.steps(self);
         }
-        if self.mods.is_empty() {
+        if self.mods.is_empty() && self.surface.is_none() {
             self.func.exact()
         } else {
             None
@@ -159,6 +210,9 @@ impl Track {
         }
         if let Some(&m) = self.modifiers.first() {
             return Some(format!("{} in the chain", scene.node(m).type_name));
+        }
+        if self.surface.is_some() {
+            return Some("NurbsSurfaceInterpolator in the chain".into());
         }
         match self.func.kind() {
             Kind::Color => Some("HSV colour".into()),
@@ -178,15 +232,16 @@ impl Track {
     /// Numbers per element of the target's value (3 for MFVec3f, 4 for a
     /// rotation).
     pub fn per_element(&self) -> usize {
-        self.ty.map_or(self.func.width(), |t| t.components())
+        self.ty.map_or(self.width(), |t| t.components())
     }
 
     /// Values are rotations (unit quaternions).
     pub fn is_rotation(&self) -> bool {
-        matches!(
-            self.func.kind(),
-            Kind::Orientation | Kind::Squad | Kind::NurbsOrientation
-        )
+        self.surface.is_none()
+            && matches!(
+                self.func.kind(),
+                Kind::Orientation | Kind::Squad | Kind::NurbsOrientation
+            )
     }
 
     /// The interpolator (or sequencer) that computes the track's values.
@@ -366,7 +421,7 @@ impl Clip {
         fit::fewest(
             &self.map,
             &track.corners(track.corner_room(max_keys)),
-            track.func.width(),
+            track.width(),
             shapes,
             bound,
             max_keys,
@@ -381,7 +436,7 @@ impl Clip {
         rate: f64,
         interpolation: Interpolation,
     ) -> Keyframes<'static> {
-        let width = track.func.width();
+        let width = track.width();
         let quaternions = track.is_rotation();
         Keyframes::sample(
             &self.map,
@@ -466,7 +521,7 @@ impl WorldCurve {
             return None;
         }
         let keys = self.corners(usize::MAX);
-        let mut values = Vec::with_capacity(keys.len() * track.func.width());
+        let mut values = Vec::with_capacity(keys.len() * track.width());
         let mut v = Vec::new();
         for &k in &keys {
             self.eval(k, &mut v);
@@ -786,21 +841,49 @@ impl Builder<'_> {
                 continue;
             }
             self.used[ri] = true;
-            if type_of(self.scene, r.to) == "NurbsSurfaceInterpolator" {
-                self.diags.warning(
-                    format!(
-                        "`{}.{}` (NurbsSurfaceInterpolator) gets `{}`'s values, which x3dbake \
-                         does not carry through it yet: what it moves keeps its value at load \
-                         (its events from a Script or `--event` are played in world time)",
-                        self.scene.display_name(r.to),
-                        r.to_field,
-                        self.scene.display_name(interp)
-                    ),
-                    Some(r.span),
-                );
+            if r.to_field == "set_fraction"
+                && type_of(self.scene, r.to) == "NurbsSurfaceInterpolator"
+            {
+                path.push(ri);
+                self.surface_targets(&r, interp, chain, &func, path, tracks, periodic);
+                path.pop();
                 continue;
             }
             tracks.push(self.track(&r, interp, chain, func.clone(), periodic));
+        }
+    }
+
+    /// An interpolator's (u, v) values into a NurbsSurfaceInterpolator
+    /// (route `into`): the targets of its position and normal become
+    /// tracks of the interpolator through the surface.
+    #[allow(clippy::too_many_arguments)]
+    fn surface_targets(
+        &mut self,
+        into: &Route,
+        interp: NodeId,
+        chain: &[NodeId],
+        func: &Arc<Interpolator>,
+        path: &mut [usize],
+        tracks: &mut Vec<Track>,
+        periodic: bool,
+    ) {
+        let Some(surface) = crate::mesh::nurbs_surface(self.scene, into.to) else {
+            return;
+        };
+        let surface = Arc::new(surface);
+        for (field, normal) in [("position_changed", false), ("normal_changed", true)] {
+            for ri in self.routes_from(into.to, field) {
+                if path.contains(&ri) {
+                    continue;
+                }
+                let r = self.scene.routes[ri].clone();
+                self.used[ri] = true;
+                let output = SurfaceOutput::new(surface.clone(), normal);
+                tracks.push(Track {
+                    surface: Some(Arc::new(output)),
+                    ..self.track(&r, interp, chain, func.clone(), periodic)
+                });
+            }
         }
     }
 

@@ -8,6 +8,7 @@
 use std::borrow::Cow;
 
 /// One direction of a NURBS: its order, knots and the parameter range.
+#[derive(Debug)]
 pub struct Basis<'a> {
     /// The order (degree + 1).
     pub order: usize,
@@ -113,6 +114,7 @@ pub fn point(
 
 /// A rational B-spline surface: `dim` numbers a control point, `nu`
 /// control points along u for each along v.
+#[derive(Debug)]
 pub struct Surface {
     bu: Basis<'static>,
     bv: Basis<'static>,

@@ -9,7 +9,7 @@
 //! values at the same frames.
 
 use super::{Ev, Field, Player, Sending};
-use crate::anim::clip::is_chain_node;
+use crate::anim::clip::{SurfaceOutput, is_chain_node};
 use crate::anim::clock::Clock;
 use crate::anim::{InterpOptions, NodeFn, node_function};
 use crate::hash::{HashMap, HashSet};
@@ -137,26 +137,19 @@ impl<'s> Player<'s> {
         };
         self.send(t, id, field, Ev::of(value_of(def.ty, numbers)));
     }
-}
 
-impl<'s> Player<'s> {
-    /// A NurbsSurfaceInterpolator gets a fraction (u, v): each clamped to
-    /// 0..1 and taken over the knots' range, as X_ITE does; it sends the
-    /// surface's point and ∂S/∂u × ∂S/∂v (not normalised, as X_ITE).
+    /// A NurbsSurfaceInterpolator gets a fraction (u, v): it sends the
+    /// surface's normal and point there (see [`SurfaceOutput`]).
     pub(super) fn surface_point(&mut self, t: f64, id: NodeId, v: &Ev) {
-        let numbers = v.numbers();
         let Some(surface) = crate::mesh::nurbs_surface(self.scene, id) else {
             return;
         };
-        let fraction = |i: usize| numbers.get(i).copied().unwrap_or(0.0).clamp(0.0, 1.0);
-        let (s, u) = (fraction(0), fraction(1));
-        let mut point = Vec::new();
-        surface.at(s, u, &mut point);
-        let [du, dv] = surface.derivatives(s, u);
-        let normal = glam::DVec3::from_slice(&du).cross(glam::DVec3::from_slice(&dv));
-        let vec3 = |n: Vec<f64>| Ev::of(value_of(FieldType::SFVec3f, n));
-        self.send(t, id, "normal_changed", vec3(normal.to_array().to_vec()));
-        self.send(t, id, "position_changed", vec3(point));
+        let (surface, uv) = (std::sync::Arc::new(surface), v.numbers());
+        for (field, normal) in [("normal_changed", true), ("position_changed", false)] {
+            let mut out = Vec::new();
+            SurfaceOutput::new(surface.clone(), normal).apply(&uv, &mut out);
+            self.send(t, id, field, Ev::of(value_of(FieldType::SFVec3f, out)));
+        }
     }
 }
 

@@ -50,7 +50,7 @@ impl Writer<'_> {
             .filter(|t| t.interpolator().produces())
             .filter_map(|t| {
                 let (tol, shapes) = default_fit(opts, t, true)?;
-                Some((t, tol, shapes, self.room(t.interpolator().width(), true)))
+                Some((t, tol, shapes, self.room(t.width(), true)))
             })
             .collect();
         // One thread does one at a time as well as the batch.

@@ -1002,7 +1002,7 @@ impl Writer<'_> {
         interpolation: Interpolation,
     ) -> Option<Keyframes<'static>> {
         let cubic = interpolation == Interpolation::Cubic;
-        self.sampled_with(clip, track, track.interpolator().width(), cubic)
+        self.sampled_with(clip, track, track.width(), cubic)
             .then(|| clip.sampled_as(track, self.opts.rate, interpolation))
     }
 
@@ -1118,7 +1118,7 @@ impl Writer<'_> {
         let fitted = match self.made_ahead(track, tol, shapes) {
             Some(made) => made,
             None => {
-                let width = track.interpolator().width();
+                let width = track.width();
                 let room = self.room(width, shapes.contains(&Shape::Cubic));
                 clip.fitted(track, tol, shapes, room)
             }
