@@ -148,6 +148,11 @@ impl Surface {
         })
     }
 
+    /// The valid parameter ranges along u and v.
+    pub fn ranges(&self) -> [(f64, f64); 2] {
+        [self.bu.range(), self.bv.range()]
+    }
+
     /// The point at fractions (s, t) of the valid range along u and v.
     pub fn at(&self, s: f64, t: f64, out: &mut Vec<f64>) {
         let ((u0, u1), (v0, v1)) = (self.bu.range(), self.bv.range());

@@ -16,6 +16,7 @@ mod polygons;
 mod primitives;
 mod sets;
 mod text;
+mod trim;
 
 pub use normals::{MAX_FACES_AROUND, MadeNormals};
 pub(crate) use nurbs::surface as nurbs_surface;
@@ -313,20 +314,10 @@ pub fn mesh(scene: &Scene, rest: &Overrides, id: NodeId, diags: &mut Diagnostics
         Some(NodeType::TriangleSet2D) => flat::triangle_set2d(scene, rest, id),
         Some(NodeType::Text) => text::text(scene, id),
         Some(NodeType::NurbsCurve) => nurbs::curve(scene, id),
-        Some(NodeType::NurbsPatchSurface) => nurbs::patch(scene, id),
-        Some(NodeType::NurbsSweptSurface | NodeType::NurbsSwungSurface) => nurbs::swept(scene, id),
-        Some(NodeType::NurbsTrimmedSurface) => {
-            if !scene.nodes_in(id, "trimmingContour").is_empty() {
-                diags.warning(
-                    format!(
-                        "NurbsTrimmedSurface `{}`: its trimming contours are not applied: the whole surface is drawn",
-                        scene.display_name(id)
-                    ),
-                    Some(scene.node(id).span),
-                );
-            }
+        Some(NodeType::NurbsPatchSurface | NodeType::NurbsTrimmedSurface) => {
             nurbs::patch(scene, id)
         }
+        Some(NodeType::NurbsSweptSurface | NodeType::NurbsSwungSurface) => nurbs::swept(scene, id),
         _ => {
             diags.warning(
                 format!("`{}` geometry is not drawn yet", scene.node(id).type_name),

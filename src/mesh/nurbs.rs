@@ -312,7 +312,36 @@ pub(super) fn patch(scene: &Scene, id: NodeId) -> Mesh {
         crease: std::f32::consts::PI,
         cells: 0,
     };
-    faces_mesh(&grid, &faces, drawing)
+    let m = faces_mesh(&grid, &faces, drawing);
+    // A NurbsTrimmedSurface's contours, as fractions of the ranges.
+    let [(u0, u1), (v0, v1)] = surface.ranges();
+    let contours: Vec<Vec<Vec2>> = scene
+        .nodes_in(id, "trimmingContour")
+        .iter()
+        .map(|&c| {
+            let pieces = scene.nodes_in(c, "children");
+            let points = pieces.iter().flat_map(|&p| curve_2d(scene, p));
+            points
+                .map(|p| {
+                    let s = (f64::from(p.x) - u0) / (u1 - u0);
+                    let t = (f64::from(p.y) - v0) / (v1 - v0);
+                    Vec2::new(s as f32, t as f32)
+                })
+                .collect()
+        })
+        .collect();
+    if contours.is_empty() {
+        return m;
+    }
+    let at: Vec<Vec2> = m
+        .coord_index
+        .iter()
+        .map(|&k| {
+            let (i, j) = (k as usize % (su + 1), k as usize / (su + 1));
+            Vec2::new(i as f32 / su as f32, j as f32 / sv as f32)
+        })
+        .collect();
+    super::trim::trimmed(&m, &at, (su, sv), &contours).unwrap_or(m)
 }
 
 #[cfg(test)]

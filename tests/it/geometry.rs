@@ -533,10 +533,18 @@ fn nurbs_swept_swung_set_and_texture_surfaces_draw_as_x_ite_draws_them() {
         let id = bake.scene.def(def).expect(def);
         mesh(&bake.scene, &Overrides::default(), id, &mut bake.diags).expect(def)
     };
-    let surfaces = [("Tube", 384), ("Vase", 80), ("Fine", 96), ("Mapped", 32)];
+    // (The trimmed surface's triangles are cut otherwise than X_ITE's
+    // libtess cuts them: only its area compares.)
+    let surfaces = [
+        ("Tube", 384),
+        ("Vase", 80),
+        ("Fine", 96),
+        ("Mapped", 32),
+        ("Trimmed", 0),
+    ];
     let meshes: Vec<Mesh> = surfaces.iter().map(|(d, _)| drawn(d)).collect();
     assert_eq!(bake.diags.counts(), (0, 0));
-    for ((def, triangles), m) in surfaces.iter().zip(&meshes) {
+    for ((def, triangles), m) in surfaces.iter().zip(&meshes).take(4) {
         assert_eq!(m.indices.len(), 3 * triangles, "{def}");
     }
     // The texture surface is (2s, 3t) over the square patch (s, t, 0).
@@ -565,7 +573,9 @@ fn nurbs_swept_swung_set_and_texture_surfaces_draw_as_x_ite_draws_them() {
             .collect();
         let out = util::node(&args, Some(&xite), &[]);
         let theirs: serde_json::Value = serde_json::from_slice(&out).unwrap();
-        assert_eq!(theirs["triangles"], *triangles, "{def}");
+        if *triangles > 0 {
+            assert_eq!(theirs["triangles"], *triangles, "{def}");
+        }
         let (ours, theirs) = (area(m) as f64, theirs["area"].as_f64().unwrap());
         assert!(
             (ours - theirs).abs() < 1e-5 * theirs,
