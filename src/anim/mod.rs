@@ -9,6 +9,9 @@ pub mod fit;
 pub mod keyframes;
 pub mod motion;
 pub mod reduce;
+mod route_reports;
+mod track;
+mod walk;
 
 use crate::interp::{Ease, Interpolator, KeyWarning, Kind, Spec, TangentRule, Values};
 use crate::scene::value::Data;

@@ -9,8 +9,9 @@
 //! values at the same frames.
 
 use super::{Ev, Field, Player, Sending};
-use crate::anim::clip::{SurfaceOutput, is_chain_node};
+use crate::anim::clip::SurfaceOutput;
 use crate::anim::clock::Clock;
+use crate::anim::walk::is_chain_node;
 use crate::anim::{InterpOptions, NodeFn, node_function};
 use crate::hash::{HashMap, HashSet};
 use crate::interp::rotation;

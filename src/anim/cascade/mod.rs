@@ -22,8 +22,8 @@ mod frames;
 mod pauses;
 mod scripts;
 
-use super::clip::clock_of;
 use super::clock::Clock;
+use super::walk::clock_of;
 use crate::diag::Diagnostics;
 use crate::hash::{HashMap, HashSet};
 use crate::scene::value::{Data, Scalar};
