@@ -21,6 +21,11 @@ mod followers;
 mod frames;
 mod pauses;
 mod scripts;
+mod sensors;
+mod user_events;
+
+use sensors::Sensor;
+pub use user_events::UserEvent;
 
 use super::clock::Clock;
 use super::walk::clock_of;
@@ -32,75 +37,6 @@ use crate::source::{Sources, Span};
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 use std::rc::Rc;
-
-/// An event a person would cause (a click, a key), given on the command
-/// line as `TIME:NODE.FIELD=VALUE`: at world time TIME, NODE sends FIELD
-/// (an output, as a TouchSensor's touchTime) or receives it (an input, as a
-/// TimeSensor's startTime).
-#[derive(Clone, Debug, PartialEq)]
-pub struct UserEvent {
-    /// World time, seconds.
-    pub time: f64,
-    /// The node's DEF name.
-    pub node: String,
-    /// The field, as written.
-    pub field: String,
-    /// The value, as written (`true`, `2.5`, `3`).
-    pub value: String,
-}
-
-impl std::str::FromStr for UserEvent {
-    type Err = String;
-
-    fn from_str(s: &str) -> Result<Self, String> {
-        let form = || format!("`{s}` is not TIME:NODE.FIELD=VALUE (e.g. 2:Button.touchTime=2)");
-        let (time, rest) = s.split_once(':').ok_or_else(form)?;
-        let (target, value) = rest.split_once('=').ok_or_else(form)?;
-        let (node, field) = target.rsplit_once('.').ok_or_else(form)?;
-        let time: f64 = time.trim().parse().map_err(|_| form())?;
-        if !time.is_finite() || node.is_empty() || field.is_empty() {
-            return Err(form());
-        }
-        Ok(UserEvent {
-            time,
-            node: node.to_string(),
-            field: field.to_string(),
-            value: value.trim().to_string(),
-        })
-    }
-}
-
-impl UserEvent {
-    /// The node, field and value the event names in `scene`, or what the
-    /// scene lacks: the node, the field, or a value of the field's type.
-    fn resolve<'s>(&self, scene: &'s Scene) -> Result<(NodeId, Field<'s>, Ev), String> {
-        let node = scene
-            .def(&self.node)
-            .ok_or_else(|| format!("--event {}: no node named `{}`", self.time, self.node))?;
-        let sends = scene.find_field(node, &self.field, Dir::Out);
-        let receives = scene.find_field(node, &self.field, Dir::In);
-        let def = sends.or(receives).ok_or_else(|| {
-            format!(
-                "--event {}: `{}` ({}) has no field `{}`",
-                self.time,
-                self.node,
-                scene.node(node).type_name,
-                self.field
-            )
-        })?;
-        let value = parse_value(&self.value, def.ty).ok_or_else(|| {
-            format!(
-                "--event {}: `{}` is not a value of `{}.{}`",
-                self.time, self.value, self.node, self.field
-            )
-        })?;
-        let field = Field::User {
-            sends: sends.map(|d| d.name.as_str()),
-            receives: receives.map(|d| d.name.as_str()),
-        };
-        Ok((node, field, value))
-    }
-}
 
 /// The load instant when none is given: 2 000 000 000 s after 1970
 /// (2033-05-18), later than any date files hold today, so that every
@@ -309,53 +245,6 @@ impl Ord for Pending<'_> {
             .total_cmp(&self.time)
             .then(o.is_frame().cmp(&self.is_frame()))
             .then(o.seq.cmp(&self.seq))
-    }
-}
-
-/// A TimeSensor as the cascade plays it.
-struct Sensor {
-    clock: Clock,
-    /// When the run under way began, moved on by the time it has been
-    /// paused: its fraction counts from there (its number is `ended`).
-    active: Option<f64>,
-    /// Runs ended so far.
-    ended: u32,
-    /// The parts of the runs ended so far (a run paused and resumed is a
-    /// part a stretch): the clock with each part's start, stop and pause.
-    played: Vec<Clock>,
-    /// The run under way: when its current stretch began sending (a
-    /// resume; -∞ at its start), where it paused, its earlier stretches,
-    /// and how many stretches it has had (pauses and resumes both count).
-    from: f64,
-    paused: Option<f64>,
-    parts: Vec<Clock>,
-    stretch: u32,
-}
-
-impl Sensor {
-    fn new(clock: Clock) -> Sensor {
-        Sensor {
-            clock,
-            active: None,
-            ended: 0,
-            played: Vec::new(),
-            from: f64::NEG_INFINITY,
-            paused: None,
-            parts: Vec::new(),
-            stretch: 0,
-        }
-    }
-
-    /// The run under way: its number and (moved on) start.
-    fn current(&self) -> Option<(u32, f64)> {
-        self.active.map(|start| (self.ended, start))
-    }
-
-    /// The current stretch of the run under way as a clock, stopped at
-    /// `stop`.
-    fn part(&self, stop: f64) -> Option<Clock> {
-        let start = self.active?;
-        Some(self.clock.segment(start, self.from, stop, self.paused))
     }
 }
 
@@ -585,33 +474,6 @@ impl<'s> Player<'s> {
         p
     }
 
-    /// The clocks' times from the file in world time, seconds after `load`
-    /// (absolute), and each clock's state at load (see
-    /// [`Player::initial_start`]).
-    fn load_clocks(&mut self, load: f64) {
-        let mut ids: Vec<NodeId> = self.sensors.keys().copied().collect();
-        ids.sort();
-        for id in ids {
-            if let Some(Sensor {
-                clock:
-                    Clock::TimeSensor {
-                        start_time,
-                        stop_time,
-                        pause_time,
-                        resume_time,
-                        ..
-                    },
-                ..
-            }) = self.sensors.get_mut(&id)
-            {
-                for t in [start_time, stop_time, pause_time, resume_time] {
-                    *t -= load;
-                }
-            }
-            self.initial_start(id);
-        }
-    }
-
     /// The user's events, each at its time; one that names what the scene
     /// does not have is an error.
     fn user_events(&mut self, events: &[UserEvent], diags: &mut Diagnostics) {
@@ -692,21 +554,6 @@ pub fn simulates(scene: &Scene, r: &crate::scene::Route) -> bool {
     }
 }
 
-/// A value as written on the command line, for a field of type `ty`: as
-/// in a ClassicVRML file (`4 0 0`, `"text"`), a bool also as `true`,
-/// `false`, 1 or 0.
-fn parse_value(text: &str, ty: FieldType) -> Option<Ev> {
-    let text = match (ty, text) {
-        (FieldType::SFBool, "true" | "1") => "TRUE",
-        (FieldType::SFBool, "false" | "0") => "FALSE",
-        _ => text,
-    };
-    let value =
-        crate::scene::value::parse_value(ty, text, crate::scene::value::Encoding::Vrml).ok()?;
-    let finite = value.numbers().iter().all(|x| x.is_finite());
-    finite.then(|| Ev::of(value))
-}
-
 struct Player<'s> {
     scene: &'s Scene,
     sources: &'s Sources,
@@ -778,41 +625,6 @@ impl<'s> Player<'s> {
                 Via::Route(ri),
             );
         }
-    }
-
-    /// A TimeSensor's own run, from its fields in the file (in world time),
-    /// as the text says and X_ITE loads it: a startTime still to come
-    /// starts it then; one that has come (at or before load, world time 0)
-    /// leaves it running only if it has not stopped (a stopTime after its
-    /// startTime, come too) and either loops, in the cycle it is in at load
-    /// (fraction (load − startTime) mod cycleInterval / cycleInterval; the
-    /// run is begun at that cycle's start, so that a clock of 1970 does not
-    /// play its billion cycles), or is still inside its one cycle.
-    /// docs/interpretations.md.
-    fn initial_start(&mut self, id: NodeId) {
-        let Clock::TimeSensor {
-            start_time,
-            stop_time,
-            cycle_interval,
-            looping,
-            enabled,
-            ..
-        } = self.sensors[&id].clock
-        else {
-            return;
-        };
-        if !enabled || cycle_interval <= 0.0 {
-            return;
-        }
-        let stopped = stop_time > start_time && stop_time <= 0.0;
-        let at = match () {
-            _ if start_time > 0.0 => start_time,
-            _ if stopped => return,
-            _ if looping => start_time + (-start_time / cycle_interval).floor() * cycle_interval,
-            _ if start_time + cycle_interval > 0.0 => start_time,
-            _ => return,
-        };
-        self.push(at, id, Field::Start, Ev::Time(start_time));
     }
 
     fn deliver(&mut self, ev: Pending<'s>) {
@@ -957,178 +769,5 @@ impl<'s> Player<'s> {
                 }
             }
         }
-    }
-
-    fn sensor_input(&mut self, t: f64, id: NodeId, field: &'s str, v: Ev) {
-        let Some(active) = self.sensors.get(&id).map(Sensor::current) else {
-            return; // a clock that does not run here (a clip's, alone)
-        };
-        let Some(s) = self.sensors.get_mut(&id) else {
-            return;
-        };
-        let paused = s.paused;
-        let Clock::TimeSensor {
-            start_time,
-            stop_time,
-            enabled,
-            looping,
-            cycle_interval,
-            pause_time,
-            resume_time,
-            ..
-        } = &mut s.clock
-        else {
-            return;
-        };
-        match field {
-            // Ignored while active.
-            "startTime" if active.is_none() => {
-                let Some(v) = v.time() else { return };
-                *start_time = v;
-                if *enabled {
-                    // A startTime already past starts the clock now.
-                    self.push(v.max(t), id, Field::Start, Ev::Time(v));
-                }
-            }
-            "stopTime" => {
-                let Some(v) = v.time() else { return };
-                *stop_time = v;
-                if let Some((run, start)) = active
-                    && v > start
-                {
-                    self.push(v.max(t), id, Field::Stop(run), Ev::Time(v));
-                }
-            }
-            "enabled" => {
-                let on = v.truth();
-                *enabled = on;
-                if !on && active.is_some() {
-                    self.end(t, id);
-                }
-            }
-            "pauseTime" => {
-                let Some(v) = v.time() else { return };
-                *pause_time = v;
-                if let Some((run, _)) = active
-                    && paused.is_none()
-                    && v > *resume_time
-                {
-                    self.push(v.max(t), id, Field::Pause(run), Ev::Time(v));
-                }
-            }
-            "resumeTime" => {
-                let Some(v) = v.time() else { return };
-                *resume_time = v;
-                if let Some((run, _)) = active
-                    && paused.is_some_and(|p| v > p)
-                {
-                    self.push(v.max(t), id, Field::Resume(run), Ev::Time(v));
-                }
-            }
-            "loop" => *looping = v.truth(),
-            "cycleInterval" if active.is_none() => {
-                if let Some(v) = v.time() {
-                    *cycle_interval = v;
-                }
-            }
-            _ => {}
-        }
-        if matches!(
-            field,
-            "startTime"
-                | "stopTime"
-                | "pauseTime"
-                | "resumeTime"
-                | "enabled"
-                | "loop"
-                | "cycleInterval"
-        ) {
-            self.send(t, id, field, v);
-        }
-    }
-
-    /// A run begins at `t`.
-    fn begin(&mut self, t: f64, id: NodeId) {
-        let s = self.sensors.get_mut(&id).expect("a sensor");
-        let Clock::TimeSensor { cycle_interval, .. } = s.clock else {
-            return;
-        };
-        if cycle_interval <= 0.0 {
-            return;
-        }
-        let run = s.ended;
-        s.active = Some(t);
-        (s.from, s.paused) = (f64::NEG_INFINITY, None);
-        s.parts.clear();
-        let stretch = s.stretch;
-        if let Clock::TimeSensor {
-            stop_time,
-            pause_time,
-            resume_time,
-            ..
-        } = s.clock
-        {
-            if stop_time > t {
-                self.push(stop_time, id, Field::Stop(run), Ev::Time(stop_time));
-            }
-            // A pauseTime from the file still to come.
-            if pause_time > resume_time && pause_time > t {
-                self.push(pause_time, id, Field::Pause(run), Ev::Time(pause_time));
-            }
-        }
-        self.refeed(t, id);
-        self.send(t, id, "isActive", Ev::Bool(true));
-        self.send(t, id, "cycleTime", Ev::Time(t));
-        if t + cycle_interval <= self.until {
-            let end = Field::CycleEnd(run, stretch);
-            self.push(t + cycle_interval, id, end, Ev::Time(t));
-        }
-    }
-
-    fn cycle_end(&mut self, t: f64, id: NodeId, run: u32, stretch: u32) {
-        let s = &self.sensors[&id];
-        if s.current().is_none_or(|(r, _)| r != run) || s.stretch != stretch || s.paused.is_some() {
-            return;
-        }
-        let Clock::TimeSensor {
-            cycle_interval,
-            looping,
-            ..
-        } = s.clock
-        else {
-            return;
-        };
-        if !looping {
-            self.end(t, id);
-            return;
-        }
-        self.send(t, id, "cycleTime", Ev::Time(t));
-        // Only when something listens: a looping clock has no end.
-        let listened = self.routes.contains_key(&(id, "cycleTime"));
-        if listened && t + cycle_interval <= self.until {
-            let end = Field::CycleEnd(run, stretch);
-            self.push(t + cycle_interval, id, end, Ev::Time(t));
-        }
-    }
-
-    /// The run under way ends at `t`.
-    fn end(&mut self, t: f64, id: NodeId) {
-        let s = self.sensors.get_mut(&id).expect("a sensor");
-        let Some(run) = s.part(t) else {
-            return;
-        };
-        let start = s.active.take().unwrap_or(t);
-        let parts = std::mem::take(&mut s.parts);
-        s.played.extend(parts);
-        s.played.push(run.clone());
-        s.ended += 1;
-        s.paused = None;
-        // Scripts that follow the fraction get its last value, followers
-        // that head for it where it stopped.
-        if self.frames.sensors.contains(&id) {
-            self.continuous(t, id, &run, start);
-        }
-        self.unfeed(t, id);
-        self.send(t, id, "isActive", Ev::Bool(false));
     }
 }

@@ -4,7 +4,7 @@
 //! before it takes them in order. A fit depends on its track alone, so the
 //! output is the same bytes as fitting them one by one.
 
-use super::animations::default_fit;
+use super::keys::default_fit;
 use super::*;
 use crate::par;
 

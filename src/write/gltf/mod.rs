@@ -21,16 +21,18 @@ mod ahead;
 mod animations;
 mod bin;
 
-pub use animations::{Channel, channel};
 pub use bin::{Spill, Spilled};
+pub use targets::{Channel, channel};
 mod buffers;
 mod cameras_lights;
 mod castle_skins;
+mod keys;
 mod materials;
 mod meshes;
 mod nodes;
 mod png;
 mod skins;
+mod targets;
 
 use buffers::*;
 use materials::*;

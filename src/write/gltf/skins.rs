@@ -15,6 +15,7 @@
 //! The skinned mesh nodes stand at the scene's root, where glTF wants them
 //! (their own transform would be ignored).
 
+use super::targets::Target;
 use super::*;
 use glam::{Mat4, Quat, Vec3};
 
@@ -377,9 +378,9 @@ impl Writer<'_> {
 
     /// Where an HAnimDisplacer's weight track goes: the weight of its
     /// morph target in its humanoid's skinned meshes.
-    pub(super) fn displacer_target(&self, track: &Track) -> Option<animations::Target> {
+    pub(super) fn displacer_target(&self, track: &Track) -> Option<Target> {
         let d = self.displacers.get(&track.target)?.clone();
-        Some(animations::Target::Weight {
+        Some(Target::Weight {
             nodes: d.nodes,
             index: d.index,
             fixed: d.weights,
