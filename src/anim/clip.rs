@@ -12,12 +12,12 @@ use super::track::sort_corners;
 pub use super::track::{SurfaceOutput, Track};
 use super::walk::{
     Builder, clock_of, feeding_clocks, link_tracks, links_by_timer, listens, motion_clip,
-    set_tracks, through_listeners, type_of,
+    set_tracks, through_listeners,
 };
 use crate::diag::Diagnostics;
 use crate::hash::HashMap;
 use crate::interp::{Exact, TangentRule};
-use crate::scene::{NodeId, Scene};
+use crate::scene::{NodeId, NodeType, Scene};
 use crate::source::Sources;
 use std::sync::Arc;
 
@@ -370,26 +370,25 @@ pub fn clips_using(
         HashMap::default()
     };
     let mut clips = Vec::new();
-    let mut ordinal: HashMap<&str, usize> = HashMap::default();
+    let mut ordinal: HashMap<NodeType, usize> = HashMap::default();
     for i in 0..scene.nodes.len() {
         let id = NodeId(i as u32);
         if scene.node(id).in_proto.is_some() {
             continue; // a template: its instances' copies are the clocks
         }
-        let Some(clock) = clock_of(scene, id) else {
+        let (Some(clock), Some(ty)) = (clock_of(scene, id), scene.node_type(id)) else {
             continue;
         };
-        let ty = type_of(scene, id);
         let n = ordinal.entry(ty).or_insert(0);
         *n += 1;
         let name = scene
             .node(id)
             .def
             .clone()
-            .unwrap_or_else(|| format!("{ty}_{n}"));
+            .unwrap_or_else(|| format!("{}_{n}", ty.name()));
         let periodic = clock.looping();
         let mut tracks = Vec::new();
-        if ty == "TimeSensor" {
+        if ty == NodeType::TimeSensor {
             b.walk(
                 id,
                 "fraction_changed",
@@ -436,13 +435,13 @@ pub fn clips_using(
                 (lo.min(a), hi.max(z))
             });
         let Some(map) = clock.clip(opts.cycles.max(1), key_range) else {
-            let what = if ty == "Timer" {
+            let what = if ty == NodeType::Timer {
                 "period is 0"
             } else {
                 "cycleInterval is not positive"
             };
             b.diags.error(
-                format!("{ty} `{name}`: its {what}, so it drives no clip"),
+                format!("{} `{name}`: its {what}, so it drives no clip", ty.name()),
                 Some(scene.node(id).span),
             );
             continue;
@@ -461,11 +460,14 @@ pub fn clips_using(
     // H-Anim motions: a clip each.
     for id in (0..scene.nodes.len() as u32).map(NodeId) {
         let node = scene.node(id);
-        if node.type_name != "HAnimMotion" || node.in_proto.is_some() || b.stopped {
+        if scene.node_type(id) != Some(NodeType::HAnimMotion)
+            || node.in_proto.is_some()
+            || b.stopped
+        {
             continue;
         }
         if let Some(m) = super::motion::read(scene, id, b.diags) {
-            let n = ordinal.entry("HAnimMotion").or_insert(0);
+            let n = ordinal.entry(NodeType::HAnimMotion).or_insert(0);
             *n += 1;
             let name = node
                 .def

@@ -11,7 +11,7 @@
 use super::clock::Clock;
 use crate::diag::Diagnostics;
 use crate::interp::rotation;
-use crate::scene::{NodeId, Scene};
+use crate::scene::{NodeId, NodeType, Scene};
 use glam::{DQuat, DVec3};
 
 /// One joint's curves from a motion: keys (fractions) and values per key.
@@ -40,7 +40,8 @@ pub struct Motion {
 /// The humanoid holding a motion in its `motions` field.
 fn humanoid_of(scene: &Scene, motion: NodeId) -> Option<NodeId> {
     (0..scene.nodes.len() as u32).map(NodeId).find(|&h| {
-        scene.node(h).type_name == "HAnimHumanoid" && scene.nodes_in(h, "motions").contains(&motion)
+        scene.node_type(h) == Some(NodeType::HAnimHumanoid)
+            && scene.nodes_in(h, "motions").contains(&motion)
     })
 }
 

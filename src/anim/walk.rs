@@ -10,7 +10,7 @@ use super::{InterpOptions, NodeFn, node_function};
 use crate::diag::{Diagnostic, Diagnostics};
 use crate::hash::{HashMap, HashSet};
 use crate::interp::{Interpolator, Kind};
-use crate::scene::{Dir, FieldType, NodeId, Route, Scene};
+use crate::scene::{Dir, FieldType, NodeId, NodeType, Route, Scene};
 use crate::source::Sources;
 use std::sync::Arc;
 
@@ -20,10 +20,6 @@ pub(crate) fn is_chain_node(scene: &Scene, id: NodeId) -> bool {
     scene
         .known(id)
         .is_some_and(|d| d.name == "EaseInEaseOut" || Kind::of_node(&d.name).is_some())
-}
-
-pub(super) fn type_of(scene: &Scene, id: NodeId) -> &str {
-    scene.known(id).map_or("", |d| d.name.as_str())
 }
 
 /// How many interpolators and EaseInEaseOuts may feed each other's
@@ -131,7 +127,7 @@ impl Builder<'_> {
                 self.enter(r.to, chain, path, tracks, periodic);
             } else if chain.is_empty()
                 && r.ty == Some(FieldType::SFFloat)
-                && !matches!(type_of(self.scene, r.to), "" | "Script")
+                && !matches!(self.scene.node_type(r.to), None | Some(NodeType::Script))
             {
                 // A clock's fraction straight into a float field: baked as the
                 // fraction itself, and said.
@@ -187,7 +183,7 @@ impl Builder<'_> {
                 .error(format!("{limit}: stopped at `{at}`"), span);
             return;
         }
-        if type_of(self.scene, node) == "EaseInEaseOut" {
+        if self.scene.node_type(node) == Some(NodeType::EaseInEaseOut) {
             let next: Vec<NodeId> = chain.iter().copied().chain([node]).collect();
             self.walk(
                 node,
@@ -232,7 +228,7 @@ impl Builder<'_> {
             }
             self.used[ri] = true;
             if r.to_field == "set_fraction"
-                && type_of(self.scene, r.to) == "NurbsSurfaceInterpolator"
+                && self.scene.node_type(r.to) == Some(NodeType::NurbsSurfaceInterpolator)
             {
                 path.push(ri);
                 self.surface_targets(&r, interp, chain, &func, path, tracks, periodic);
@@ -326,8 +322,8 @@ pub(super) fn identity() -> Interpolator {
 
 /// A clock node's fields.
 pub fn clock_of(scene: &Scene, id: NodeId) -> Option<Clock> {
-    match type_of(scene, id) {
-        "TimeSensor" => Some(Clock::TimeSensor {
+    match scene.node_type(id)? {
+        NodeType::TimeSensor => Some(Clock::TimeSensor {
             cycle_interval: scene.number(id, "cycleInterval"),
             looping: scene.flag(id, "loop"),
             enabled: scene.flag(id, "enabled"),
@@ -337,7 +333,7 @@ pub fn clock_of(scene: &Scene, id: NodeId) -> Option<Clock> {
             resume_time: scene.number(id, "resumeTime"),
             from: f64::NEG_INFINITY,
         }),
-        "Timer" => Some(Clock::Timer {
+        NodeType::Timer => Some(Clock::Timer {
             period: scene.number(id, "period"),
             shift: scene.number(id, "shift"),
         }),
@@ -501,8 +497,10 @@ pub(super) const CLIP_FRAMES: f64 = 60.0;
 
 /// Whether a node is a Script or a follower.
 pub(super) fn listens(scene: &Scene, id: NodeId) -> bool {
-    let ty = type_of(scene, id);
-    ty == "Script" || super::check::is_follower(ty)
+    scene.node_type(id) == Some(NodeType::Script)
+        || scene
+            .known(id)
+            .is_some_and(|d| super::check::is_follower(&d.name))
 }
 
 /// The TimeSensors whose events reach a Script or a follower, each with
@@ -518,7 +516,7 @@ pub(super) fn feeding_clocks(scene: &Scene) -> HashMap<NodeId, HashSet<NodeId>> 
         let mut stack = vec![clock];
         while let Some(n) = stack.pop() {
             for &to in receivers.get(&n).map_or(&[][..], Vec::as_slice) {
-                let clock_too = scene.node(to).type_name == "TimeSensor";
+                let clock_too = scene.node_type(to) == Some(NodeType::TimeSensor);
                 if !clock_too && seen.insert(to) {
                     stack.push(to);
                 }
@@ -530,7 +528,7 @@ pub(super) fn feeding_clocks(scene: &Scene) -> HashMap<NodeId, HashSet<NodeId>> 
         .map(NodeId)
         .filter(|&id| {
             let node = scene.node(id);
-            node.type_name == "TimeSensor" && node.in_proto.is_none()
+            scene.node_type(id) == Some(NodeType::TimeSensor) && node.in_proto.is_none()
         })
         .map(|id| (id, downstream(id)))
         .filter(|(_, reached)| reached.iter().any(|&n| listens(scene, n)))
@@ -578,7 +576,8 @@ pub(super) fn through_listeners(
         // alone), and those routes stay named.
         for (ri, r) in scene.routes.iter().enumerate() {
             let ours = r.from == clip.clock_node || reached.contains(&r.from);
-            let other_clock = r.to != clip.clock_node && scene.node(r.to).type_name == "TimeSensor";
+            let other_clock =
+                r.to != clip.clock_node && scene.node_type(r.to) == Some(NodeType::TimeSensor);
             if ours && played.carried(scene, ri) && !other_clock {
                 b.used[ri] = true;
             }
@@ -590,7 +589,7 @@ pub(super) fn through_listeners(
             r.from == clip.clock_node
                 && matches!(r.from_field.as_str(), "time" | "elapsedTime" | "cycleTime")
                 && played.listeners.contains(&r.to)
-                && scene.node(r.to).type_name == "Script"
+                && scene.node_type(r.to) == Some(NodeType::Script)
         });
         if let Some(r) = timed.filter(|_| clip.looping()) {
             b.diags.warning(
@@ -631,7 +630,7 @@ pub(super) fn links_by_timer(scene: &Scene) -> HashMap<NodeId, Vec<NodeId>> {
     let mut links: HashMap<NodeId, Vec<NodeId>> = HashMap::default();
     for i in 0..scene.nodes.len() {
         let link = NodeId(i as u32);
-        if type_of(scene, link) != "Link" || scene.node(link).in_proto.is_some() {
+        if scene.node_type(link) != Some(NodeType::Link) || scene.node(link).in_proto.is_some() {
             continue;
         }
         if let Some(timer) = scene.def(&link_text(scene, link, "TIMER")) {

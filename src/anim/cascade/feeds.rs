@@ -9,7 +9,7 @@ use super::followers::Feed;
 use crate::anim::walk::is_chain_node;
 use crate::anim::{InterpOptions, NodeFn, node_function};
 use crate::hash::{HashMap, HashSet};
-use crate::scene::{Dir, NodeId, Scene};
+use crate::scene::{Dir, NodeId, NodeType, Scene};
 use std::rc::Rc;
 
 /// A follower a clock feeds, and the chain's functions in order from the
@@ -43,7 +43,9 @@ impl Feeds {
             let mut chain = Vec::new();
             let (mut node, mut field) = (r.from, r.from_field.as_str());
             let sensor = loop {
-                if scene.node(node).type_name == "TimeSensor" && field == "fraction_changed" {
+                if scene.node_type(node) == Some(NodeType::TimeSensor)
+                    && field == "fraction_changed"
+                {
                     break Some(node);
                 }
                 if !is_chain_node(scene, node) || chain.len() > 64 {

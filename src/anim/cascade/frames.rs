@@ -16,7 +16,7 @@ use crate::anim::{InterpOptions, NodeFn, node_function};
 use crate::hash::{HashMap, HashSet};
 use crate::interp::rotation;
 use crate::scene::value::{Data, Scalar};
-use crate::scene::{FieldType, NodeId, Scene, Value};
+use crate::scene::{FieldType, NodeId, NodeType, Scene, Value};
 use glam::DQuat;
 
 /// The continuous outputs of a TimeSensor.
@@ -61,7 +61,7 @@ impl Frames {
             if !leads.contains(&r.to) {
                 continue;
             }
-            let from_sensor = scene.node(r.from).type_name == "TimeSensor"
+            let from_sensor = scene.node_type(r.from) == Some(NodeType::TimeSensor)
                 && CONTINUOUS.contains(&r.from_field.as_str());
             if from_sensor {
                 frames.sensors.insert(r.from);

@@ -32,7 +32,7 @@ use super::walk::clock_of;
 use crate::diag::Diagnostics;
 use crate::hash::{HashMap, HashSet};
 use crate::scene::value::{Data, Scalar};
-use crate::scene::{Dir, FieldType, NodeId, Scene, Value};
+use crate::scene::{Dir, FieldType, NodeId, NodeType, Scene, Value};
 use crate::source::{Sources, Span};
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
@@ -542,11 +542,10 @@ impl<'s> Player<'s> {
 /// its inputOutput fields as they are set; not fraction, time or
 /// elapsedTime, which change continuously).
 pub fn simulates(scene: &Scene, r: &crate::scene::Route) -> bool {
-    match scene.node(r.from).type_name.as_str() {
-        "BooleanFilter" | "BooleanToggle" | "BooleanTrigger" | "IntegerTrigger" | "TimeTrigger" => {
-            true
-        }
-        "TimeSensor" => !matches!(
+    use NodeType::*;
+    match scene.node_type(r.from) {
+        Some(BooleanFilter | BooleanToggle | BooleanTrigger | IntegerTrigger | TimeTrigger) => true,
+        Some(TimeSensor) => !matches!(
             r.from_field.as_str(),
             "fraction_changed" | "time" | "elapsedTime"
         ),
@@ -682,10 +681,11 @@ impl<'s> Player<'s> {
             self.evaluate(t, id, v.number());
             return;
         }
-        match (scene.node(id).type_name.as_str(), field) {
-            ("TimeSensor", _) => self.sensor_input(t, id, field, v),
-            ("NurbsSurfaceInterpolator", "set_fraction") => self.surface_point(t, id, &v),
-            ("BooleanFilter", "set_boolean") => {
+        use NodeType::*;
+        match (scene.node_type(id), field) {
+            (Some(TimeSensor), _) => self.sensor_input(t, id, field, v),
+            (Some(NurbsSurfaceInterpolator), "set_fraction") => self.surface_point(t, id, &v),
+            (Some(BooleanFilter), "set_boolean") => {
                 let b = v.truth();
                 self.send(
                     t,
@@ -695,7 +695,7 @@ impl<'s> Player<'s> {
                 );
                 self.send(t, id, "inputNegate", Ev::Bool(!b));
             }
-            ("BooleanToggle", "set_boolean") => {
+            (Some(BooleanToggle), "set_boolean") => {
                 if v.truth() {
                     let initial = self.scene.flag(id, "toggle");
                     let state = self.toggles.entry(id).or_insert(initial);
@@ -704,14 +704,14 @@ impl<'s> Player<'s> {
                     self.send(t, id, "toggle", Ev::Bool(s));
                 }
             }
-            ("BooleanToggle", "toggle") => {
+            (Some(BooleanToggle), "toggle") => {
                 self.toggles.insert(id, v.truth());
                 self.send(t, id, "toggle", v);
             }
-            ("BooleanTrigger", "set_triggerTime") => {
+            (Some(BooleanTrigger), "set_triggerTime") => {
                 self.send(t, id, "triggerTrue", Ev::Bool(true))
             }
-            ("IntegerTrigger", "set_boolean") => {
+            (Some(IntegerTrigger), "set_boolean") => {
                 let key = self
                     .scene
                     .ints(id, "integerKey")
@@ -720,7 +720,7 @@ impl<'s> Player<'s> {
                     .unwrap_or(-1);
                 self.send(t, id, "triggerValue", Ev::Int(key.into()));
             }
-            ("TimeTrigger", "set_boolean") => self.send(t, id, "triggerTime", Ev::Time(t)),
+            (Some(TimeTrigger), "set_boolean") => self.send(t, id, "triggerTime", Ev::Time(t)),
             _ => {
                 let Some(def) = self.scene.field_def(id, field) else {
                     return;
