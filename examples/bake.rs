@@ -4,7 +4,7 @@
 //!     cargo run --example bake -- fixtures/scenes/bouncing_box.x3d out.glb
 
 use x3dbake::load::FileFetch;
-use x3dbake::write::{glb, gltf};
+use x3dbake::write::gltf;
 use x3dbake::{Bake, Limits};
 
 fn main() -> anyhow::Result<()> {
@@ -41,8 +41,10 @@ fn main() -> anyhow::Result<()> {
 
     let mut doc = bake.gltf(&gltf::Options::default(), Some(&mut FileFetch::default()))?;
     anyhow::ensure!(!bake.diags.has_errors(), "{input}: the glTF cannot be made");
-    doc.set_buffer_uri(None);
-    glb::write(&doc.json(), &doc.bin, std::fs::File::create(output)?)?;
+    // (A large buffer moves to a file as it is made: write_glb streams it.)
+    let mut out = std::io::BufWriter::new(std::fs::File::create(output)?);
+    doc.write_glb(&mut out)?;
+    std::io::Write::flush(&mut out)?;
     println!("wrote {output}");
     Ok(())
 }

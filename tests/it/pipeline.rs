@@ -398,3 +398,38 @@ fn flags_the_scene_or_the_output_cannot_take_are_usage_errors() {
         );
     }
 }
+
+/// The library writes the same .glb as the CLI with `Document::write_glb`,
+/// its buffer in memory or moved to a file as it was made (a spill after
+/// 1 KiB, room left before it or not): the bytes stream back from the file.
+#[test]
+fn the_library_writes_the_clis_glb_however_its_buffer_was_kept() {
+    let scene = util::root().join("fixtures/scenes/morph.x3d");
+    let dir = tempfile::tempdir().unwrap();
+    let cli = dir.path().join("cli.glb");
+    let o = util::run(&[scene.to_str().unwrap(), "-o", cli.to_str().unwrap(), "-q"]);
+    assert_eq!(o.status.code(), Some(0), "{}", util::stderr(&o));
+    let want = std::fs::read(&cli).unwrap();
+    let spills = [None, Some((1024, false)), Some((1024, true))];
+    for spill in spills {
+        let mut bake = util::load_text(&scene.to_string_lossy(), &std::fs::read(&scene).unwrap());
+        bake.animate(Default::default());
+        let spill = spill.map(|(after, room)| x3dbake::write::gltf::Spill {
+            open: Box::new(|| tempfile::tempfile().ok()),
+            after,
+            room,
+            write_back: false,
+        });
+        let spilled = spill.is_some();
+        let mut doc = bake.gltf_spilled(&Default::default(), None, spill).unwrap();
+        assert_eq!(doc.spilled.is_some(), spilled, "the buffer passes 1 KiB");
+        let mut got = Vec::new();
+        doc.write_glb(&mut got).unwrap();
+        assert!(
+            got == want,
+            "spilled {spilled}: {} bytes, the CLI's {}",
+            got.len(),
+            want.len()
+        );
+    }
+}

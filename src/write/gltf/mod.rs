@@ -166,6 +166,22 @@ impl Document {
         Ok(all.into())
     }
 
+    /// The document as a GLB written to `out`: the JSON, then the whole
+    /// buffer (its spilled bytes streamed back from their file, however
+    /// large), as gltf-rs's `Glb::to_writer` does for a buffer in memory.
+    pub fn write_glb(&mut self, mut out: impl std::io::Write) -> std::io::Result<()> {
+        self.set_buffer_uri(None);
+        let len = self.buffer_len();
+        out.write_all(&crate::write::glb::head(&self.json(), len)?)?;
+        if let Some(s) = &self.spilled {
+            if std::io::copy(&mut s.reader()?, &mut out)? != s.len {
+                return Err(std::io::ErrorKind::UnexpectedEof.into());
+            }
+        }
+        out.write_all(&self.bin)?;
+        out.write_all(crate::write::glb::tail(len))
+    }
+
     /// The buffer as a base64 data URI, for a self-contained `.gltf`.
     pub fn data_uri(&self) -> std::io::Result<String> {
         let data = self.buffer()?;
