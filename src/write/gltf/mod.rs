@@ -173,10 +173,10 @@ impl Document {
         self.set_buffer_uri(None);
         let len = self.buffer_len();
         out.write_all(&crate::write::glb::head(&self.json(), len)?)?;
-        if let Some(s) = &self.spilled {
-            if std::io::copy(&mut s.reader()?, &mut out)? != s.len {
-                return Err(std::io::ErrorKind::UnexpectedEof.into());
-            }
+        if let Some(s) = &self.spilled
+            && std::io::copy(&mut s.reader()?, &mut out)? != s.len
+        {
+            return Err(std::io::ErrorKind::UnexpectedEof.into());
         }
         out.write_all(&self.bin)?;
         out.write_all(crate::write::glb::tail(len))
