@@ -929,3 +929,70 @@ fn x3dbake_refuses_only_what_x_ite_refuses() {
         "x3dbake (reads?) and X_ITE (loads?) differ: {differ:?}"
     );
 }
+
+/// Scenes that real files reduce to, in world time as X_ITE plays them
+/// from the same load instant (2 000 000 000, `--base`), at 10 Hz over 3 s:
+/// a Script that integrates its clock's time (the car drives on at 2 m/s,
+/// fixtures/warnings/script_reads_time.x3d), an X3D JSON Script whose
+/// program is its `#sourceCode` lines, and a clock disabled for good (its
+/// field stays where the file puts it).
+#[test]
+fn scripts_json_scripts_and_disabled_clocks_play_as_in_x_ite() {
+    let Some(dir) = oracle() else { return };
+    let json = r##"{ "X3D": { "@profile": "Immersive", "@version": "4.0", "Scene": { "-children": [
+  { "Transform": { "@DEF": "Box" } },
+  { "Transform": { "@DEF": "Still", "@translation": [5, 0, 0] } },
+  { "TimeSensor": { "@DEF": "C", "@loop": true, "@cycleInterval": 2 } },
+  { "TimeSensor": { "@DEF": "Off", "@loop": true, "@enabled": false } },
+  { "PositionInterpolator": { "@DEF": "P", "@key": [0, 1], "@keyValue": [5, 0, 0, 9, 0, 0] } },
+  { "Script": { "@DEF": "S",
+      "field": [ { "@name": "set_fraction", "@type": "SFFloat", "@accessType": "inputOnly" },
+                 { "@name": "value_changed", "@type": "SFVec3f", "@accessType": "outputOnly" } ],
+      "#sourceCode": [ "ecmascript:", "function set_fraction(f, t) {",
+                       "  value_changed = new SFVec3f(2 * f, 0, 0);", "}" ] } },
+  { "ROUTE": { "@fromNode": "C", "@fromField": "fraction_changed", "@toNode": "S", "@toField": "set_fraction" } },
+  { "ROUTE": { "@fromNode": "S", "@fromField": "value_changed", "@toNode": "Box", "@toField": "translation" } },
+  { "ROUTE": { "@fromNode": "Off", "@fromField": "fraction_changed", "@toNode": "P", "@toField": "set_fraction" } },
+  { "ROUTE": { "@fromNode": "P", "@fromField": "value_changed", "@toNode": "Still", "@toField": "translation" } }
+] } } }"##;
+    let (_keep, json_path) = util::scene_file("scripted.x3dj", json);
+    let scenes = [
+        (
+            util::root().join("fixtures/warnings/script_reads_time.x3d"),
+            vec!["Car.translation"],
+        ),
+        (
+            std::path::PathBuf::from(json_path),
+            vec!["Box.translation", "Still.translation"],
+        ),
+    ];
+    let times: Vec<String> = (0..30)
+        .map(|i| format!("{}", f64::from(i) / 10.0))
+        .collect();
+    for (scene, fields) in scenes {
+        let theirs = xite_timeline_from(
+            &dir,
+            &scene,
+            &times,
+            "xite-timeline-e2e.mjs",
+            // (X_ITE loads a Script's program as a URL.)
+            &["--base", "2000000000", "--load-urls"],
+        );
+        let ours = timeline_rows_over(&scene, "2000000000", "10", "3");
+        for field in fields {
+            let rows = theirs["series"][field]["rows"].as_array().unwrap();
+            assert_eq!(rows.len(), 30, "{field}");
+            for r in rows {
+                let k = (r[0].as_f64().unwrap() * 1000.0).round() as i64;
+                let mine = &ours[&(field.to_string(), k)];
+                for c in 0..3 {
+                    let theirs = r[c + 1].as_f64().unwrap();
+                    assert!(
+                        (mine[c] - theirs).abs() < 1e-5,
+                        "{field} at {k} ms: {mine:?} against {r}"
+                    );
+                }
+            }
+        }
+    }
+}
