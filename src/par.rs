@@ -9,6 +9,14 @@ use std::sync::{Mutex, PoisonError};
 /// costs more than it saves.
 pub const SPLIT_BYTES: usize = 1 << 20;
 
+/// How many threads a step may keep busy when `asked` (0: one a core).
+pub fn budget(asked: usize) -> usize {
+    match asked {
+        0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+        n => n,
+    }
+}
+
 /// Runs `a` on this thread and `b` on another at the same time (on this one
 /// after `a` if no thread can be started); a panic in `b` goes on here.
 pub fn join<A: Send, B: Send>(

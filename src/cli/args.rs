@@ -609,6 +609,8 @@ impl BakeArgs {
                         }),
                     ..Default::default()
                 },
+                // (Each worker's share: see batch.)
+                threads: 0,
             },
             report,
             sync: self.sync,

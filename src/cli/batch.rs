@@ -31,20 +31,21 @@ pub fn run(job: &Job) -> Outcome {
     }
     // Standard output holds the inputs' tables one after another, in the
     // order given: one at a time.
+    let cores = x3dbake::par::budget(0);
     let workers = match job.target {
         Target::Stdout => 1,
-        _ => job
-            .jobs
-            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
-            .min(total),
+        _ => job.jobs.unwrap_or(cores).min(total),
     };
+    // Each worker's share of the cores for its own threads (the fits made
+    // ahead): workers × share stays within the cores.
+    let share = (cores / workers.max(1)).max(1);
     let work = || {
         loop {
             let i = next.fetch_add(1, Ordering::SeqCst);
             let Some(path) = job.inputs.get(i).map(|input| input.path.as_str()) else {
                 break;
             };
-            let (outcome, messages) = bake_one(job, i, path);
+            let (outcome, messages) = bake_one(job, i, path, share);
             // A poisoned lock only means another worker panicked;
             // the outcome it guards is still a plain value.
             let mut w = worst.lock().unwrap_or_else(|e| e.into_inner());
@@ -78,7 +79,7 @@ pub fn run(job: &Job) -> Outcome {
 }
 
 /// Bakes one input; returns its outcome and the messages to print.
-fn bake_one(job: &Job, index: usize, path: &str) -> (Outcome, String) {
+fn bake_one(job: &Job, index: usize, path: &str, threads: usize) -> (Outcome, String) {
     let fail = |e: anyhow::Error| (Outcome::UsageOrIo, format!("error: {e:#}\n"));
     // Errors in the input, found reading it or building the glTF document.
     let invalid = |bake: &Bake| {
@@ -208,7 +209,11 @@ fn bake_one(job: &Job, index: usize, path: &str) -> (Outcome, String) {
                     write_back: job.sync || becomes.is_some_and(|b| output::replaces(&b)),
                 }
             });
-            let doc = match bake.gltf_spilled(&job.gltf_opts, Some(&mut fetch), spill) {
+            let opts = gltf::Options {
+                threads,
+                ..job.gltf_opts
+            };
+            let doc = match bake.gltf_spilled(&opts, Some(&mut fetch), spill) {
                 Ok(d) => doc.insert(d),
                 Err(e) => return fail(anyhow::anyhow!("{path}: {e}")),
             };

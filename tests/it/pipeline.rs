@@ -433,3 +433,28 @@ fn the_library_writes_the_clis_glb_however_its_buffer_was_kept() {
         );
     }
 }
+
+/// The fits made ahead run on as many threads as `threads` gives (a batch
+/// gives each worker its share of the cores): the same bytes whatever the
+/// count, one thread included.
+#[test]
+fn the_thread_budget_changes_no_byte() {
+    let scene = util::root().join("fixtures/curves/rotations.x3d");
+    let text = std::fs::read(&scene).unwrap();
+    let glb = |threads: usize| {
+        let mut bake = util::load_text(&scene.to_string_lossy(), &text);
+        bake.animate(Default::default());
+        let opts = x3dbake::write::gltf::Options {
+            threads,
+            ..Default::default()
+        };
+        let mut doc = bake.gltf(&opts, None).unwrap();
+        let mut out = Vec::new();
+        doc.write_glb(&mut out).unwrap();
+        out
+    };
+    let one = glb(1);
+    for threads in [0, 2, 3, 16] {
+        assert!(glb(threads) == one, "{threads} threads");
+    }
+}

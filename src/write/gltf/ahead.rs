@@ -57,7 +57,7 @@ impl Writer<'_> {
         if jobs.len() < 2 {
             return;
         }
-        let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let threads = crate::par::budget(opts.threads);
         for (job, made) in jobs.iter().zip(fit_all(clip, &jobs, threads)) {
             self.ahead.made.insert(key(job.0), (job.1, job.2, made));
         }

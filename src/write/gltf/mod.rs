@@ -81,6 +81,10 @@ pub struct Options {
     /// Keep a copy of the keyframes written for each track
     /// ([`Document::written`]), for a report.
     pub record: bool,
+    /// How many threads the fits made ahead may keep busy (0: one a core).
+    /// A batch baking several files at once gives each its share, so that
+    /// no more threads are busy than there are cores.
+    pub threads: usize,
 }
 
 impl Default for Options {
@@ -93,6 +97,7 @@ impl Default for Options {
             keep_constant: false,
             limits: Limits::default(),
             record: false,
+            threads: 0,
         }
     }
 }
