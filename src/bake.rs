@@ -21,9 +21,10 @@
 //! assert_eq!(doc.json().contains("\"animations\""), true);
 //! ```
 
+use crate::anim::build::clips_using;
 use crate::anim::cascade::{World, state_at_load};
 use crate::anim::check::{self, Forms};
-use crate::anim::clip::{Clip, ClipOptions, clips_using};
+use crate::anim::clip::{Clip, ClipOptions};
 use crate::diag::Diagnostics;
 use crate::limits::Limits;
 use crate::load::{Fetch, add_file};

@@ -36,7 +36,7 @@ pub struct Checked {
     /// Each interpolator's form, for the report.
     pub forms: Forms,
     /// The interpolators built on the way (with the default options), for
-    /// [`clips_using`](super::clip::clips_using), so that a large one is
+    /// [`clips_using`](super::build::clips_using), so that a large one is
     /// built once.
     pub built: Built,
 }
@@ -86,4 +86,12 @@ pub fn is_interpolator(type_name: &str) -> bool {
 
 pub(crate) fn ids(scene: &Scene) -> impl Iterator<Item = NodeId> + '_ {
     (0..scene.nodes.len() as u32).map(NodeId)
+}
+
+/// Whether a node computes a value from a fraction (an interpolator, a
+/// sequencer, EaseInEaseOut).
+pub(crate) fn is_chain_node(scene: &Scene, id: NodeId) -> bool {
+    scene
+        .known(id)
+        .is_some_and(|d| d.name == "EaseInEaseOut" || Kind::of_node(&d.name).is_some())
 }

@@ -1,6 +1,8 @@
 //! Clocks: how a TimeSensor or a project three Timer turns time into a
 //! fraction, over a baked clip and over world time.
 
+use crate::scene::{NodeId, NodeType, Scene};
+
 /// A clock's fields.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Clock {
@@ -380,6 +382,27 @@ impl Run {
         };
         let pause = (pause > resume && pause > start && pause < end).then_some(pause);
         Run { stop, end, pause }
+    }
+}
+
+/// A clock node's fields.
+pub fn clock_of(scene: &Scene, id: NodeId) -> Option<Clock> {
+    match scene.node_type(id)? {
+        NodeType::TimeSensor => Some(Clock::TimeSensor {
+            cycle_interval: scene.number(id, "cycleInterval"),
+            looping: scene.flag(id, "loop"),
+            enabled: scene.flag(id, "enabled"),
+            start_time: scene.number(id, "startTime"),
+            stop_time: scene.number(id, "stopTime"),
+            pause_time: scene.number(id, "pauseTime"),
+            resume_time: scene.number(id, "resumeTime"),
+            from: f64::NEG_INFINITY,
+        }),
+        NodeType::Timer => Some(Clock::Timer {
+            period: scene.number(id, "period"),
+            shift: scene.number(id, "shift"),
+        }),
+        _ => None,
     }
 }
 

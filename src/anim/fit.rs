@@ -14,10 +14,10 @@
 //! or h²). The test `tests/it/bound.rs` plays the results in three.js at
 //! 1 kHz.
 
-use super::clip::Track;
 use super::clock::{FractionMap, Piece};
 use super::keyframes::{Interpolation, Keyframes, Segment, align};
 use super::reduce::distance;
+use super::track::Track;
 use glam::DQuat;
 
 /// The default bound on a value track, relative to the largest value the

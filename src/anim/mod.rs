@@ -1,6 +1,7 @@
 //! From the scene to animation: the functions that interpolator nodes
 //! compute. (Routing and clips build on this.)
 
+pub mod build;
 pub mod cascade;
 pub mod check;
 pub mod clip;

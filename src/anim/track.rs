@@ -2,7 +2,6 @@
 //! fraction through the fraction modifiers, an interpolator and (for a
 //! NurbsSurfaceInterpolator) a surface.
 
-use super::clip::WorldCurve;
 use super::keyframes::Interpolation;
 use crate::interp::{Ease, Exact, Interpolator, Kind};
 use crate::scene::{FieldType, NodeId, Scene};
@@ -59,10 +58,22 @@ pub struct Track {
     pub(super) mods: Vec<Modifier>,
     /// A field in world time (a timeline clip's track, whose fraction is
     /// the world time): its value from the clips that write it.
-    pub(super) world: Option<Arc<WorldCurve>>,
+    pub(super) world: Option<Arc<dyn WorldSource>>,
     /// A NurbsSurfaceInterpolator the source's (u, v) values go through:
     /// the track's values are its position or normal there.
     pub(super) surface: Option<Arc<SurfaceOutput>>,
+}
+
+/// A field's value in world time from the clips that write it (the
+/// timeline's `clip::WorldCurve`), as a track evaluates it.
+pub trait WorldSource: std::any::Any + std::fmt::Debug + Send + Sync {
+    /// The value at world time `t`.
+    fn eval(&self, t: f64, out: &mut Vec<f64>);
+    /// The world times where the value may turn or jump, sorted, at most
+    /// `max`.
+    fn corners(&self, max: usize) -> Vec<f64>;
+    /// Exact steps, when every source steps.
+    fn steps(&self, track: &Track) -> Option<Exact<'static>>;
 }
 
 /// A NurbsSurfaceInterpolator's output as a function of the (u, v) it is

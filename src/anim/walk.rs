@@ -3,6 +3,7 @@
 //! Script and follower listeners, Timer links and clock motion.
 
 use super::cascade::{self};
+use super::check::is_chain_node;
 use super::clip::{Clip, ClipOptions, by_field};
 use super::clock::Clock;
 use super::track::{Modifier, SurfaceOutput, Track};
@@ -13,14 +14,6 @@ use crate::interp::{Interpolator, Kind};
 use crate::scene::{Dir, FieldType, NodeId, NodeType, Route, Scene};
 use crate::source::Sources;
 use std::sync::Arc;
-
-/// Whether a node computes a value from a fraction (an interpolator, a
-/// sequencer, EaseInEaseOut).
-pub(crate) fn is_chain_node(scene: &Scene, id: NodeId) -> bool {
-    scene
-        .known(id)
-        .is_some_and(|d| d.name == "EaseInEaseOut" || Kind::of_node(&d.name).is_some())
-}
 
 /// How many interpolators and EaseInEaseOuts may feed each other's
 /// set_fraction in a row: the routes are followed by recursion, and a
@@ -318,27 +311,6 @@ impl Builder<'_> {
 pub(super) fn identity() -> Interpolator {
     let spec = crate::interp::Spec::scalar(Kind::Linear, &[0.0, 1.0], vec![0.0, 1.0]);
     Interpolator::new(spec, &mut Vec::new())
-}
-
-/// A clock node's fields.
-pub fn clock_of(scene: &Scene, id: NodeId) -> Option<Clock> {
-    match scene.node_type(id)? {
-        NodeType::TimeSensor => Some(Clock::TimeSensor {
-            cycle_interval: scene.number(id, "cycleInterval"),
-            looping: scene.flag(id, "loop"),
-            enabled: scene.flag(id, "enabled"),
-            start_time: scene.number(id, "startTime"),
-            stop_time: scene.number(id, "stopTime"),
-            pause_time: scene.number(id, "pauseTime"),
-            resume_time: scene.number(id, "resumeTime"),
-            from: f64::NEG_INFINITY,
-        }),
-        NodeType::Timer => Some(Clock::Timer {
-            period: scene.number(id, "period"),
-            shift: scene.number(id, "shift"),
-        }),
-        _ => None,
-    }
 }
 
 /// The fields the event cascade sets (a Switch's whichChoice from an

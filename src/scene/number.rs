@@ -1,8 +1,26 @@
 //! The number lexer: separators, tokens, and X3D decimal numbers read 64
 //! bytes at a time (long lists in pieces on two threads, see `crate::par`).
 
-use super::value::{Encoding, ValueError};
 use crate::par;
+
+/// A value that could not be read, with the byte range (inside the text that
+/// was parsed) of the offending token.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ValueError {
+    /// What is wrong.
+    pub message: String,
+    /// Where, in bytes of the value's text.
+    pub at: std::ops::Range<usize>,
+}
+
+/// Lexical conventions that differ between encodings.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Encoding {
+    /// XML attribute text: SFString is the text itself, MFString is quoted.
+    Xml,
+    /// ClassicVRML / VRML97: strings are always quoted.
+    Vrml,
+}
 
 /// Skips separators (and, in ClassicVRML, `#` comments to the end of the
 /// line) from `i`.

@@ -1,6 +1,7 @@
 //! X3D field types and values, and the XML-encoding lexical forms of values.
 
 use super::number::*;
+pub use super::number::{Encoding, ValueError};
 use std::fmt;
 
 /// How a field may be accessed (X3D access types).
@@ -291,25 +292,6 @@ impl Value {
     pub fn as_bool(&self) -> bool {
         self.bools().first().copied().unwrap_or(false)
     }
-}
-
-/// A value that could not be read, with the byte range (inside the text that
-/// was parsed) of the offending token.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ValueError {
-    /// What is wrong.
-    pub message: String,
-    /// Where, in bytes of the value's text.
-    pub at: std::ops::Range<usize>,
-}
-
-/// Lexical conventions that differ between encodings.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Encoding {
-    /// XML attribute text: SFString is the text itself, MFString is quoted.
-    Xml,
-    /// ClassicVRML / VRML97: strings are always quoted.
-    Vrml,
 }
 
 /// Parses the text of a value of type `ty`.

@@ -3,7 +3,8 @@
 
 use crate::util;
 
-use x3dbake::anim::clip::{Clip, ClipOptions, clips};
+use x3dbake::anim::build::clips;
+use x3dbake::anim::clip::{Clip, ClipOptions};
 use x3dbake::anim::keyframes::Interpolation;
 use x3dbake::diag::Diagnostics;
 use x3dbake::interp::rotation;

@@ -143,3 +143,91 @@ fn the_readme_lists_every_module() {
         );
     }
 }
+
+/// Inside each top-level module, its modules (`anim::clip`, `anim::walk`,
+/// `anim::cascade`, …) and the ones each names: through `super::` (as far
+/// up as it goes) or `crate::TOP::`, from any file under it.
+fn inner_graph(top: &str) -> BTreeMap<String, BTreeSet<String>> {
+    let dir = util::root().join("src").join(top);
+    let mut paths = Vec::new();
+    files(&dir, &mut paths);
+    let children: BTreeSet<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter_map(|p| {
+            let name = p.file_name()?.to_string_lossy().into_owned();
+            let name = name.strip_suffix(".rs").unwrap_or(&name).to_string();
+            (name != "mod").then_some(name)
+        })
+        .collect();
+    let mut graph: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for path in paths {
+        let rel = path.strip_prefix(&dir).unwrap();
+        // The file's module path under `top` (`mod.rs` is its folder's).
+        let mut module: Vec<String> = rel
+            .iter()
+            .map(|p| {
+                let p = p.to_string_lossy();
+                p.strip_suffix(".rs").unwrap_or(&p).to_string()
+            })
+            .collect();
+        if module.last().is_some_and(|m| m == "mod") {
+            module.pop();
+        }
+        let Some(own) = module.first().cloned() else {
+            continue; // top's own mod.rs
+        };
+        let text = std::fs::read_to_string(&path).unwrap();
+        for line in text.lines() {
+            let code = line.split("//").next().unwrap_or("");
+            let mut named = Vec::new();
+            for (at, _) in code.match_indices(&format!("crate::{top}::")) {
+                named.push(code[at + top.len() + 9..].to_string());
+            }
+            for (at, _) in code.match_indices("super::") {
+                if code[..at].ends_with("super::") {
+                    continue; // counted from the first `super::`
+                }
+                let mut rest = &code[at..];
+                let mut up = 0;
+                while let Some(r) = rest.strip_prefix("super::") {
+                    rest = r;
+                    up += 1;
+                }
+                // `super::` × up from the file's module: at `top` itself
+                // when up is the module's depth.
+                if up == module.len() {
+                    named.push(rest.to_string());
+                }
+            }
+            for rest in named {
+                let name: String = rest
+                    .chars()
+                    .take_while(|c| c.is_alphanumeric() || *c == '_')
+                    .collect();
+                if name != own && children.contains(&name) {
+                    graph.entry(own.clone()).or_default().insert(name);
+                }
+            }
+        }
+        graph.entry(own).or_default();
+    }
+    graph
+}
+
+#[test]
+fn no_inner_module_imports_one_that_imports_it() {
+    let anim = inner_graph("anim");
+    assert!(anim.len() >= 10, "{anim:?}");
+    // (Edges are seen: the route walker builds on clips and tracks.)
+    assert!(
+        anim["walk"].contains("clip") && anim["walk"].contains("track"),
+        "{anim:?}"
+    );
+    for top in [
+        "anim", "interp", "load", "mesh", "scene", "script", "syntax", "write",
+    ] {
+        let graph = inner_graph(top);
+        assert_eq!(cycle(&graph), None, "{top}: {graph:#?}");
+    }
+}

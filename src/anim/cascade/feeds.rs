@@ -6,7 +6,7 @@
 
 use super::Player;
 use super::followers::Feed;
-use crate::anim::walk::is_chain_node;
+use crate::anim::check::is_chain_node;
 use crate::anim::{InterpOptions, NodeFn, node_function};
 use crate::hash::{HashMap, HashSet};
 use crate::scene::{Dir, NodeId, NodeType, Scene};

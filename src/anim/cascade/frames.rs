@@ -9,9 +9,9 @@
 //! values at the same frames.
 
 use super::{Ev, Field, Player, Sending};
-use crate::anim::clip::SurfaceOutput;
+use crate::anim::check::is_chain_node;
 use crate::anim::clock::Clock;
-use crate::anim::walk::is_chain_node;
+use crate::anim::track::SurfaceOutput;
 use crate::anim::{InterpOptions, NodeFn, node_function};
 use crate::hash::{HashMap, HashSet};
 use crate::interp::rotation;

@@ -28,7 +28,7 @@ use sensors::Sensor;
 pub use user_events::UserEvent;
 
 use super::clock::Clock;
-use super::walk::clock_of;
+use super::clock::clock_of;
 use crate::diag::Diagnostics;
 use crate::hash::{HashMap, HashSet};
 use crate::scene::value::{Data, Scalar};
