@@ -10,6 +10,7 @@
 //! [`diag`]nostics.
 
 #![warn(missing_docs)]
+#![deny(unsafe_code)]
 
 pub mod anim;
 pub mod bake;
@@ -18,13 +19,14 @@ pub mod hash;
 pub mod interp;
 pub mod limits;
 pub mod load;
-pub mod mapped;
 pub mod mesh;
 pub mod par;
 pub mod scene;
 pub mod script;
 pub mod source;
 pub mod syntax;
+#[allow(unsafe_code)]
+pub mod sys;
 pub mod write;
 
 pub use bake::Bake;

@@ -3,7 +3,7 @@
 //! Spans are byte ranges kept beside the data; a line and column are worked
 //! out only when a diagnostic is printed (as naga does).
 
-use crate::mapped::Mapped;
+use crate::sys::mapped::Mapped;
 use std::io::Read as _;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
@@ -140,7 +140,7 @@ impl SourceFile {
         self.starts.get_or_init(|| {
             let bytes = self.text().as_bytes();
             let mut starts = vec![0u32];
-            starts.extend(crate::mapped::line_starts_after(bytes, 0));
+            starts.extend(crate::sys::mapped::line_starts_after(bytes, 0));
             starts
         })
     }

@@ -17,8 +17,8 @@ use std::process::ExitCode;
 use x3dbake::anim::cascade::World;
 use x3dbake::anim::clip::ClipOptions;
 use x3dbake::load::FileFetch;
-use x3dbake::mapped::Mapped;
 use x3dbake::source::{Input, MAX_FILE_BYTES, read_capped, read_file};
+use x3dbake::sys::mapped::Mapped;
 use x3dbake::{Bake, Limits};
 
 /// How a run ended. Ordered: the worst outcome of a batch is its exit code.

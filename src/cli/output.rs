@@ -384,7 +384,7 @@ fn in_place(parts: &Parts, temp: &mut Temporary, sync: bool) -> std::io::Result<
         if let Part::Bytes(bytes) = part {
             std::os::unix::fs::FileExt::write_all_at(&s.file, bytes, offset)?;
             if sync {
-                x3dbake::write::start_write_back(&s.file, offset, bytes.len() as u64);
+                x3dbake::sys::start_write_back(&s.file, offset, bytes.len() as u64);
             }
         }
         offset += part.len() as u64;
@@ -393,7 +393,7 @@ fn in_place(parts: &Parts, temp: &mut Temporary, sync: bool) -> std::io::Result<
         s.file.sync_all()?;
     }
     temp.hold(&s.file)?;
-    name(&s.file, &temp.path)
+    x3dbake::sys::link_unnamed(&s.file, &temp.path)
 }
 
 #[cfg(not(target_os = "linux"))]
@@ -412,7 +412,7 @@ fn write_parts(f: &mut fs::File, parts: &Parts, sync: bool) -> std::io::Result<(
     for part in parts {
         if sync {
             part.write_to(f, PIECE, |f, at, len| {
-                x3dbake::write::start_write_back(f, (offset + at) as u64, len as u64);
+                x3dbake::sys::start_write_back(f, (offset + at) as u64, len as u64);
             })?;
         } else {
             part.write_all(f)?;
@@ -440,28 +440,6 @@ fn folder_of(path: &Path) -> &Path {
 #[cfg(not(unix))]
 fn sync_folder(_: &Path) -> std::io::Result<()> {
     Ok(())
-}
-
-/// Gives an unnamed file the name `path` (through /proc, which needs no
-/// privilege); false where it cannot (another file system, `path` taken,
-/// no /proc).
-#[cfg(target_os = "linux")]
-fn name(file: &fs::File, path: &Path) -> std::io::Result<bool> {
-    use std::os::fd::AsRawFd as _;
-    use std::os::unix::ffi::OsStrExt as _;
-    let from = std::ffi::CString::new(format!("/proc/self/fd/{}", file.as_raw_fd()))?;
-    let to = std::ffi::CString::new(path.as_os_str().as_bytes())?;
-    // SAFETY: two NUL-terminated paths that live across the call.
-    let linked = unsafe {
-        libc::linkat(
-            libc::AT_FDCWD,
-            from.as_ptr(),
-            libc::AT_FDCWD,
-            to.as_ptr(),
-            libc::AT_SYMLINK_FOLLOW,
-        )
-    };
-    Ok(linked == 0)
 }
 
 pub fn temp_path(dest: &Path) -> PathBuf {

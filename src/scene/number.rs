@@ -85,7 +85,7 @@ pub(super) fn parse_tokens<T: Send>(
         values.append(&mut other);
         // Read: a mapped file's pages of it leave memory.
         let (from, to) = (pair[0][0], pair[pair.len() - 1][1]);
-        crate::mapped::let_go(&text.as_bytes()[from..to]);
+        crate::sys::mapped::let_go(&text.as_bytes()[from..to]);
     }
     Ok(values)
 }
@@ -403,29 +403,11 @@ impl Classes {
     /// Sixteen bytes at a time, with SSE2 (every x86_64 has it).
     #[cfg(target_arch = "x86_64")]
     pub(super) fn of(block: &[u8; 64]) -> Classes {
-        use std::arch::x86_64::*;
         let mut c = Classes::default();
         for (k, bytes) in block.chunks_exact(16).enumerate() {
             let half = |h: usize| i64::from_le_bytes(*bytes[8 * h..].first_chunk().expect("16"));
-            // SAFETY: SSE2 is part of every x86_64; these intrinsics only
-            // compute on values (no memory is read through them).
-            let [digit, point, minus, separator] = unsafe {
-                let v = _mm_set_epi64x(half(1), half(0));
-                let is = |b: u8| _mm_cmpeq_epi8(v, _mm_set1_epi8(b as i8));
-                // Bytes minus '0' that are at most 9 (unsigned) are digits.
-                let d = _mm_sub_epi8(v, _mm_set1_epi8(b'0' as i8));
-                let separator = _mm_or_si128(
-                    _mm_or_si128(is(b' '), is(b',')),
-                    _mm_or_si128(_mm_or_si128(is(b'\n'), is(b'\r')), is(b'\t')),
-                );
-                [
-                    _mm_cmpeq_epi8(_mm_min_epu8(d, _mm_set1_epi8(9)), d),
-                    is(b'.'),
-                    is(b'-'),
-                    separator,
-                ]
-                .map(|m| u64::from(_mm_movemask_epi8(m) as u16) << (16 * k))
-            };
+            let [digit, point, minus, separator] =
+                crate::sys::sse2_classes(half(0), half(1)).map(|m| u64::from(m) << (16 * k));
             c.digit |= digit;
             c.point |= point;
             c.minus |= minus;

@@ -340,11 +340,11 @@ impl<'s, 'd> Reader<'s, 'd> {
         // pages leave memory, and its values read them again piece by piece.
         let long = e.len() >= crate::par::SPLIT_BYTES;
         if long {
-            crate::mapped::let_go(e[..].as_bytes());
+            crate::sys::mapped::let_go(e[..].as_bytes());
         }
         let frame = self.element(name, name_span, &attrs);
         if long {
-            crate::mapped::let_go(e[..].as_bytes());
+            crate::sys::mapped::let_go(e[..].as_bytes());
         }
         if !empty {
             self.frames.push((frame, name.to_string(), name_span));

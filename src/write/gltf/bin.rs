@@ -29,7 +29,7 @@ pub struct Spill {
     /// the buffer starts the file.
     pub room: bool,
     /// Asks the kernel to start writing each block to disk as soon as it
-    /// is in the file (see [`crate::write::start_write_back`]).
+    /// is in the file (see [`crate::sys::start_write_back`]).
     pub write_back: bool,
 }
 
@@ -84,7 +84,7 @@ impl Writer {
                 placed = placed && file.write_all(&block).is_ok();
                 if placed {
                     if write_back {
-                        crate::write::start_write_back(&file, at + len, block.len() as u64);
+                        crate::sys::start_write_back(&file, at + len, block.len() as u64);
                     }
                     len += block.len() as u64;
                     // Blocks of the usual size are used again.
