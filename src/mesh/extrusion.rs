@@ -158,7 +158,17 @@ impl Sweep {
         // its first, so that normals meet smoothly across the seams).
         let rings = if spine_closed { ns - 1 } else { ns };
         let per_ring = if cross_closed { nc - 1 } else { nc };
-        let mut points = Vec::with_capacity(rings * per_ring);
+        let total = rings.saturating_mul(per_ring);
+        if total > MAX_GENERATED_POINTS {
+            return Mesh::refused(
+                Primitive::Triangles,
+                format!(
+                    "{rings} spine points × {per_ring} cross-section points would be {total} \
+                     points, more than {MAX_GENERATED_POINTS}: not drawn"
+                ),
+            );
+        }
+        let mut points = Vec::with_capacity(total);
         for i in 0..rings {
             let [x, y, z] = axes[i];
             let (s, r) = (

@@ -78,7 +78,16 @@ pub struct Mesh {
     /// Concave faces drawn as fans because ear clipping them would take
     /// too long.
     fanned: usize,
+    /// What the geometry's generator left out or drew otherwise, each said
+    /// in a warning naming the node.
+    notes: Vec<String>,
 }
+
+/// How many points a generated surface may have (an Extrusion's spine
+/// times its cross-section, a NURBS surface's tessellation): past it the
+/// node is not drawn, and said. A file of a few megabytes can ask for
+/// billions.
+pub(super) const MAX_GENERATED_POINTS: usize = 4_000_000;
 
 /// Values that replace what the file gives for fields of nodes: an animated
 /// state to draw the geometry in (a Coordinate's points, an Extrusion's
@@ -157,6 +166,14 @@ impl Mesh {
             // Degenerate triangles (a pinched end) cover nothing either way.
             n.dot(side) >= -1e-6 * n.length() * side.length()
         })
+    }
+
+    /// Nothing drawn, and why (said in a warning).
+    fn refused(primitive: Primitive, note: String) -> Mesh {
+        Mesh {
+            notes: vec![note],
+            ..Mesh::new(primitive)
+        }
     }
 
     fn make_normals(&mut self, made: MadeNormals) {
@@ -339,6 +356,12 @@ pub fn mesh(scene: &Scene, rest: &Overrides, id: NodeId, diags: &mut Diagnostics
                  face around its point)",
                 scene.display_name(id)
             ),
+            Some(scene.node(id).span),
+        );
+    }
+    for note in std::mem::take(&mut m.notes) {
+        diags.warning(
+            format!("`{}`: {note}", scene.display_name(id)),
             Some(scene.node(id).span),
         );
     }

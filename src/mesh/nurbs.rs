@@ -272,8 +272,15 @@ pub(super) fn patch(scene: &Scene, id: NodeId) -> Mesh {
         scaled("uTessellation", dims.0),
         scaled("vTessellation", dims.1),
     );
-    if (su + 1).saturating_mul(sv + 1) > 4_000_000 {
-        return empty;
+    let points = (su + 1).saturating_mul(sv + 1);
+    if points > MAX_GENERATED_POINTS {
+        return Mesh::refused(
+            Primitive::Triangles,
+            format!(
+                "a tessellation of {su} × {sv} would be {points} points, more than \
+                 {MAX_GENERATED_POINTS}: not drawn"
+            ),
+        );
     }
     let texture = texture_surface(scene, id);
     let mut at = Vec::new();

@@ -622,3 +622,47 @@ fn multi_texture_units_map_onto_material_slots() {
         assert_eq!(*b, 1.0 - (1.0 - a) / 2.0, "{v0:?} {v2:?}");
     }
 }
+
+/// A small file can ask for billions of points: a NURBS tessellation of
+/// 100 000 × 100 000, a swept surface of two such curves, an Extrusion of
+/// 3 000 spine × 3 000 cross-section points (60 KB). Each is refused with
+/// a warning naming it, nothing allocated for it (the swept surface's
+/// 120 GB ended the run before), and the rest of the scene is baked.
+#[test]
+fn generated_geometry_past_four_million_points_is_refused_and_said() {
+    let line = |n: usize, f: &dyn Fn(usize) -> String| (0..n).map(f).collect::<Vec<_>>().join(", ");
+    let scene = format!(
+        r#"<X3D profile="Full" version="4.0"><Scene>
+<Shape><NurbsPatchSurface DEF="Patch" uDimension="2" vDimension="2" uOrder="2" vOrder="2"
+ uTessellation="100000" vTessellation="100000">
+ <Coordinate containerField="controlPoint" point="0 0 0, 1 0 0, 0 1 0, 1 1 0"/></NurbsPatchSurface></Shape>
+<Shape><NurbsSweptSurface DEF="Swept">
+ <NurbsCurve2D containerField="crossSectionCurve" order="2" tessellation="100000" controlPoint="0 0, 1 0, 1 1"/>
+ <NurbsCurve containerField="trajectoryCurve" order="2" tessellation="100000">
+  <Coordinate containerField="controlPoint" point="0 0 0, 0 1 0, 0 2 0"/></NurbsCurve>
+</NurbsSweptSurface></Shape>
+<Shape><Extrusion DEF="Long" spine="{}" crossSection="{}"/></Shape>
+<Shape><Box DEF="Kept"/></Shape>
+</Scene></X3D>"#,
+        line(3000, &|i| format!("0 {i} 0")),
+        line(3000, &|i| format!(
+            "{} {}",
+            (i as f64).cos(),
+            (i as f64).sin()
+        ))
+    );
+    let (_dir, path) = util::scene_file("big.x3d", &scene);
+    let o = util::run(&[&path, "-o", "-", "--format", "glb"]);
+    assert_eq!(o.status.code(), Some(0), "{}", util::stderr(&o));
+    let err = util::stderr(&o);
+    for def in ["Patch", "Swept", "Long"] {
+        assert!(
+            err.lines()
+                .any(|l| l.contains(&format!("`{def}`"))
+                    && l.contains("more than 4000000: not drawn")),
+            "{def}: {err}"
+        );
+    }
+    let (json, _) = util::document_json(&o.stdout);
+    assert_eq!(json["meshes"].as_array().unwrap().len(), 1, "the Box");
+}
