@@ -96,6 +96,22 @@ pub(super) const MAX_GENERATED_POINTS: usize = 4_000_000;
 pub struct Overrides(crate::hash::HashMap<NodeId, Vec<(String, Vec<f32>)>>);
 
 impl Overrides {
+    /// What the scene sets on geometry nodes from elsewhere, found in one
+    /// pass: the `tessellationScale` of the NurbsSet that holds a NURBS
+    /// surface (the pseudo-field `tessellationScale` of the surface).
+    pub fn of_scene(scene: &Scene) -> Overrides {
+        let mut o = Overrides::default();
+        for id in (0..scene.nodes.len() as u32).map(NodeId) {
+            if scene.node_type(id) == Some(NodeType::NurbsSet) {
+                let scale = scene.number(id, "tessellationScale").max(0.0) as f32;
+                for &g in scene.nodes_in(id, "geometry") {
+                    o.set(g, "tessellationScale", vec![scale]);
+                }
+            }
+        }
+        o
+    }
+
     /// Replaces a field's values.
     pub fn set(&mut self, id: NodeId, field: &str, values: Vec<f32>) {
         let fields = self.0.entry(id).or_default();
@@ -332,7 +348,7 @@ pub fn mesh(scene: &Scene, rest: &Overrides, id: NodeId, diags: &mut Diagnostics
         Some(NodeType::Text) => text::text(scene, id),
         Some(NodeType::NurbsCurve) => nurbs::curve(scene, id),
         Some(NodeType::NurbsPatchSurface | NodeType::NurbsTrimmedSurface) => {
-            nurbs::patch(scene, id)
+            nurbs::patch(scene, rest, id)
         }
         Some(NodeType::NurbsSweptSurface | NodeType::NurbsSwungSurface) => nurbs::swept(scene, id),
         _ => {

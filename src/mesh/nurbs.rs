@@ -239,23 +239,13 @@ fn texture_surface(scene: &Scene, id: NodeId) -> Option<Surface> {
     }
 }
 
-/// How much a NurbsSet holding the surface scales its tessellation
-/// (`tessellationScale`; 1 outside any).
-fn tessellation_scale(scene: &Scene, id: NodeId) -> f64 {
-    (0..scene.nodes.len() as u32)
-        .map(NodeId)
-        .filter(|&s| scene.node_type(s) == Some(NodeType::NurbsSet))
-        .find(|&s| scene.nodes_in(s, "geometry").contains(&id))
-        .map_or(1.0, |s| scene.number(s, "tessellationScale").max(0.0))
-}
-
 /// A NurbsPatchSurface (or a NurbsTrimmedSurface's surface): a grid of
 /// uTessellation × vTessellation quads (times a NurbsSet's
 /// tessellationScale) over its range, front where ∂S/∂u × ∂S/∂v points,
 /// texture coordinates from its texCoord surface at the same fractions of
 /// its range (else the parameters scaled to 0..1), normals smooth across
 /// the grid.
-pub(super) fn patch(scene: &Scene, id: NodeId) -> Mesh {
+pub(super) fn patch(scene: &Scene, rest: &Overrides, id: NodeId) -> Mesh {
     let dims = (
         int(scene, id, "uDimension", 0).max(0) as usize,
         int(scene, id, "vDimension", 0).max(0) as usize,
@@ -264,7 +254,11 @@ pub(super) fn patch(scene: &Scene, id: NodeId) -> Mesh {
     let Some(surface) = surface(scene, id) else {
         return empty;
     };
-    let scale = tessellation_scale(scene, id);
+    // (A NurbsSet's tessellationScale: see `Overrides::of_scene`.)
+    let scale = rest
+        .get(id, "tessellationScale")
+        .and_then(|s| s.first())
+        .map_or(1.0, |&s| f64::from(s));
     let scaled = |field: &str, n: usize| {
         ((segments(int(scene, id, field, 0), n) as f64 * scale).floor() as usize).max(1)
     };

@@ -529,9 +529,10 @@ fn nurbs_swept_swung_set_and_texture_surfaces_draw_as_x_ite_draws_them() {
         None,
         Limits::default(),
     );
+    let rest = Overrides::of_scene(&bake.scene);
     let mut drawn = |def: &str| {
         let id = bake.scene.def(def).expect(def);
-        mesh(&bake.scene, &Overrides::default(), id, &mut bake.diags).expect(def)
+        mesh(&bake.scene, &rest, id, &mut bake.diags).expect(def)
     };
     // (The trimmed surface's triangles are cut otherwise than X_ITE's
     // libtess cuts them: only its area compares.)

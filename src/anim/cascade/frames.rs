@@ -142,10 +142,15 @@ impl<'s> Player<'s> {
     /// A NurbsSurfaceInterpolator gets a fraction (u, v): it sends the
     /// surface's normal and point there (see [`SurfaceOutput`]).
     pub(super) fn surface_point(&mut self, t: f64, id: NodeId, v: &Ev) {
-        let Some(surface) = crate::mesh::nurbs_surface(self.scene, id) else {
+        let scene = self.scene;
+        let made = self
+            .surfaces
+            .entry(id)
+            .or_insert_with(|| crate::mesh::nurbs_surface(scene, id).map(std::sync::Arc::new));
+        let Some(surface) = made.clone() else {
             return;
         };
-        let (surface, uv) = (std::sync::Arc::new(surface), v.numbers());
+        let uv = v.numbers();
         for (field, normal) in [("normal_changed", true), ("position_changed", false)] {
             let mut out = Vec::new();
             SurfaceOutput::new(surface.clone(), normal).apply(&uv, &mut out);

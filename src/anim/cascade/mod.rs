@@ -403,6 +403,7 @@ impl<'s> Player<'s> {
             seq: 0,
             sensors: HashMap::default(),
             toggles: HashMap::default(),
+            surfaces: HashMap::default(),
             functions: HashMap::default(),
             scripts,
             followers,
@@ -561,6 +562,8 @@ struct Player<'s> {
     sensors: HashMap<NodeId, Sensor>,
     /// BooleanToggle states.
     toggles: HashMap<NodeId, bool>,
+    /// NurbsSurfaceInterpolators' surfaces, made at their first event.
+    surfaces: HashMap<NodeId, Option<std::sync::Arc<crate::interp::nurbs::Surface>>>,
     /// Interpolators, sequencers and EaseInEaseOut as events reach them
     /// (`None`: not one).
     functions: HashMap<NodeId, Option<super::NodeFn>>,

@@ -88,7 +88,7 @@ pub(super) fn uv_deltas(own: &[glam::Vec2], index: &[u32], animated: &[f64]) -> 
 /// at its start, so that the mesh has a shape at rest (X3D draws nothing
 /// until the first event; glTF must draw something).
 pub(super) fn rest_values(scene: &Scene, clips: &[Clip]) -> crate::mesh::Overrides {
-    let mut rest = crate::mesh::Overrides::default();
+    let mut rest = crate::mesh::Overrides::of_scene(scene);
     let mut v = Vec::new();
     for clip in clips {
         for track in &clip.tracks {
