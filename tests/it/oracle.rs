@@ -913,13 +913,21 @@ fn x3dbake_refuses_only_what_x_ite_refuses() {
             .status
             .success()
     };
-    let verdicts: Vec<(String, bool, bool)> = std::thread::scope(|s| {
-        let runs: Vec<_> = files
-            .iter()
-            .map(|(f, read)| s.spawn(move || (f.display().to_string(), *read, loads(f))))
-            .collect();
-        runs.into_iter().map(|r| r.join().unwrap()).collect()
-    });
+    // Four X_ITEs at a time (each a Node process of a few hundred MB).
+    let verdicts: Vec<(String, bool, bool)> = files
+        .chunks(4)
+        .flat_map(|some| {
+            std::thread::scope(|s| {
+                let runs: Vec<_> = some
+                    .iter()
+                    .map(|(f, read)| s.spawn(move || (f.display().to_string(), *read, loads(f))))
+                    .collect();
+                runs.into_iter()
+                    .map(|r| r.join().unwrap())
+                    .collect::<Vec<_>>()
+            })
+        })
+        .collect();
     let differ: Vec<_> = verdicts
         .iter()
         .filter(|(_, ours, theirs)| ours != theirs)
