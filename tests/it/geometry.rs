@@ -667,3 +667,64 @@ fn generated_geometry_past_four_million_points_is_refused_and_said() {
     let (json, _) = util::document_json(&o.stdout);
     assert_eq!(json["meshes"].as_array().unwrap().len(), 1, "the Box");
 }
+
+/// Random trimming contours over a patch (self-crossing, outside the
+/// surface, degenerate, with holes; 200 scenes): never a panic, never
+/// more area than the untrimmed surface, and a contour around the whole
+/// square keeps all of it.
+#[test]
+fn random_trimming_contours_cut_within_the_surface() {
+    let mut r = util::Rng(0x5eed_7217);
+    let patch = |contours: &str| {
+        format!(
+            r#"<X3D profile="Full" version="4.0"><Scene><Shape>
+<NurbsTrimmedSurface DEF="G" uDimension="3" vDimension="3" uTessellation="12" vTessellation="9">
+ <Coordinate containerField="controlPoint" point="0 0 0, 1 0 0.5, 2 0 0, 0 1 0.5, 1 1 2, 2 1 0.5, 0 2 0, 1 2 0.5, 2 2 0"/>
+ {contours}
+</NurbsTrimmedSurface></Shape></Scene></X3D>"#
+        )
+    };
+    let contour = |points: &[(f64, f64)]| {
+        let list: Vec<String> = points.iter().map(|(u, v)| format!("{u} {v}")).collect();
+        format!(
+            r#"<Contour2D containerField="trimmingContour"><ContourPolyline2D controlPoint="{}"/></Contour2D>"#,
+            list.join(", ")
+        )
+    };
+    let area_of = |m: &Mesh| area(m);
+    let area = |text: &str| {
+        let mut bake = Bake::load(
+            "t.x3d",
+            text.as_bytes().to_vec(),
+            None,
+            None,
+            Limits::default(),
+        );
+        let id = bake.scene.def("G").unwrap();
+        mesh(&bake.scene, &Overrides::default(), id, &mut bake.diags).map_or(0.0, |m| area_of(&m))
+    };
+    let whole = area(&patch(""));
+    let all = area(&patch(&contour(&[
+        (-0.5, -0.5),
+        (1.5, -0.5),
+        (1.5, 1.5),
+        (-0.5, 1.5),
+    ])));
+    assert!((all - whole).abs() < 1e-4 * whole, "{all} of {whole}");
+    for _ in 0..200 {
+        let contours: Vec<String> = (0..1 + (r.unit() * 3.0) as usize)
+            .map(|_| {
+                let n = 3 + (r.unit() * 12.0) as usize;
+                let points: Vec<(f64, f64)> = (0..n)
+                    .map(|_| (r.range(-0.3, 1.3), r.range(-0.3, 1.3)))
+                    .collect();
+                contour(&points)
+            })
+            .collect();
+        let cut = area(&patch(&contours.join("\n")));
+        assert!(
+            cut <= whole * (1.0 + 1e-4),
+            "{cut} of {whole}: {contours:?}"
+        );
+    }
+}
