@@ -147,6 +147,12 @@ pub enum CliMode {
 }
 
 #[derive(Clone, Copy, ValueEnum)]
+pub enum CliVisibility {
+    Extension,
+    Scale,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
 pub enum CliInterpolation {
     Linear,
     Step,
@@ -239,6 +245,11 @@ pub struct BakeArgs {
     /// Embed the buffer in the .gltf as a data URI instead of a .bin file.
     #[arg(help_heading = "Output", long)]
     pub embed: bool,
+    /// How nodes are shown and hidden (an animated Switch's choices or
+    /// `visible`, a moving mesh's cuts): KHR_node_visibility, or a STEP
+    /// scale (zero when hidden) for viewers and engines without it.
+    #[arg(help_heading = "Output", long, value_enum, default_value_t = CliVisibility::Extension)]
+    pub visibility: CliVisibility,
     /// Flush each output to disk before it is renamed into place, and the
     /// folder after (survives a power failure or a system crash; costs the
     /// disk's write time). Without it an output still appears whole or not
@@ -608,6 +619,10 @@ impl BakeArgs {
                             usize::try_from(n).unwrap_or(usize::MAX)
                         }),
                     ..Default::default()
+                },
+                visibility: match self.visibility {
+                    CliVisibility::Extension => gltf::Visibility::Extension,
+                    CliVisibility::Scale => gltf::Visibility::Scale,
                 },
                 // (Each worker's share: see batch.)
                 threads: 0,

@@ -61,6 +61,17 @@ fn play(glb: &Path) -> Played {
     // Each node's visibility at each key (shown throughout without one).
     let mut visible: std::collections::BTreeMap<usize, Vec<f64>> = Default::default();
     for c in channels {
+        // (--visibility scale: a STEP scale, zero when hidden.)
+        if c["target"]["path"] == "scale" {
+            let node = c["target"]["node"].as_u64().unwrap() as usize;
+            assert_eq!(sampler(c)["interpolation"], "STEP");
+            let scales = numbers(&json, &bin, &sampler(c)["output"]);
+            let shown = scales
+                .chunks_exact(3)
+                .map(|s| f64::from(u8::from(s != [0.0; 3])));
+            visible.insert(node, shown.collect());
+            continue;
+        }
         let pointer = &c["target"]["extensions"]["KHR_animation_pointer"]["pointer"];
         let Some(p) = pointer.as_str() else { continue };
         let node: usize = p.split('/').nth(2).unwrap().parse().unwrap();
@@ -108,7 +119,10 @@ fn play(glb: &Path) -> Played {
                 .iter()
                 .filter(|(i, n)| match visible.get(i) {
                     Some(v) => v[k] != 0.0,
-                    None => n["extensions"]["KHR_node_visibility"]["visible"] != false,
+                    None => {
+                        n["extensions"]["KHR_node_visibility"]["visible"] != false
+                            && n["scale"] != serde_json::json!([0.0, 0.0, 0.0])
+                    }
                 })
                 .map(|(_, n)| mesh_area(mesh_of(n), k))
                 .sum()
@@ -156,13 +170,15 @@ fn xite_areas(
 }
 
 fn bake(name: &str) -> (PathBuf, tempfile::TempDir, PathBuf, String) {
-    bake_file(util::root().join("fixtures/scenes").join(name))
+    bake_file(util::root().join("fixtures/scenes").join(name), &[])
 }
 
-fn bake_file(scene: PathBuf) -> (PathBuf, tempfile::TempDir, PathBuf, String) {
+fn bake_file(scene: PathBuf, extra: &[&str]) -> (PathBuf, tempfile::TempDir, PathBuf, String) {
     let dir = tempfile::tempdir().unwrap();
     let glb = dir.path().join("out.glb");
-    let out = util::run(&[scene.to_str().unwrap(), "-o", glb.to_str().unwrap()]);
+    let mut args = vec![scene.to_str().unwrap(), "-o", glb.to_str().unwrap()];
+    args.extend(extra);
+    let out = util::run(&args);
     assert!(out.status.success(), "{}", util::stderr(&out));
     (scene, dir, glb, util::stderr(&out))
 }
@@ -261,10 +277,53 @@ fn an_unevenly_spaced_spine_is_placed_as_the_text_says_not_as_x_ite() {
         uneven(1.0)
     );
     let (_keep, path) = util::scene_file("uneven.x3d", &text);
-    let (scene, _dir, glb, _) = bake_file(PathBuf::from(path));
+    let (scene, _dir, glb, _) = bake_file(PathBuf::from(path), &[]);
     let played = play(&glb);
     let Some(apart) = worst(&played, 4.0, &scene, "I", "E") else {
         return;
     };
     assert!((1e-5..1e-3).contains(&apart), "{apart:e}");
+}
+
+#[test]
+fn the_cuts_shown_by_scale_draw_the_same_surface() {
+    // --visibility scale, for viewers without KHR_node_visibility: the
+    // hidden cut has a zero scale, STEP scale channels switch them, no
+    // extension is used; the surface shown at every key is the same.
+    let scene = util::root().join("fixtures/scenes/extrusion_dart.x3d");
+    let (_, _d1, by_extension, _) = bake_file(scene.clone(), &[]);
+    let (_, _d2, by_scale, err) = bake_file(scene, &["--visibility", "scale"]);
+    assert_eq!(err, "", "no warning");
+    let (json, _) = util::document_json(&std::fs::read(&by_scale).unwrap());
+    assert!(
+        json["extensionsUsed"]
+            .as_array()
+            .is_none_or(|e| e.is_empty()),
+        "{}",
+        json["extensionsUsed"]
+    );
+    let (a, b) = (play(&by_extension), play(&by_scale));
+    assert_eq!((b.nodes, b.switched), (2, 2));
+    assert_eq!(a.times, b.times);
+    for (x, y) in a.shown.iter().zip(&b.shown) {
+        assert!((x - y).abs() < 1e-9, "{x} {y}");
+    }
+    // `visible` fields (fixtures/scenes/visibility_textures.x3d): their 4
+    // KHR_node_visibility channels become 4 scale channels.
+    let scene = util::root().join("fixtures/scenes/visibility_textures.x3d");
+    let (_, _d3, visible, _) = bake_file(scene, &["--visibility", "scale", "-q"]);
+    let (json, _) = util::document_json(&std::fs::read(&visible).unwrap());
+    let channels: Vec<&serde_json::Value> = json["animations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|a| a["channels"].as_array().unwrap())
+        .collect();
+    let scales = channels
+        .iter()
+        .filter(|c| c["target"]["path"] == "scale")
+        .count();
+    assert_eq!(scales, 4);
+    assert!(!json.to_string().contains("KHR_node_visibility"));
+    util::assert_validator_clean(&[by_scale, visible]);
 }

@@ -256,6 +256,23 @@ impl Writer<'_> {
                 (None, Some(&x)) => x != 0.0,
                 (_, None) => false,
             };
+            // Shown by their scale: a STEP scale curve a node (its own
+            // scale when shown, zero when hidden).
+            let (scaled, nodes): (Vec<_>, Vec<_>) = nodes
+                .into_iter()
+                .partition(|n| self.scaled.contains_key(&n.value()));
+            for node in scaled {
+                let own = self.scaled[&node.value()];
+                let values: Vec<f32> = (0..k.len())
+                    .flat_map(|j| if on(&k.value(j)) { own } else { [0.0; 3] })
+                    .collect();
+                let output = self.accessor(&values, accessor::Type::Vec3, false);
+                let s = parts.sampler(times, output, animation::Interpolation::Step);
+                parts.node_channel(s, node, animation::Property::Scale);
+            }
+            if nodes.is_empty() {
+                continue;
+            }
             let bytes = (0..k.len()).map(|j| [u8::from(on(&k.value(j)))]);
             let (u8, scalar) = (accessor::ComponentType::U8, accessor::Type::Scalar);
             let output = self.raw_accessor(bytes, k.len(), u8, scalar, None, None);

@@ -39,6 +39,19 @@ use materials::*;
 use meshes::*;
 use nodes::*;
 
+/// How nodes are shown and hidden (an animated Switch's choices, an
+/// animated `visible`, a moving mesh's cuts).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Visibility {
+    /// KHR_node_visibility, and its pointer channels.
+    #[default]
+    Extension,
+    /// The node's scale: its own when shown, zero when hidden, animated by
+    /// STEP scale channels (for viewers and engines without the
+    /// extension).
+    Scale,
+}
+
 /// How tracks are written.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Mode {
@@ -81,6 +94,8 @@ pub struct Options {
     /// Keep a copy of the keyframes written for each track
     /// ([`Document::written`]), for a report.
     pub record: bool,
+    /// How nodes are shown and hidden.
+    pub visibility: Visibility,
     /// How many threads the fits made ahead may keep busy (0: one a core).
     /// A batch baking several files at once gives each its share, so that
     /// no more threads are busy than there are cores.
@@ -97,6 +112,7 @@ impl Default for Options {
             keep_constant: false,
             limits: Limits::default(),
             record: false,
+            visibility: Visibility::Extension,
             threads: 0,
         }
     }
@@ -263,6 +279,9 @@ struct Writer<'a> {
     /// A mesh's copies with the other triangulations its reshaped samples
     /// need, by the mesh's index.
     alternates: HashMap<usize, Vec<Index<json::Mesh>>>,
+    /// With [`Visibility::Scale`], the nodes shown and hidden by their
+    /// scale, with their own scale (the one they are shown at).
+    scaled: HashMap<usize, [f32; 3]>,
     /// For a mesh with alternates, at each place it is drawn the nodes of
     /// it and of each alternate, in that order.
     shape_nodes: HashMap<usize, Vec<Vec<Index<json::Node>>>>,
@@ -395,6 +414,7 @@ pub fn build(
         ahead: ahead::Ahead::default(),
         mesh_nodes: HashMap::default(),
         alternates: HashMap::default(),
+        scaled: HashMap::default(),
         shape_nodes: HashMap::default(),
         folded: Default::default(),
         written: Vec::new(),

@@ -308,12 +308,41 @@ impl<'a> Writer<'a> {
     pub(super) fn place(&mut self, id: NodeId, node: Index<json::Node>) {
         self.placed.entry(id).or_default().push(node);
         if self.animated.contains(&(id, "visible".to_string())) {
-            self.set_visibility(node, self.scene.flag(id, "visible"));
+            let visible = self.scene.flag(id, "visible");
+            // A node whose own scale moves cannot show it by its scale.
+            if self.opts.visibility == Visibility::Scale
+                && self.animated.contains(&(id, "scale".to_string()))
+            {
+                self.diags.warning(
+                    format!(
+                        "`{}.visible`: its scale is animated too, so --visibility scale cannot \
+                         show it: written as KHR_node_visibility",
+                        self.scene.display_name(id)
+                    ),
+                    Some(self.scene.node(id).span),
+                );
+                return self.extension_visibility(node, visible);
+            }
+            self.set_visibility(node, visible);
+        }
+    }
+
+    /// Shows or hides a node at rest, as the options say: its
+    /// KHR_node_visibility, or its scale (zero when hidden).
+    pub(super) fn set_visibility(&mut self, node: Index<json::Node>, visible: bool) {
+        if self.opts.visibility == Visibility::Extension {
+            return self.extension_visibility(node, visible);
+        }
+        let n = &mut self.root.nodes[node.value()];
+        let own = n.scale.unwrap_or([1.0; 3]);
+        self.scaled.insert(node.value(), own);
+        if !visible {
+            n.scale = Some([0.0; 3]);
         }
     }
 
     /// Gives a node its KHR_node_visibility.
-    pub(super) fn set_visibility(&mut self, node: Index<json::Node>, visible: bool) {
+    fn extension_visibility(&mut self, node: Index<json::Node>, visible: bool) {
         let ext = self.root.nodes[node.value()]
             .extensions
             .get_or_insert_default();
