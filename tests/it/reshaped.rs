@@ -308,6 +308,49 @@ fn the_cuts_shown_by_scale_draw_the_same_surface() {
     for (x, y) in a.shown.iter().zip(&b.shown) {
         assert!((x - y).abs() < 1e-9, "{x} {y}");
     }
+    // three.js (no KHR_node_visibility) plays the scale channels: at each
+    // key, the cut our reading shows is the one with a scale, halfway
+    // between keys too (STEP).
+    if let Some(three) = util::tool_dir("X3DBAKE_THREE", "three.js playing cuts by scale") {
+        let times: Vec<f64> = b
+            .times
+            .iter()
+            .map(|t| t + 1e-3)
+            .filter(|&t| t < 2.0)
+            .collect();
+        let mut args = vec![
+            util::root().join("tools/three-play.mjs").into_os_string(),
+            by_scale.clone().into_os_string(),
+        ];
+        args.extend(times.iter().map(|t| t.to_string().into()));
+        let out = util::node(&args, None, &[("X3DBAKE_THREE", &three)]);
+        let played: serde_json::Value = serde_json::from_slice(&out).unwrap();
+        let samples = played["animations"][0]["samples"].as_array().unwrap();
+        let (json, _) = util::document_json(&std::fs::read(&by_scale).unwrap());
+        let cuts: Vec<usize> = json["nodes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .enumerate()
+            .filter(|(_, n)| n["mesh"].is_u64())
+            .map(|(i, _)| i)
+            .collect();
+        let mut switched = 0;
+        for (k, sample) in samples.iter().enumerate() {
+            let shown: Vec<bool> = cuts
+                .iter()
+                .map(|&i| sample["nodes"][i]["scale"] != serde_json::json!([0, 0, 0]))
+                .collect();
+            assert_eq!(
+                shown.iter().filter(|&&v| v).count(),
+                1,
+                "one cut at {}",
+                times[k]
+            );
+            switched += usize::from(shown[1]);
+        }
+        assert!(switched > 0, "the second cut is shown somewhere");
+    }
     // `visible` fields (fixtures/scenes/visibility_textures.x3d): their 4
     // KHR_node_visibility channels become 4 scale channels.
     let scene = util::root().join("fixtures/scenes/visibility_textures.x3d");
