@@ -61,7 +61,7 @@ pub struct Track {
     pub(super) world: Option<Arc<dyn WorldSource>>,
     /// A NurbsSurfaceInterpolator the source's (u, v) values go through:
     /// the track's values are its position or normal there.
-    pub(super) surface: Option<Arc<SurfaceOutput>>,
+    pub(super) surface: Option<SurfaceOutput>,
 }
 
 /// A field's value in world time from the clips that write it (the
@@ -78,7 +78,7 @@ pub trait WorldSource: std::any::Any + std::fmt::Debug + Send + Sync {
 
 /// A NurbsSurfaceInterpolator's output as a function of the (u, v) it is
 /// sent: its `position_changed` or its `normal_changed`.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct SurfaceOutput {
     pub(super) surface: Arc<crate::interp::nurbs::Surface>,
     pub(super) normal: bool,

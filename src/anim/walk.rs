@@ -223,9 +223,7 @@ impl Builder<'_> {
             if r.to_field == "set_fraction"
                 && self.scene.node_type(r.to) == Some(NodeType::NurbsSurfaceInterpolator)
             {
-                path.push(ri);
                 self.surface_targets(&r, interp, chain, &func, path, tracks, periodic);
-                path.pop();
                 continue;
             }
             tracks.push(self.track(&r, interp, chain, func.clone(), periodic));
@@ -242,7 +240,7 @@ impl Builder<'_> {
         interp: NodeId,
         chain: &[NodeId],
         func: &Arc<Interpolator>,
-        path: &mut [usize],
+        path: &[usize],
         tracks: &mut Vec<Track>,
         periodic: bool,
     ) {
@@ -257,9 +255,8 @@ impl Builder<'_> {
                 }
                 let r = self.scene.routes[ri].clone();
                 self.used[ri] = true;
-                let output = SurfaceOutput::new(surface.clone(), normal);
                 tracks.push(Track {
-                    surface: Some(Arc::new(output)),
+                    surface: Some(SurfaceOutput::new(surface.clone(), normal)),
                     ..self.track(&r, interp, chain, func.clone(), periodic)
                 });
             }

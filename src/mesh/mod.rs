@@ -150,38 +150,47 @@ impl Mesh {
         self.primitive.unwrap_or(Primitive::Triangles)
     }
 
-    /// Whether `indices`, another triangulation of this mesh's faces over
-    /// the same vertices (the one the mesh had in another shape), draws
-    /// the same surface: no triangle of it turned over against the
-    /// surface this mesh's own triangles make around its corners. A
-    /// concave face triangulated for one outline stays valid for another
-    /// as long as none of its triangles flips (their signed areas then sum
-    /// to the face's, each covering its part once).
-    pub fn triangulation_holds(&self, indices: &[u32]) -> bool {
-        if indices.len() != self.indices.len() || self.primitive() != Primitive::Triangles {
-            return false;
-        }
+    /// A test of other triangulations of this mesh's faces over the same
+    /// vertices (the ones the mesh had in other shapes): whether one draws
+    /// the same surface, no triangle of it turned over against the surface
+    /// this mesh's own triangles make around its corners. A concave face
+    /// triangulated for one outline stays valid for another as long as
+    /// none of its triangles flips (their signed areas then sum to the
+    /// face's, each covering its part once). The surface around the
+    /// corners is worked out once, for every triangulation tested.
+    pub fn triangulation_test(&self) -> impl Fn(&[u32]) -> bool + '_ {
         let p = &self.positions;
-        let normal = |t: &[u32]| -> Option<Vec3> {
+        let normal = move |t: &[u32]| -> Option<Vec3> {
             let [a, b, c] = [0, 1, 2].map(|k| p.get(t[k] as usize).copied());
             let (a, b, c) = (a?, b?, c?);
             Some((b - a).cross(c - a))
         };
         // Around each corner, the surface as this mesh's own triangles
-        // turn it (area-weighted).
-        let mut around = vec![Vec3::ZERO; p.len()];
-        for t in self.indices.chunks_exact(3) {
-            let Some(n) = normal(t) else { return false };
-            for &i in t {
-                around[i as usize] += n;
-            }
+        // turn it (area-weighted); none for lines, points or a triangle
+        // off the vertices.
+        let around = (self.primitive() == Primitive::Triangles)
+            .then(|| {
+                let mut around = vec![Vec3::ZERO; p.len()];
+                for t in self.indices.chunks_exact(3) {
+                    let n = normal(t)?;
+                    for &i in t {
+                        around[i as usize] += n;
+                    }
+                }
+                Some(around)
+            })
+            .flatten();
+        move |indices: &[u32]| {
+            let Some(around) = &around else { return false };
+            indices.len() == self.indices.len()
+                && indices.chunks_exact(3).all(|t| {
+                    let Some(n) = normal(t) else { return false };
+                    let side: Vec3 = t.iter().map(|&i| around[i as usize]).sum();
+                    // Degenerate triangles (a pinched end) cover nothing
+                    // either way.
+                    n.dot(side) >= -1e-6 * n.length() * side.length()
+                })
         }
-        indices.chunks_exact(3).all(|t| {
-            let Some(n) = normal(t) else { return false };
-            let side: Vec3 = t.iter().map(|&i| around[i as usize]).sum();
-            // Degenerate triangles (a pinched end) cover nothing either way.
-            n.dot(side) >= -1e-6 * n.length() * side.length()
-        })
     }
 
     /// Nothing drawn, and why (said in a warning).
@@ -456,13 +465,13 @@ mod tests {
         let square = [(0.0, 0.0), (1.0, 0.0), (1.0, 1.0), (0.0, 1.0)];
         let along_13 = quad(notched_3, 1).indices;
         let along_02 = quad(notched_0, 0).indices;
-        assert!(quad(notched_3, 1).triangulation_holds(&along_13));
-        assert!(!quad(notched_0, 0).triangulation_holds(&along_13));
-        assert!(!quad(notched_3, 1).triangulation_holds(&along_02));
-        assert!(quad(square, 0).triangulation_holds(&along_13));
-        assert!(quad(square, 1).triangulation_holds(&along_02));
+        assert!(quad(notched_3, 1).triangulation_test()(&along_13));
+        assert!(!quad(notched_0, 0).triangulation_test()(&along_13));
+        assert!(!quad(notched_3, 1).triangulation_test()(&along_02));
+        assert!(quad(square, 0).triangulation_test()(&along_13));
+        assert!(quad(square, 1).triangulation_test()(&along_02));
         // Another count of triangles is another mesh.
-        assert!(!quad(square, 0).triangulation_holds(&along_02[..3]));
+        assert!(!quad(square, 0).triangulation_test()(&along_02[..3]));
     }
 
     /// Ear clips a polygon in the z = 0 plane and checks that the

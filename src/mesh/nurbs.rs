@@ -178,26 +178,46 @@ pub(super) fn swept(scene: &Scene, id: NodeId) -> Mesh {
     })
 }
 
+/// The u × v control points a NURBS surface node declares.
+fn dimensions(scene: &Scene, id: NodeId) -> (usize, usize) {
+    let dim = |f: &str| int(scene, id, f, 0).max(0) as usize;
+    (dim("uDimension"), dim("vDimension"))
+}
+
+/// A surface of `points` (`dim` numbers each) on the grid `grid` declares:
+/// its dimensions, orders and knots; weighted by `weighted`'s `weight`
+/// field, else all 1. `None` when they make no surface.
+fn grid_surface(
+    scene: &Scene,
+    grid: NodeId,
+    points: Vec<f64>,
+    dim: usize,
+    weighted: Option<NodeId>,
+) -> Option<Surface> {
+    let dims = dimensions(scene, grid);
+    let n = dims.0 * dims.1;
+    Surface::new(
+        points,
+        dim,
+        dims,
+        weighted.map_or_else(|| vec![1.0; n], |w| weights(scene, w, n)),
+        (int(scene, grid, "uOrder", 3), int(scene, grid, "vOrder", 3)),
+        (
+            &doubles(scene, grid, "uKnot"),
+            &doubles(scene, grid, "vKnot"),
+        ),
+    )
+}
+
 /// The surface of a NurbsPatchSurface (or NurbsTrimmedSurface, or
 /// NurbsSurfaceInterpolator): its control points, weights, orders and
 /// knots; `None` when they make none.
 pub(crate) fn surface(scene: &Scene, id: NodeId) -> Option<Surface> {
-    let dims = (
-        int(scene, id, "uDimension", 0).max(0) as usize,
-        int(scene, id, "vDimension", 0).max(0) as usize,
-    );
     let flat: Vec<f64> = control_points(scene, id)
         .iter()
         .flat_map(|p| p.to_array())
         .collect();
-    Surface::new(
-        flat,
-        3,
-        dims,
-        weights(scene, id, dims.0 * dims.1),
-        (int(scene, id, "uOrder", 3), int(scene, id, "vOrder", 3)),
-        (&doubles(scene, id, "uKnot"), &doubles(scene, id, "vKnot")),
-    )
+    grid_surface(scene, id, flat, 3, Some(id))
 }
 
 /// The texture coordinates' surface of a NURBS surface: a
@@ -208,33 +228,9 @@ fn texture_surface(scene: &Scene, id: NodeId) -> Option<Surface> {
     let t = scene.child(id, "texCoord")?;
     match scene.node_type(t)? {
         NodeType::NurbsTextureCoordinate => {
-            let dims = (
-                int(scene, t, "uDimension", 0).max(0) as usize,
-                int(scene, t, "vDimension", 0).max(0) as usize,
-            );
-            Surface::new(
-                doubles(scene, t, "controlPoint"),
-                2,
-                dims,
-                weights(scene, t, dims.0 * dims.1),
-                (int(scene, t, "uOrder", 3), int(scene, t, "vOrder", 3)),
-                (&doubles(scene, t, "uKnot"), &doubles(scene, t, "vKnot")),
-            )
+            grid_surface(scene, t, doubles(scene, t, "controlPoint"), 2, Some(t))
         }
-        NodeType::TextureCoordinate => {
-            let dims = (
-                int(scene, id, "uDimension", 0).max(0) as usize,
-                int(scene, id, "vDimension", 0).max(0) as usize,
-            );
-            Surface::new(
-                doubles(scene, t, "point"),
-                2,
-                dims,
-                vec![1.0; dims.0 * dims.1],
-                (int(scene, id, "uOrder", 3), int(scene, id, "vOrder", 3)),
-                (&doubles(scene, id, "uKnot"), &doubles(scene, id, "vKnot")),
-            )
-        }
+        NodeType::TextureCoordinate => grid_surface(scene, id, doubles(scene, t, "point"), 2, None),
         _ => None,
     }
 }
@@ -246,13 +242,9 @@ fn texture_surface(scene: &Scene, id: NodeId) -> Option<Surface> {
 /// its range (else the parameters scaled to 0..1), normals smooth across
 /// the grid.
 pub(super) fn patch(scene: &Scene, rest: &Overrides, id: NodeId) -> Mesh {
-    let dims = (
-        int(scene, id, "uDimension", 0).max(0) as usize,
-        int(scene, id, "vDimension", 0).max(0) as usize,
-    );
-    let empty = Mesh::new(Primitive::Triangles);
+    let dims = dimensions(scene, id);
     let Some(surface) = surface(scene, id) else {
-        return empty;
+        return Mesh::new(Primitive::Triangles);
     };
     // (A NurbsSet's tessellationScale: see `Overrides::of_scene`.)
     let scale = rest

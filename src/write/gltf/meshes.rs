@@ -268,12 +268,11 @@ impl<'a> Writer<'a> {
             // X3D texture space has v up from the bottom; glTF's runs down
             // (but for images Castle reads upside down).
             let flip = !self.upside_down(appearance);
-            let uv: Vec<f32> = m
-                .uvs
-                .iter()
-                .flat_map(|t| [t.x, if flip { 1.0 - t.y } else { t.y }])
-                .collect();
-            let a = self.accessor_for(&uv, accessor::Type::Vec2, false, array);
+            let gltf_uvs = |uvs: &[glam::Vec2]| -> Vec<f32> {
+                let v = |t: &glam::Vec2| if flip { 1.0 - t.y } else { t.y };
+                uvs.iter().flat_map(|t| [t.x, v(t)]).collect()
+            };
+            let a = self.accessor_for(&gltf_uvs(&m.uvs), accessor::Type::Vec2, false, array);
             attributes.insert(Checked::Valid(json::mesh::Semantic::TexCoords(0)), a);
             // The coordinates of the other units the material reads
             // (a MultiTexture's), each unit's own, else the last given.
@@ -289,11 +288,7 @@ impl<'a> Writer<'a> {
                     .get(unit - 1)
                     .or(m.unit_uvs.last())
                     .unwrap_or(&m.uvs);
-                let uv: Vec<f32> = own
-                    .iter()
-                    .flat_map(|t| [t.x, if flip { 1.0 - t.y } else { t.y }])
-                    .collect();
-                let a = self.accessor_for(&uv, accessor::Type::Vec2, false, array);
+                let a = self.accessor_for(&gltf_uvs(own), accessor::Type::Vec2, false, array);
                 attributes.insert(Checked::Valid(json::mesh::Semantic::TexCoords(n as u32)), a);
             }
         }
@@ -432,7 +427,8 @@ impl<'a> Writer<'a> {
                 d.positions.len() == m.positions.len() && d.normals.len() == m.normals.len()
             });
             let shape = drawn.as_ref().filter(|_| same).and_then(|d| {
-                let holds = |own: &[u32]| d.indices == own || d.triangulation_holds(own);
+                let test = d.triangulation_test();
+                let holds = |own: &[u32]| d.indices == own || test(own);
                 if holds(&m.indices) {
                     return Some(0);
                 }
