@@ -446,11 +446,6 @@ fn an_inline_in_a_proto_body_is_read_for_each_instance() {
     ) else {
         return;
     };
-    let script = xite.join("xite-shapes.mjs");
-    let scene = util::root().join(f);
-    let out = util::node(&[script.as_os_str(), scene.as_os_str()], Some(&xite), &[]);
-    let text = String::from_utf8_lossy(&out);
-    let census: serde_json::Value =
-        serde_json::from_str(text.trim().lines().last().unwrap()).unwrap();
-    assert_eq!(census["count"], 3, "{text}");
+    let census = util::xite_census(&xite, &util::root().join(f));
+    assert_eq!(census["count"], 3, "{census}");
 }

@@ -505,14 +505,10 @@ fn nurbs_curves_and_patches_are_drawn_as_the_text_tessellates_them() {
     let Some(xite) = util::tool_dir("X3DBAKE_XITE", "X_ITE's census of NURBS geometry") else {
         return;
     };
-    let script = xite.join("xite-shapes.mjs");
-    let out = util::node(&[script.as_os_str(), f.as_os_str()], Some(&xite), &[]);
-    let text = String::from_utf8_lossy(&out);
-    let census: serde_json::Value =
-        serde_json::from_str(text.trim().lines().last().unwrap()).unwrap();
+    let census = util::xite_census(&xite, &f);
     let shapes = census["shapes"].as_array().unwrap();
-    assert_eq!(shapes[0]["primitives"], 8, "{text}");
-    assert_eq!(shapes[1]["primitives"], 72, "{text}");
+    assert_eq!(shapes[0]["primitives"], 8, "{census}");
+    assert_eq!(shapes[1]["primitives"], 72, "{census}");
 }
 
 /// fixtures/scenes/nurbs_surfaces.x3d: the swept and swung surfaces (as

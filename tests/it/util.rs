@@ -283,3 +283,13 @@ pub fn document_json(bytes: &[u8]) -> (serde_json::Value, Vec<u8>) {
         (serde_json::from_slice(bytes).unwrap(), Vec::new())
     }
 }
+
+/// X_ITE's shape census of a scene (xite-shapes.mjs in the oracle folder
+/// `xite`): its JSON document, the last line it prints.
+pub fn xite_census(xite: &Path, scene: &Path) -> serde_json::Value {
+    let script = xite.join("xite-shapes.mjs");
+    let out = node(&[script.as_os_str(), scene.as_os_str()], Some(xite), &[]);
+    let text = String::from_utf8_lossy(&out);
+    serde_json::from_str(text.trim().lines().last().expect("a census"))
+        .unwrap_or_else(|e| panic!("{e}: {text}"))
+}

@@ -269,16 +269,11 @@ fn nodes_a_script_makes_at_load_are_drawn() {
     else {
         return;
     };
-    let script = xite.join("xite-shapes.mjs");
-    let scene = util::root().join(f);
-    let out = util::node(&[script.as_os_str(), scene.as_os_str()], Some(&xite), &[]);
-    let text = String::from_utf8_lossy(&out);
-    let census: serde_json::Value =
-        serde_json::from_str(text.trim().lines().last().unwrap()).unwrap();
+    let census = util::xite_census(&xite, &util::root().join(f));
     assert_eq!(
         census["byType"],
         serde_json::json!({"Box": 3, "Sphere": 1, "Text": 1}),
-        "{text}"
+        "{census}"
     );
 }
 
