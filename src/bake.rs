@@ -286,7 +286,7 @@ impl Bake {
         mut fetch: Option<&mut dyn Fetch>,
         spill: Option<gltf::Spill>,
     ) -> Result<gltf::Document, Error> {
-        self.check_samples(0.0, opts.rate)?;
+        self.check_samples(0.0, opts.keys.rate)?;
         let (scene, sources) = (&self.scene, &self.sources);
         let mut images = |id: NodeId, url: &str| {
             let from = &sources.get(scene.node(id).span.file).name;

@@ -129,9 +129,12 @@ fn bake_with(data: &[u8], fetch: &mut dyn Fetch, images: bool) {
     }
     for mode in [gltf::Mode::Exact, gltf::Mode::Sample] {
         let o = gltf::Options {
-            mode,
-            rate: 5.0,
-            tolerance: Some(0.01),
+            keys: gltf::KeyOptions {
+                mode,
+                rate: 5.0,
+                tolerance: Some(0.01),
+                ..Default::default()
+            },
             ..Default::default()
         };
         let made = if images {

@@ -8,6 +8,7 @@ pub mod clip;
 pub mod clock;
 pub mod fit;
 pub mod keyframes;
+pub mod keys;
 pub mod motion;
 pub mod reduce;
 mod route_reports;

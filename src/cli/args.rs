@@ -8,7 +8,7 @@ use x3dbake::anim::cascade::{DEFAULT_LOAD_TIME, UserEvent, World};
 use x3dbake::anim::clip::ClipOptions;
 use x3dbake::interp::TangentRule;
 use x3dbake::load::FileFetch;
-use x3dbake::write::gltf::{self, Mode, SampleInterpolation};
+use x3dbake::write::gltf::{self, KeyOptions, Mode, SampleInterpolation};
 
 /// Bake X3D animation into glTF 2.0 or CSV.
 ///
@@ -599,18 +599,22 @@ impl BakeArgs {
             format,
             clip_opts: clip_options(&self.clip),
             gltf_opts: gltf::Options {
-                mode: match mode {
-                    CliMode::Exact => Mode::Exact,
-                    CliMode::Sample => Mode::Sample,
+                keys: KeyOptions {
+                    mode: match mode {
+                        CliMode::Exact => Mode::Exact,
+                        CliMode::Sample => Mode::Sample,
+                    },
+                    rate: self.rate,
+                    interpolation: match self.interpolation.unwrap_or(CliInterpolation::Linear) {
+                        CliInterpolation::Linear => SampleInterpolation::Linear,
+                        CliInterpolation::Step => SampleInterpolation::Step,
+                        CliInterpolation::Cubic => SampleInterpolation::Cubic,
+                    },
+                    tolerance: self.tolerance,
+                    keep_constant: self.keep_constant,
+                    // (Each worker's share: see batch.)
+                    threads: 0,
                 },
-                rate: self.rate,
-                interpolation: match self.interpolation.unwrap_or(CliInterpolation::Linear) {
-                    CliInterpolation::Linear => SampleInterpolation::Linear,
-                    CliInterpolation::Step => SampleInterpolation::Step,
-                    CliInterpolation::Cubic => SampleInterpolation::Cubic,
-                },
-                tolerance: self.tolerance,
-                keep_constant: self.keep_constant,
                 record: report.is_some(),
                 limits: x3dbake::Limits {
                     samples_per_track: self
@@ -624,8 +628,6 @@ impl BakeArgs {
                     CliVisibility::Extension => gltf::Visibility::Extension,
                     CliVisibility::Scale => gltf::Visibility::Scale,
                 },
-                // (Each worker's share: see batch.)
-                threads: 0,
             },
             report,
             sync: self.sync,

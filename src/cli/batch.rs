@@ -128,7 +128,7 @@ fn bake_one(job: &Job, index: usize, path: &str, threads: usize) -> (Outcome, St
     let files = match job.format {
         Format::Csv => {
             let opts = CsvOptions {
-                rate: job.gltf_opts.rate,
+                rate: job.gltf_opts.keys.rate,
                 wide: job.wide,
                 timeline,
             };
@@ -209,10 +209,8 @@ fn bake_one(job: &Job, index: usize, path: &str, threads: usize) -> (Outcome, St
                     write_back: job.sync || becomes.is_some_and(|b| output::replaces(&b)),
                 }
             });
-            let opts = gltf::Options {
-                threads,
-                ..job.gltf_opts
-            };
+            let mut opts = job.gltf_opts;
+            opts.keys.threads = threads;
             let doc = match bake.gltf_spilled(&opts, Some(&mut fetch), spill) {
                 Ok(d) => doc.insert(d),
                 Err(e) => return fail(anyhow::anyhow!("{path}: {e}")),
@@ -259,7 +257,7 @@ fn bake_one(job: &Job, index: usize, path: &str, threads: usize) -> (Outcome, St
             scene: &bake.scene,
             clips: &bake.clips,
             written: &doc.written,
-            tolerance: job.gltf_opts.tolerance,
+            tolerance: job.gltf_opts.keys.tolerance,
             messages: &messages::rendered(&bake, false, false),
         });
         match to {

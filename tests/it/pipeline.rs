@@ -444,10 +444,8 @@ fn the_thread_budget_changes_no_byte() {
     let glb = |threads: usize| {
         let mut bake = util::load_text(&scene.to_string_lossy(), &text);
         bake.animate(Default::default());
-        let opts = x3dbake::write::gltf::Options {
-            threads,
-            ..Default::default()
-        };
+        let mut opts = x3dbake::write::gltf::Options::default();
+        opts.keys.threads = threads;
         let mut doc = bake.gltf(&opts, None).unwrap();
         let mut out = Vec::new();
         doc.write_glb(&mut out).unwrap();

@@ -1,7 +1,6 @@
 //! Animations: one per clip, a channel per track, exact keys or samples,
 //! node paths or KHR_animation_pointer.
 
-use super::keys::sampled_interpolation;
 use super::targets::{Conv, Shapes, Target, TexTarget, base_color_field, gltf_interpolation};
 use super::*;
 
@@ -88,10 +87,12 @@ impl Writer<'_> {
             ..Parts::default()
         };
         for (ti, track) in clip.tracks.iter().enumerate() {
-            if self.values > self.opts.limits.animation_values {
+            if self.keys.over_limit() {
                 break; // reported: the document is not written
             }
-            self.fit_ahead(ci, ti, clip, opts);
+            let (morphs, folded) = (&self.morphs, &self.folded);
+            let skip = |i| morphs.contains_key(&(ci, i)) || folded.contains(&(ci, i));
+            self.keys.fit_ahead(ci, ti, clip, skip);
             let Some((target, k)) = self.track_keys(ci, ti, clip, opts) else {
                 continue;
             };
@@ -218,18 +219,19 @@ impl Writer<'_> {
                     tr.eval_fraction(f, &mut a);
                     out.push(1.0 - a.first().copied().unwrap_or(0.0));
                 };
-                let interpolation = sampled_interpolation(opts, track);
-                if opts.mode == Mode::Sample {
+                let interpolation = sampled_interpolation(&opts.keys, track);
+                if opts.keys.mode == Mode::Sample {
                     let cubic = interpolation == Interpolation::Cubic;
-                    if !self.sampled_with(clip, track, 4, cubic) {
+                    if !self.keys.sampled_with(clip, track, 4, cubic, self.diags) {
                         return None;
                     }
-                    Keyframes::sample(&clip.map, opts.rate, 4, interpolation, false, rgba)
+                    Keyframes::sample(&clip.map, opts.keys.rate, 4, interpolation, false, rgba)
                 } else {
-                    self.joint(clip, &[track, tr], 4, Shape::EITHER, &mut rgba)?
+                    self.keys
+                        .joint(clip, &[track, tr], 4, Shape::EITHER, &mut rgba, self.diags)?
                 }
             }
-            (None, None) => self.keyframes(clip, track, opts, true)?,
+            (None, None) => self.keys.keyframes(clip, track, true, self.diags)?,
         };
         let target = match (transparency, target) {
             (Some(_), Target::Pointer { pointers, .. }) => Target::Pointer {
@@ -319,47 +321,55 @@ impl Writer<'_> {
         tex_parts.sort_by_key(|&(p, linear)| (p as u8, !linear));
         tex_parts.dedup_by_key(|&mut (p, _)| p);
         for (part, linear) in tex_parts {
-            let (resampled, conv) = if together.len() > 1
-                || (!linear && k.interpolation != Interpolation::Step)
-            {
-                // The part from all the fields (or a part not linear in its
-                // field): fitted within the bound, or sampled when asked.
-                let mut v = Vec::new();
-                let mut value_at = |f: f64, out: &mut Vec<f64>| {
-                    let mut x = fixed;
-                    for (field, t) in &together {
-                        t.eval_fraction(f, &mut v);
-                        x = x.with(*field, &v);
-                    }
-                    out.clear();
-                    out.extend(x.part(part));
-                };
-                let joint = if self.opts.mode == Mode::Sample {
-                    if !self.sampled_with(clip, track, part.width(), false) {
-                        continue;
-                    }
-                    let (rate, width) = (self.opts.rate, part.width());
-                    Keyframes::sample(
-                        &clip.map,
-                        rate,
-                        width,
-                        Interpolation::Linear,
-                        false,
-                        value_at,
-                    )
-                } else {
-                    let tracks: Vec<&Track> = together.iter().map(|(_, t)| *t).collect();
-                    let width = part.width();
-                    let Some(k) = self.joint(clip, &tracks, width, Shape::EITHER, &mut value_at)
-                    else {
-                        continue;
+            let (resampled, conv) =
+                if together.len() > 1 || (!linear && k.interpolation != Interpolation::Step) {
+                    // The part from all the fields (or a part not linear in its
+                    // field): fitted within the bound, or sampled when asked.
+                    let mut v = Vec::new();
+                    let mut value_at = |f: f64, out: &mut Vec<f64>| {
+                        let mut x = fixed;
+                        for (field, t) in &together {
+                            t.eval_fraction(f, &mut v);
+                            x = x.with(*field, &v);
+                        }
+                        out.clear();
+                        out.extend(x.part(part));
                     };
-                    k
+                    let joint = if self.opts.keys.mode == Mode::Sample {
+                        if !self
+                            .keys
+                            .sampled_with(clip, track, part.width(), false, self.diags)
+                        {
+                            continue;
+                        }
+                        let (rate, width) = (self.opts.keys.rate, part.width());
+                        Keyframes::sample(
+                            &clip.map,
+                            rate,
+                            width,
+                            Interpolation::Linear,
+                            false,
+                            value_at,
+                        )
+                    } else {
+                        let tracks: Vec<&Track> = together.iter().map(|(_, t)| *t).collect();
+                        let width = part.width();
+                        let Some(k) = self.keys.joint(
+                            clip,
+                            &tracks,
+                            width,
+                            Shape::EITHER,
+                            &mut value_at,
+                            self.diags,
+                        ) else {
+                            continue;
+                        };
+                        k
+                    };
+                    (Some(joint), Conv::Same)
+                } else {
+                    (None, Conv::Tex { part, field, fixed })
                 };
-                (Some(joint), Conv::Same)
-            } else {
-                (None, Conv::Tex { part, field, fixed })
-            };
             let k = resampled.as_ref().unwrap_or(k);
             let pointers: Vec<String> = materials
                 .iter()

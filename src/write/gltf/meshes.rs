@@ -393,14 +393,17 @@ impl<'a> Writer<'a> {
         // All sampled at the same times, in one set of targets.
         let keys: Vec<Keyframes<'static>> = tracks
             .iter()
-            .map(|&i| self.sampled(clip, &clip.tracks[i], Interpolation::Linear))
+            .map(|&i| {
+                self.keys
+                    .sampled(clip, &clip.tracks[i], Interpolation::Linear, self.diags)
+            })
             .collect::<Option<_>>()?;
         let len = keys[0].len();
-        if !self.spend(
-            len.saturating_mul(per_target.saturating_add(len)),
-            clip,
-            &clip.tracks[lead],
-        ) {
+        let numbers = len.saturating_mul(per_target.saturating_add(len));
+        if !self
+            .keys
+            .spend(numbers, clip, &clip.tracks[lead], self.diags)
+        {
             return None;
         }
         for &i in &tracks[1..] {
@@ -464,7 +467,10 @@ impl<'a> Writer<'a> {
             deltas.push((delta(&drawn.positions, &m.positions), normals));
         }
         let indices: usize = shapes.iter().map(Vec::len).sum();
-        if !self.spend(indices, clip, &clip.tracks[lead]) {
+        if !self
+            .keys
+            .spend(indices, clip, &clip.tracks[lead], self.diags)
+        {
             return None;
         }
         let times = keys.into_iter().next()?;
@@ -487,7 +493,6 @@ impl<'a> Writer<'a> {
         ci: usize,
     ) -> Option<(usize, [Option<Keyframes<'a>>; 3])> {
         let clip = &self.clips[ci];
-        let opts = self.opts;
         let index = &self.track_index[ci];
         let find = |node: Option<NodeId>, field: &str| {
             let node = node?;
@@ -513,12 +518,15 @@ impl<'a> Writer<'a> {
                 if i != lead {
                     self.folded.insert((ci, i));
                 }
-                return self.sampled(clip, track, Interpolation::Linear);
+                return self
+                    .keys
+                    .sampled(clip, track, Interpolation::Linear, self.diags);
             }
-            match self.keyframes(clip, track, &opts, false) {
+            match self.keys.keyframes(clip, track, false, self.diags) {
                 // One-hot weights follow keys linearly or in steps only.
                 Some(k) if k.interpolation == Interpolation::Cubic => {
-                    self.sampled(clip, track, Interpolation::Linear)
+                    self.keys
+                        .sampled(clip, track, Interpolation::Linear, self.diags)
                 }
                 k => k,
             }
@@ -649,7 +657,10 @@ impl<'a> Writer<'a> {
             // weight for each of them at each of their keys) before any is
             // made: the rest of the weights are known when all are.
             let numbers = len.saturating_mul(per_target.saturating_add(len));
-            if !self.spend(numbers, clip, &clip.tracks[lead]) {
+            if !self
+                .keys
+                .spend(numbers, clip, &clip.tracks[lead], self.diags)
+            {
                 continue;
             }
             self.bin.reserve(len * per_target * 4);
@@ -673,7 +684,12 @@ impl<'a> Writer<'a> {
             // The rest of the one-hot weights: the other clips' targets.
             let (clip, track) = (&clips[key.0], &clips[key.0].tracks[key.1]);
             let others = total - keyframes.len();
-            if !self.spend(keyframes.len().saturating_mul(others), clip, track) {
+            if !self.keys.spend(
+                keyframes.len().saturating_mul(others),
+                clip,
+                track,
+                self.diags,
+            ) {
                 continue;
             }
             self.morphs.insert(

@@ -2,14 +2,13 @@
 //! per clip, exact where glTF can hold the curve and sampled where not.
 
 use crate::anim::clip::{Clip, Track};
-use crate::anim::fit::{self, Fitted, Shape, TooMany};
-use crate::anim::keyframes::{
-    Interpolation, Keyframes, exact_len_bound, keyframe_numbers, sample_len,
-};
-use crate::anim::reduce;
+use crate::anim::fit::Shape;
+use crate::anim::keyframes::{Interpolation, Keyframes};
+use crate::anim::keys::{KeyChooser, sampled_interpolation};
+pub use crate::anim::keys::{KeyOptions, Mode, SampleInterpolation};
 use crate::diag::Diagnostics;
 use crate::hash::HashMap;
-use crate::interp::{Exact, rotation};
+use crate::interp::rotation;
 use crate::limits::Limits;
 use crate::scene::{NodeClass, NodeId, NodeType, Scene};
 use glam::{DQuat, DVec3};
@@ -17,7 +16,6 @@ use gltf_json as json;
 use json::validation::{Checked, USize64};
 use json::{Index, accessor, animation, buffer};
 
-mod ahead;
 mod animations;
 mod bin;
 
@@ -26,7 +24,6 @@ pub use targets::{Channel, channel};
 mod buffers;
 mod cameras_lights;
 mod castle_skins;
-mod keys;
 mod materials;
 mod meshes;
 mod nodes;
@@ -53,41 +50,10 @@ pub enum Visibility {
 }
 
 /// How tracks are written.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Mode {
-    /// Exact keys where the curve allows (LINEAR, STEP, CUBICSPLINE), samples
-    /// where it does not.
-    Exact,
-    /// Every track sampled.
-    Sample,
-}
-
-/// The interpolation of sampled tracks.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum SampleInterpolation {
-    /// Straight lines between samples (slerp on rotations).
-    Linear,
-    /// Each sample held until the next.
-    Step,
-    /// CUBICSPLINE, tangents from the curve's derivative.
-    Cubic,
-}
-
-/// How tracks are written.
 #[derive(Clone, Copy, Debug)]
 pub struct Options {
-    /// Exact keys or samples.
-    pub mode: Mode,
-    /// Samples per second.
-    pub rate: f64,
-    /// How samples are joined in sample mode.
-    pub interpolation: SampleInterpolation,
-    /// Fewest keys within this distance of the true curve (scene units;
-    /// radians for rotations), measured on a fine grid; constant tracks
-    /// collapse to one key.
-    pub tolerance: Option<f64>,
-    /// With a tolerance: keep tracks that never leave the target's own value.
-    pub keep_constant: bool,
+    /// How each track's keys are chosen.
+    pub keys: KeyOptions,
     /// How many glTF nodes, buffer bytes and animation numbers the document
     /// may hold; a scene that goes past one is an error.
     pub limits: Limits,
@@ -96,24 +62,15 @@ pub struct Options {
     pub record: bool,
     /// How nodes are shown and hidden.
     pub visibility: Visibility,
-    /// How many threads the fits made ahead may keep busy (0: one a core).
-    /// A batch baking several files at once gives each its share, so that
-    /// no more threads are busy than there are cores.
-    pub threads: usize,
 }
 
 impl Default for Options {
     fn default() -> Self {
         Options {
-            mode: Mode::Exact,
-            rate: 30.0,
-            interpolation: SampleInterpolation::Linear,
-            tolerance: None,
-            keep_constant: false,
+            keys: KeyOptions::default(),
             limits: Limits::default(),
             record: false,
             visibility: Visibility::Extension,
-            threads: 0,
         }
     }
 }
@@ -298,16 +255,13 @@ struct Writer<'a> {
     /// Set when the glTF node limit or the buffer limit is reached (and
     /// reported): nothing more is visited.
     full: bool,
-    /// Numbers the animations hold so far, against the animation values limit (past it
-    /// once the limit is reported: nothing more is made).
-    values: usize,
+    /// The keys of each track, chosen within the animation values limit.
+    keys: KeyChooser<'a>,
     /// TEXCOORD_0 of morph targets (mesh, target, accessor), which gltf-json
     /// cannot hold: written into the JSON when it is made.
     morph_uvs: Vec<(usize, usize, usize)>,
     /// Tracks written as part of another track's morph targets.
     folded: crate::hash::HashSet<(usize, usize)>,
-    /// Fits made ahead, on several threads.
-    ahead: ahead::Ahead,
     /// The keyframes written, with Options::record.
     written: Vec<(usize, usize, Keyframes<'static>)>,
     tracks: TrackFates,
@@ -411,7 +365,6 @@ pub fn build(
         clips,
         opts: *opts,
         morphs: HashMap::default(),
-        ahead: ahead::Ahead::default(),
         mesh_nodes: HashMap::default(),
         alternates: HashMap::default(),
         scaled: HashMap::default(),
@@ -422,7 +375,7 @@ pub fn build(
         morph_uvs: Vec::new(),
         switches: HashMap::default(),
         full: false,
-        values: 0,
+        keys: KeyChooser::new(scene, opts.keys, opts.limits.animation_values),
         tex_transforms: HashMap::default(),
         material_names: Default::default(),
         textures: HashMap::default(),

@@ -1,12 +1,15 @@
 //! Tracks fitted ahead on several threads. The default bake's fit costs a
-//! few microseconds a key written (src/anim/fit.rs), so the writer fits the
-//! next tracks that need it in a batch, split over the machine's cores,
+//! few microseconds a key written (src/anim/fit.rs), so the chooser fits
+//! the next tracks that need it in a batch, split over the machine's cores,
 //! before it takes them in order. A fit depends on its track alone, so the
 //! output is the same bytes as fitting them one by one.
 
-use super::keys::default_fit;
-use super::*;
+use super::{KeyChooser, default_fit};
+use crate::anim::clip::{Clip, Track};
+use crate::anim::fit::{Fitted, Shape, TooMany};
+use crate::hash::HashMap;
 use crate::par;
+use crate::scene::NodeId;
 
 /// Tracks looked at a batch (the fits it holds at once bound the memory).
 const BATCH: usize = 64;
@@ -29,10 +32,12 @@ pub(super) struct Ahead {
     made: HashMap<TrackKey, Made>,
 }
 
-impl Writer<'_> {
+impl KeyChooser<'_> {
     /// Before the writer takes track `ti` of clip `ci`: the fits of the next
-    /// batch of tracks from it, unless they were made.
-    pub(super) fn fit_ahead(&mut self, ci: usize, ti: usize, clip: &Clip, opts: &Options) {
+    /// batch of tracks from it, unless they were made; `skip` tells the
+    /// tracks the writer will not ask for (written with another).
+    pub fn fit_ahead(&mut self, ci: usize, ti: usize, clip: &Clip, skip: impl Fn(usize) -> bool) {
+        let opts = self.opts;
         if self.ahead.clip != ci {
             self.ahead = Ahead {
                 clip: ci,
@@ -45,11 +50,11 @@ impl Writer<'_> {
         let end = (ti + BATCH).min(clip.tracks.len());
         self.ahead.until = end;
         let jobs: Vec<(&Track, f64, &'static [Shape], usize)> = (ti..end)
-            .filter(|&i| !self.morphs.contains_key(&(ci, i)) && !self.folded.contains(&(ci, i)))
+            .filter(|&i| !skip(i))
             .map(|i| &clip.tracks[i])
             .filter(|t| t.interpolator().produces())
             .filter_map(|t| {
-                let (tol, shapes) = default_fit(opts, t, true)?;
+                let (tol, shapes) = default_fit(&opts, t, true)?;
                 Some((t, tol, shapes, self.room(t.width(), true)))
             })
             .collect();
@@ -57,7 +62,7 @@ impl Writer<'_> {
         if jobs.len() < 2 {
             return;
         }
-        let threads = crate::par::budget(opts.threads);
+        let threads = par::budget(opts.threads);
         for (job, made) in jobs.iter().zip(fit_all(clip, &jobs, threads)) {
             self.ahead.made.insert(key(job.0), (job.1, job.2, made));
         }
