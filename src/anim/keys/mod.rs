@@ -386,7 +386,13 @@ mod tests {
             <ROUTE fromNode='O' fromField='value_changed' toNode='T' toField='rotation'/>\
             <ROUTE fromNode='Q' fromField='value_changed' toNode='S' toField='whichChoice'/>\
             </Scene></X3D>";
-        let mut bake = Bake::load("t.x3d", x3d.as_bytes().to_vec(), None, None, Limits::default());
+        let mut bake = Bake::load(
+            "t.x3d",
+            x3d.as_bytes().to_vec(),
+            None,
+            None,
+            Limits::default(),
+        );
         bake.animate(Default::default());
         assert!(!bake.diags.has_errors(), "{:?}", bake.diags.list());
         assert_eq!(bake.clips.len(), 1);
@@ -405,7 +411,9 @@ mod tests {
         // Exact keys are charged their bound: (2 keys + a piece's 2 ends)
         // of a time and three numbers, 16.
         let mut keys = KeyChooser::new(&bake.scene, KeyOptions::default(), 20);
-        let k = keys.keyframes(clip, position, true, &mut diags).expect("within the limit");
+        let k = keys
+            .keyframes(clip, position, true, &mut diags)
+            .expect("within the limit");
         assert_eq!((k.len(), k.interpolation), (2, Interpolation::Linear));
         assert_eq!(keys.room(3, false), 1);
         assert!(!keys.over_limit());

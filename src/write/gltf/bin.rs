@@ -45,14 +45,14 @@ pub(super) struct Bin {
     /// The room left, once decided.
     head_room: u64,
     write_back: bool,
-    writer: Option<Writer>,
+    writer: Option<SpillThread>,
     spilled: u64,
 }
 
 /// A thread that writes the bytes moved out to the file while the buffer
 /// goes on being made (on one thread, writing was a tenth of the 10 MB
 /// bench bake).
-struct Writer {
+struct SpillThread {
     /// Blocks to write, in order, each handed over when the last is written.
     blocks: SyncSender<Vec<u8>>,
     /// Blocks written, emptied, for the next bytes.
@@ -60,7 +60,7 @@ struct Writer {
     thread: std::thread::JoinHandle<Written>,
 }
 
-/// What the writer did: the file, where the buffer starts in it and how
+/// What the spill thread did: the file, where the buffer starts in it and how
 /// many of its bytes are the buffer's, and the blocks it did not write
 /// once a write failed (a full disk), in order.
 struct Written {
@@ -68,10 +68,10 @@ struct Written {
     unwritten: Vec<Vec<u8>>,
 }
 
-impl Writer {
+impl SpillThread {
     /// Writes the blocks into `file` from `at`, each sent to disk at once
     /// with `write_back`.
-    fn start(mut file: File, at: u64, write_back: bool) -> Option<Writer> {
+    fn start(mut file: File, at: u64, write_back: bool) -> Option<SpillThread> {
         // One block written while the next is made, and one spare: so
         // at most three are in memory.
         let (blocks, to_write) = sync_channel::<Vec<u8>>(0);
@@ -102,7 +102,7 @@ impl Writer {
             }
         };
         let thread = std::thread::Builder::new().spawn(write).ok()?;
-        Some(Writer {
+        Some(SpillThread {
             blocks,
             spare,
             thread,
@@ -211,7 +211,7 @@ impl Bin {
                 self.head_room = room();
             }
             let at = self.head_room;
-            self.writer = open().and_then(|file| Writer::start(file, at, self.write_back));
+            self.writer = open().and_then(|file| SpillThread::start(file, at, self.write_back));
         }
         let Some(writer) = &self.writer else {
             return;

@@ -1,7 +1,18 @@
 //! The binary buffer: accessors, buffer views, and the base64 of an
 //! embedded buffer.
-
 use super::*;
+
+/// The binary buffer and the accessors written into it, shared where equal.
+pub(super) struct Buffers {
+    pub(super) bin: bin::Bin,
+    /// Time accessors already written, by their f32 bits.
+    pub(super) times: HashMap<Vec<u32>, Index<json::Accessor>>,
+    /// Small accessors already written, by what they hold (see
+    /// [`Writer::raw_accessor`]), and the bytes kept for that.
+    pub(super) shared: HashMap<SharedKey, Index<json::Accessor>>,
+    pub(super) shared_bytes: usize,
+}
+
 /// `data` in standard base64 with padding (RFC 4648), for a data URI.
 pub(super) fn base64(data: &[u8]) -> String {
     use base64::Engine as _;
@@ -78,7 +89,7 @@ impl Writer<'_> {
     /// [`bin::Bin::append`]); returns where they start.
     pub(super) fn append(&mut self, size: usize, fill: impl FnOnce(&mut [u8])) -> usize {
         let root = &self.root;
-        self.bin.append(size, fill, || head_room(root))
+        self.buf.bin.append(size, fill, || head_room(root))
     }
 
     /// Appends f32 data in its own buffer view and makes an accessor.
@@ -146,7 +157,7 @@ impl Writer<'_> {
             ty,
             target,
         };
-        if size > SHARED_MAX || self.shared_bytes + size > SHARED_TOTAL {
+        if size > SHARED_MAX || self.buf.shared_bytes + size > SHARED_TOTAL {
             let offset = self.append(size, |bytes| {
                 for (to, c) in bytes.chunks_exact_mut(N).zip(components) {
                     to.copy_from_slice(&c);
@@ -162,13 +173,13 @@ impl Writer<'_> {
             bounds: bounds.is_some(),
             target: target.map(|t| t as u32),
         };
-        if let Some(&a) = self.shared.get(&key) {
+        if let Some(&a) = self.buf.shared.get(&key) {
             return a;
         }
         let offset = self.append(size, |to| to.copy_from_slice(&key.bytes));
         let a = self.accessor_at(offset, size, layout, bounds);
-        self.shared_bytes += size;
-        self.shared.insert(key, a);
+        self.buf.shared_bytes += size;
+        self.buf.shared.insert(key, a);
         a
     }
 

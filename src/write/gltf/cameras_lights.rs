@@ -1,5 +1,4 @@
 //! Viewpoints as cameras, and lights as KHR_lights_punctual.
-
 use super::*;
 
 impl Writer<'_> {
@@ -62,7 +61,11 @@ impl Writer<'_> {
         let camera = self.root.push(camera);
         // Only a perspective camera's field of view is animated (yfov).
         if scene.node_type(id) != Some(NodeType::OrthoViewpoint) {
-            self.cameras.entry(id).or_default().push(camera.value());
+            self.tree
+                .cameras
+                .entry(id)
+                .or_default()
+                .push(camera.value());
         }
         let mut n = node(gltf_name(scene, id));
         n.camera = Some(camera);
@@ -82,7 +85,7 @@ impl Writer<'_> {
         use json::extensions::scene::khr_lights_punctual as klp;
         let scene = self.scene;
         let on = scene.flag(id, "on");
-        if !on && !self.animated.contains(&(id, "on".to_string())) {
+        if !on && !self.anim.animated.contains(&(id, "on".to_string())) {
             return;
         }
         let f = |name: &str| scene.floats(id, name).to_vec();
@@ -135,7 +138,7 @@ impl Writer<'_> {
         let list = &mut lights.get_or_insert_with(Default::default).lights;
         list.push(light);
         let index = Index::new(list.len() as u32 - 1);
-        self.lights.entry(id).or_default().push(index.value());
+        self.tree.lights.entry(id).or_default().push(index.value());
         self.extensions.push("KHR_lights_punctual");
         let mut n = node(gltf_name(scene, id));
         n.extensions = Some(json::extensions::scene::Node {

@@ -24,7 +24,7 @@ impl Writer<'_> {
         let mut joints = Vec::with_capacity(listed.len());
         let mut unplaced = Vec::new();
         for &joint in listed {
-            match self.transforms.get(&joint).and_then(|v| v.first()) {
+            match self.tree.transforms.get(&joint).and_then(|v| v.first()) {
                 Some(placed) => joints.push(placed.inner),
                 None => {
                     // Kept in its place, so that the joint numbers hold.

@@ -4,6 +4,30 @@
 use super::png::sfimage_png;
 use super::*;
 
+/// The materials, textures and texture transforms written.
+#[derive(Default)]
+pub(super) struct Materials {
+    /// Materials already written, by appearance, two-sidedness and vertex
+    /// colours.
+    pub(super) materials: HashMap<(Option<NodeId>, bool, bool), Index<json::Material>>,
+    /// Equal things written once: materials and meshes nothing animates,
+    /// by their glTF JSON.
+    pub(super) equal_materials: HashMap<String, Index<json::Material>>,
+    /// The glTF materials made from each X3D Material.
+    pub(super) x3d_materials: HashMap<NodeId, Vec<MadeMaterial>>,
+    /// Each TextureTransform written: its fields, and the glTF materials
+    /// whose base colour texture it moves.
+    pub(super) tex_transforms: HashMap<NodeId, (TexFields, Vec<usize>)>,
+    /// The glTF texture of each ImageTexture node (`None`: no image could
+    /// be read), made once however many appearances USE it.
+    pub(super) textures: HashMap<NodeId, Option<Index<json::Texture>>>,
+    /// The names given to glTF materials.
+    pub(super) material_names: crate::hash::HashSet<String>,
+    /// For an appearance whose MultiTexture units beyond the first are
+    /// written: the unit each texture coordinate set from 1 on holds.
+    pub(super) unit_sets: HashMap<NodeId, Vec<usize>>,
+}
+
 /// A glTF material made from an X3D Material.
 #[derive(Clone, Copy)]
 pub(super) struct MadeMaterial {
@@ -201,7 +225,7 @@ impl Writer<'_> {
         vertex_colors: bool,
     ) -> Index<json::Material> {
         let key = (appearance, double_sided, vertex_colors);
-        if let Some(&m) = self.materials.get(&key) {
+        if let Some(&m) = self.mat.materials.get(&key) {
             return m;
         }
         let scene = self.scene;
@@ -284,7 +308,11 @@ impl Writer<'_> {
                     let f = &mut m.pbr_metallic_roughness.base_color_factor.0;
                     f[..3].copy_from_slice(&[1.0; 3]);
                     m.pbr_metallic_roughness.base_color_texture = Some(texture);
-                    if let Some(last) = self.x3d_materials.get_mut(&mat).and_then(|v| v.last_mut())
+                    if let Some(last) = self
+                        .mat
+                        .x3d_materials
+                        .get_mut(&mat)
+                        .and_then(|v| v.last_mut())
                     {
                         last.white = true;
                     }
@@ -313,26 +341,26 @@ impl Writer<'_> {
         let still = [x3d_material, transform]
             .iter()
             .flatten()
-            .all(|n| !self.clips_of.contains_key(n));
+            .all(|n| !self.anim.clips_of.contains_key(n));
         let equal = (still && m.name.is_none())
             .then(|| serde_json::to_string(&m).ok())
             .flatten();
-        if let Some(&same) = equal.as_ref().and_then(|k| self.equal_materials.get(k)) {
+        if let Some(&same) = equal.as_ref().and_then(|k| self.mat.equal_materials.get(k)) {
             let next = self.root.materials.len();
-            if let Some(made) = x3d_material.and_then(|mat| self.x3d_materials.get_mut(&mat)) {
+            if let Some(made) = x3d_material.and_then(|mat| self.mat.x3d_materials.get_mut(&mat)) {
                 made.retain(|x| x.index != next);
             }
-            self.materials.insert(key, same);
+            self.mat.materials.insert(key, same);
             return same;
         }
         // Unique names: clients bind animation tracks to materials by name.
         let name = m.name.take().unwrap_or_else(|| "material".to_string());
-        let name = if self.material_names.contains(&name) {
+        let name = if self.mat.material_names.contains(&name) {
             format!("{name}_{}", self.root.materials.len())
         } else {
             name
         };
-        self.material_names.insert(name.clone());
+        self.mat.material_names.insert(name.clone());
         m.name = Some(name);
         let moved = m.pbr_metallic_roughness.base_color_texture.as_ref();
         let moved = moved
@@ -340,14 +368,14 @@ impl Writer<'_> {
             .is_some();
         let index = self.root.push(m);
         if let Some(k) = equal {
-            self.equal_materials.insert(k, index);
+            self.mat.equal_materials.insert(k, index);
         }
         if let Some(t) = transform.filter(|_| moved)
-            && let Some((_, list)) = self.tex_transforms.get_mut(&t)
+            && let Some((_, list)) = self.mat.tex_transforms.get_mut(&t)
         {
             list.push(index.value());
         }
-        self.materials.insert(key, index);
+        self.mat.materials.insert(key, index);
         index
     }
 
@@ -405,7 +433,12 @@ impl Writer<'_> {
     ) {
         m.pbr_metallic_roughness.base_color_factor =
             json::material::PbrBaseColorFactor([base[0], base[1], base[2], 1.0 - transparency]);
-        if transparency > 0.0 || self.animated.contains(&(mat, "transparency".to_string())) {
+        if transparency > 0.0
+            || self
+                .anim
+                .animated
+                .contains(&(mat, "transparency".to_string()))
+        {
             m.alpha_mode = Checked::Valid(json::material::AlphaMode::Blend);
         }
         let made = MadeMaterial {
@@ -414,7 +447,7 @@ impl Writer<'_> {
             alpha: 1.0 - transparency,
             white,
         };
-        self.x3d_materials.entry(mat).or_default().push(made);
+        self.mat.x3d_materials.entry(mat).or_default().push(made);
     }
 
     /// A PhysicalMaterial's textures (glTF's own): metallicRoughness,
@@ -479,11 +512,11 @@ impl Writer<'_> {
         unit: usize,
         set: usize,
     ) -> Option<json::texture::Info> {
-        let texture = match self.textures.get(&tex) {
+        let texture = match self.mat.textures.get(&tex) {
             Some(&t) => t,
             None => {
                 let t = self.image_texture(tex);
-                self.textures.insert(tex, t);
+                self.mat.textures.insert(tex, t);
                 t
             }
         }?;
@@ -528,7 +561,11 @@ impl Writer<'_> {
             let mode = modes.get(unit).map_or("MODULATE", String::as_str);
             // (Read through the next coordinate set, which holds this
             // unit's coordinates.)
-            let set = self.unit_sets.get(&appearance).map_or(1, |s| s.len() + 1);
+            let set = self
+                .mat
+                .unit_sets
+                .get(&appearance)
+                .map_or(1, |s| s.len() + 1);
             if mode.eq_ignore_ascii_case("ADD")
                 && lit
                 && m.emissive_texture.is_none()
@@ -536,7 +573,7 @@ impl Writer<'_> {
             {
                 m.emissive_texture = Some(info);
                 m.emissive_factor = json::material::EmissiveFactor([1.0; 3]);
-                self.unit_sets.entry(appearance).or_default().push(unit);
+                self.mat.unit_sets.entry(appearance).or_default().push(unit);
                 continue;
             }
             left.push(format!("{unit} ({mode})"));
@@ -673,7 +710,10 @@ impl Writer<'_> {
         t: NodeId,
     ) -> Option<json::extensions::texture::Info> {
         let fields = self.tex_fields(t)?;
-        self.tex_transforms.entry(t).or_insert((fields, Vec::new()));
+        self.mat
+            .tex_transforms
+            .entry(t)
+            .or_insert((fields, Vec::new()));
         let (offset, rotation, scale) = fields.khr();
         let f = |v: [f64; 2]| v.map(|x| x as f32);
         self.extensions.push("KHR_texture_transform");

@@ -1,7 +1,29 @@
 //! Meshes from X3D Shapes, and morph targets for animated points, normals
 //! and texture coordinates.
-
 use super::*;
+
+/// The meshes written, their morph targets and the nodes that show them.
+#[derive(Default)]
+pub(super) struct Meshes {
+    /// Meshes already written, by geometry and appearance node.
+    pub(super) meshes: HashMap<(NodeId, Option<NodeId>), Option<Index<json::Mesh>>>,
+    pub(super) equal_meshes: HashMap<String, Index<json::Mesh>>,
+    /// The glTF nodes that show each mesh.
+    pub(super) mesh_nodes: HashMap<usize, Vec<Index<json::Node>>>,
+    /// A mesh's copies with the other triangulations its reshaped samples
+    /// need, by the mesh's index.
+    pub(super) alternates: HashMap<usize, Vec<Index<json::Mesh>>>,
+    /// For a mesh with alternates, at each place it is drawn the nodes of
+    /// it and of each alternate, in that order.
+    pub(super) shape_nodes: HashMap<usize, Vec<Vec<Index<json::Node>>>>,
+    /// Morph targets made for animated Coordinate points, by (clip, track).
+    pub(super) morphs: HashMap<(usize, usize), Morph>,
+    /// TEXCOORD_0 of morph targets (mesh, target, accessor), which gltf-json
+    /// cannot hold: written into the JSON when it is made.
+    pub(super) morph_uvs: Vec<(usize, usize, usize)>,
+    /// Each HAnimDisplacer's morph target.
+    pub(super) displacers: HashMap<NodeId, skins::Displaced>,
+}
 
 /// A geometry node drawn at each sample of a clip: the sample times and
 /// each sample's point and normal displacements.
@@ -121,13 +143,13 @@ impl<'a> Writer<'a> {
             return;
         };
         let appearance = scene.child(id, "appearance");
-        let mesh = match self.meshes.get(&(geometry, appearance)) {
+        let mesh = match self.geo.meshes.get(&(geometry, appearance)) {
             Some(m) => *m,
             None => {
                 let m = self.mesh(id, geometry, appearance);
-                self.meshes.insert((geometry, appearance), m);
+                self.geo.meshes.insert((geometry, appearance), m);
                 let limit = self.opts.limits.buffer_bytes;
-                if self.bin.len() > limit {
+                if self.buf.bin.len() > limit {
                     self.stop(
                         format!(
                             "the glTF buffer would hold more than {limit} bytes (a mesh is \
@@ -146,11 +168,15 @@ impl<'a> Writer<'a> {
             return;
         };
         let mut n = node(gltf_name(scene, id));
-        let index = match self.alternates.get(&mesh.value()).cloned() {
+        let index = match self.geo.alternates.get(&mesh.value()).cloned() {
             None => {
                 n.mesh = Some(mesh);
                 let index = self.root.push(n);
-                self.mesh_nodes.entry(mesh.value()).or_default().push(index);
+                self.geo
+                    .mesh_nodes
+                    .entry(mesh.value())
+                    .or_default()
+                    .push(index);
                 index
             }
             // A mesh with several triangulations: a node for each under
@@ -163,12 +189,16 @@ impl<'a> Writer<'a> {
                     let mut child = node(None);
                     child.mesh = Some(m);
                     let c = self.root.push(child);
-                    self.mesh_nodes.entry(mesh.value()).or_default().push(c);
+                    self.geo.mesh_nodes.entry(mesh.value()).or_default().push(c);
                     self.set_visibility(c, j == 0);
                     each.push(c);
                 }
                 self.root.nodes[index.value()].children = Some(each.clone());
-                self.shape_nodes.entry(mesh.value()).or_default().push(each);
+                self.geo
+                    .shape_nodes
+                    .entry(mesh.value())
+                    .or_default()
+                    .push(each);
                 index
             }
         };
@@ -184,7 +214,7 @@ impl<'a> Writer<'a> {
         geometry: NodeId,
         appearance: Option<NodeId>,
     ) -> Option<Index<json::Mesh>> {
-        let m = crate::mesh::mesh(self.scene, &self.rest, geometry, self.diags)?;
+        let m = crate::mesh::mesh(self.scene, &self.anim.rest, geometry, self.diags)?;
         let mesh = self.mesh_of(&m, geometry, appearance, Vec::new());
         let named = &mut self.root.meshes[mesh.value()].name;
         if named.is_none() {
@@ -263,7 +293,8 @@ impl<'a> Writer<'a> {
         // Texture coordinates only where a texture reads them (or their
         // animation is written): others would be an unused attribute.
         let read = uses_tex_coords(&self.root.materials[material.value()])
-            || m.tex_coord.is_some_and(|t| self.clips_of.contains_key(&t));
+            || m.tex_coord
+                .is_some_and(|t| self.anim.clips_of.contains_key(&t));
         if !m.uvs.is_empty() && read {
             // X3D texture space has v up from the bottom; glTF's runs down
             // (but for images Castle reads upside down).
@@ -278,7 +309,7 @@ impl<'a> Writer<'a> {
             // (a MultiTexture's), each unit's own, else the last given.
             let sets = tex_coord_sets(&self.root.materials[material.value()]);
             let units = appearance
-                .and_then(|a| self.unit_sets.get(&a))
+                .and_then(|a| self.mat.unit_sets.get(&a))
                 .cloned()
                 .unwrap_or_default();
             for n in 1..sets {
@@ -339,12 +370,12 @@ impl<'a> Writer<'a> {
             .is_none()
             .then(|| serde_json::to_string(&mesh).ok())
             .flatten();
-        if let Some(&same) = key.as_ref().and_then(|k| self.equal_meshes.get(k)) {
+        if let Some(&same) = key.as_ref().and_then(|k| self.geo.equal_meshes.get(k)) {
             return same;
         }
         let index = self.root.push(mesh);
         if let Some(k) = key {
-            self.equal_meshes.insert(k, index);
+            self.geo.equal_meshes.insert(k, index);
         }
         // The same mesh drawn with each other triangulation a reshaped
         // sample needs: one shown at a time (see `shape`).
@@ -357,7 +388,7 @@ impl<'a> Writer<'a> {
             })
             .collect::<Vec<_>>();
         if !copies.is_empty() {
-            self.alternates.insert(index.value(), copies);
+            self.geo.alternates.insert(index.value(), copies);
         }
         index
     }
@@ -380,9 +411,9 @@ impl<'a> Writer<'a> {
         ci: usize,
     ) -> Option<(usize, Reshaped)> {
         let scene = self.scene;
-        let clip = &self.clips[ci];
+        let clip = &self.anim.clips[ci];
         let ty = scene.node_type(geometry)?;
-        let tracks: Vec<usize> = self.track_index[ci]
+        let tracks: Vec<usize> = self.anim.track_index[ci]
             .producing(geometry)
             .iter()
             .copied()
@@ -394,22 +425,24 @@ impl<'a> Writer<'a> {
         let keys: Vec<Keyframes<'static>> = tracks
             .iter()
             .map(|&i| {
-                self.keys
+                self.anim
+                    .keys
                     .sampled(clip, &clip.tracks[i], Interpolation::Linear, self.diags)
             })
             .collect::<Option<_>>()?;
         let len = keys[0].len();
         let numbers = len.saturating_mul(per_target.saturating_add(len));
         if !self
+            .anim
             .keys
             .spend(numbers, clip, &clip.tracks[lead], self.diags)
         {
             return None;
         }
         for &i in &tracks[1..] {
-            self.folded.insert((ci, i));
+            self.anim.folded.insert((ci, i));
         }
-        let mut state = self.rest.clone();
+        let mut state = self.anim.rest.clone();
         let mut quiet = Diagnostics::default();
         let mut deltas = Vec::with_capacity(len);
         let mut shapes: Vec<Vec<u32>> = Vec::new();
@@ -468,6 +501,7 @@ impl<'a> Writer<'a> {
         }
         let indices: usize = shapes.iter().map(Vec::len).sum();
         if !self
+            .anim
             .keys
             .spend(indices, clip, &clip.tracks[lead], self.diags)
         {
@@ -492,8 +526,8 @@ impl<'a> Writer<'a> {
         m: &crate::mesh::Mesh,
         ci: usize,
     ) -> Option<(usize, [Option<Keyframes<'a>>; 3])> {
-        let clip = &self.clips[ci];
-        let index = &self.track_index[ci];
+        let clip = &self.anim.clips[ci];
+        let index = &self.anim.track_index[ci];
         let find = |node: Option<NodeId>, field: &str| {
             let node = node?;
             index
@@ -516,16 +550,18 @@ impl<'a> Writer<'a> {
             let track = &clip.tracks[i];
             if together {
                 if i != lead {
-                    self.folded.insert((ci, i));
+                    self.anim.folded.insert((ci, i));
                 }
                 return self
+                    .anim
                     .keys
                     .sampled(clip, track, Interpolation::Linear, self.diags);
             }
-            match self.keys.keyframes(clip, track, false, self.diags) {
+            match self.anim.keys.keyframes(clip, track, false, self.diags) {
                 // One-hot weights follow keys linearly or in steps only.
                 Some(k) if k.interpolation == Interpolation::Cubic => {
-                    self.keys
+                    self.anim
+                        .keys
                         .sampled(clip, track, Interpolation::Linear, self.diags)
                 }
                 k => k,
@@ -560,7 +596,7 @@ impl<'a> Writer<'a> {
             let delta = uv_deltas(&m.uvs, &m.tex_index, &k.value(i));
             let vertex = Some(buffer::Target::ArrayBuffer);
             let a = self.accessor_for(&delta, accessor::Type::Vec2, false, vertex);
-            self.morph_uvs.push((mesh, target, a.value()));
+            self.geo.morph_uvs.push((mesh, target, a.value()));
         }
         made
     }
@@ -594,7 +630,7 @@ impl<'a> Writer<'a> {
         geometry: NodeId,
         mesh: usize,
     ) -> Morphs {
-        let clips = self.clips;
+        let clips = self.anim.clips;
         let mut targets = Vec::new();
         let mut made = Vec::new();
         let mut alternates: Vec<Vec<u32>> = Vec::new();
@@ -604,7 +640,7 @@ impl<'a> Writer<'a> {
         let mut animating: Vec<usize> = [m.coord, m.normal, m.tex_coord, Some(geometry)]
             .into_iter()
             .flatten()
-            .flat_map(|node| self.clips_of.get(&node).into_iter().flatten().copied())
+            .flat_map(|node| self.anim.clips_of.get(&node).into_iter().flatten().copied())
             .collect();
         animating.sort_unstable();
         animating.dedup();
@@ -658,12 +694,13 @@ impl<'a> Writer<'a> {
             // made: the rest of the weights are known when all are.
             let numbers = len.saturating_mul(per_target.saturating_add(len));
             if !self
+                .anim
                 .keys
                 .spend(numbers, clip, &clip.tracks[lead], self.diags)
             {
                 continue;
             }
-            self.bin.reserve(len * per_target * 4);
+            self.buf.bin.reserve(len * per_target * 4);
             let keys = [kp, kn, kt];
             for i in 0..len {
                 let target = self.morph_target(m, mesh, targets.len(), &keys, i);
@@ -684,7 +721,7 @@ impl<'a> Writer<'a> {
             // The rest of the one-hot weights: the other clips' targets.
             let (clip, track) = (&clips[key.0], &clips[key.0].tracks[key.1]);
             let others = total - keyframes.len();
-            if !self.keys.spend(
+            if !self.anim.keys.spend(
                 keyframes.len().saturating_mul(others),
                 clip,
                 track,
@@ -692,7 +729,7 @@ impl<'a> Writer<'a> {
             ) {
                 continue;
             }
-            self.morphs.insert(
+            self.geo.morphs.insert(
                 key,
                 Morph {
                     mesh,

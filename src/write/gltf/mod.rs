@@ -31,6 +31,7 @@ mod png;
 mod skins;
 mod targets;
 
+use animations::Animated;
 use buffers::*;
 use materials::*;
 use meshes::*;
@@ -194,130 +195,19 @@ struct Writer<'a> {
     images: &'a mut Images<'a>,
     diags: &'a mut Diagnostics,
     root: json::Root,
-    bin: bin::Bin,
-    transforms: HashMap<NodeId, Vec<TransformNodes>>,
-    /// Time accessors already written, by their f32 bits.
-    times: HashMap<Vec<u32>, Index<json::Accessor>>,
-    /// Small accessors already written, by what they hold (see
-    /// [`Writer::raw_accessor`]), and the bytes kept for that.
-    shared: HashMap<SharedKey, Index<json::Accessor>>,
-    shared_bytes: usize,
-    /// Meshes already written, by geometry and appearance node.
-    meshes: HashMap<(NodeId, Option<NodeId>), Option<Index<json::Mesh>>>,
-    /// Materials already written, by appearance, two-sidedness and vertex
-    /// colours.
-    materials: HashMap<(Option<NodeId>, bool, bool), Index<json::Material>>,
-    /// Equal things written once: materials and meshes nothing animates,
-    /// by their glTF JSON.
-    equal_materials: HashMap<String, Index<json::Material>>,
-    equal_meshes: HashMap<String, Index<json::Mesh>>,
-    /// For an appearance whose MultiTexture units beyond the first are
-    /// written: the unit each texture coordinate set from 1 on holds.
-    unit_sets: HashMap<NodeId, Vec<usize>>,
     /// Extensions the document uses.
     extensions: Vec<&'static str>,
-    /// The top glTF node of each X3D node (Shapes, grouping nodes,
-    /// Viewpoints, lights) at each place it stands.
-    placed: HashMap<NodeId, Vec<Index<json::Node>>>,
-    /// The glTF materials made from each X3D Material.
-    x3d_materials: HashMap<NodeId, Vec<MadeMaterial>>,
-    /// The glTF cameras of each Viewpoint and lights of each light.
-    cameras: HashMap<NodeId, Vec<usize>>,
-    lights: HashMap<NodeId, Vec<usize>>,
-    /// Fields some clip animates.
-    animated: crate::hash::HashSet<(NodeId, String)>,
-    pointers: Vec<(usize, usize, String)>,
-    clips: &'a [Clip],
     opts: Options,
-    /// Morph targets made for animated Coordinate points, by (clip, track).
-    morphs: HashMap<(usize, usize), Morph>,
-    /// The glTF nodes that show each mesh.
-    mesh_nodes: HashMap<usize, Vec<Index<json::Node>>>,
-    /// A mesh's copies with the other triangulations its reshaped samples
-    /// need, by the mesh's index.
-    alternates: HashMap<usize, Vec<Index<json::Mesh>>>,
-    /// With [`Visibility::Scale`], the nodes shown and hidden by their
-    /// scale, with their own scale (the one they are shown at).
-    scaled: HashMap<usize, [f32; 3]>,
-    /// For a mesh with alternates, at each place it is drawn the nodes of
-    /// it and of each alternate, in that order.
-    shape_nodes: HashMap<usize, Vec<Vec<Index<json::Node>>>>,
-    /// Each TextureTransform written: its fields, and the glTF materials
-    /// whose base colour texture it moves.
-    tex_transforms: HashMap<NodeId, (TexFields, Vec<usize>)>,
-    /// The glTF texture of each ImageTexture node (`None`: no image could
-    /// be read), made once however many appearances USE it.
-    textures: HashMap<NodeId, Option<Index<json::Texture>>>,
-    /// The names given to glTF materials.
-    material_names: crate::hash::HashSet<String>,
-    /// The choice nodes of each animated Switch, at each place it stands.
-    switches: HashMap<NodeId, Vec<Vec<Index<json::Node>>>>,
-    /// Set when the glTF node limit or the buffer limit is reached (and
-    /// reported): nothing more is visited.
-    full: bool,
-    /// The keys of each track, chosen within the animation values limit.
-    keys: KeyChooser<'a>,
-    /// TEXCOORD_0 of morph targets (mesh, target, accessor), which gltf-json
-    /// cannot hold: written into the JSON when it is made.
-    morph_uvs: Vec<(usize, usize, usize)>,
-    /// Tracks written as part of another track's morph targets.
-    folded: crate::hash::HashSet<(usize, usize)>,
-    /// The keyframes written, with Options::record.
-    written: Vec<(usize, usize, Keyframes<'static>)>,
-    tracks: TrackFates,
-    /// Animated arrays that are empty in the file: their first animated value.
-    rest: crate::mesh::Overrides,
-    /// Each clip's tracks by the node they drive.
-    track_index: Vec<TrackIndex<'a>>,
-    /// Nodes found inside themselves (through USE), warned about once.
-    self_containing: crate::hash::HashSet<NodeId>,
-    /// Switch and LOD nodes already warned about for the children they do
-    /// not show.
-    not_shown: crate::hash::HashSet<NodeId>,
-    /// Node types met in the tree that glTF cannot hold: how many nodes,
-    /// and the first (where the warning points).
-    unwritten: std::collections::BTreeMap<NodeType, (usize, NodeId)>,
-    /// Skinned mesh nodes, which stand at the scene's root.
-    skinned: Vec<Index<json::Node>>,
-    /// Each HAnimDisplacer's morph target.
-    displacers: HashMap<NodeId, skins::Displaced>,
-    /// (clip, mesh node) pairs given a weights channel.
-    weight_channels: crate::hash::HashSet<(usize, usize)>,
-    /// The clips that animate each node, in order.
-    clips_of: HashMap<NodeId, Vec<usize>>,
-}
-
-/// A clip's tracks by the node they drive, made once a clip: a track's
-/// partners (a Material's colour and transparency, a TextureTransform's
-/// fields, a mesh's points and normals) found by a scan of the clip took
-/// the square of its tracks (60 000 animated Transforms: 6.8 s).
-struct TrackIndex<'c> {
-    /// The first track of each node and field.
-    first: HashMap<(NodeId, &'c str), usize>,
-    /// The tracks that produce values, of each node, in clip order.
-    producing: HashMap<NodeId, Vec<usize>>,
-}
-
-impl<'c> TrackIndex<'c> {
-    fn new(clip: &'c Clip) -> TrackIndex<'c> {
-        let mut first = HashMap::default();
-        let mut producing: HashMap<NodeId, Vec<usize>> = HashMap::default();
-        for (i, t) in clip.tracks.iter().enumerate() {
-            first.entry((t.target, t.field.as_str())).or_insert(i);
-            if t.interpolator().produces() {
-                producing.entry(t.target).or_default().push(i);
-            }
-        }
-        TrackIndex { first, producing }
-    }
-
-    fn first(&self, node: NodeId, field: &str) -> Option<usize> {
-        self.first.get(&(node, field)).copied()
-    }
-
-    fn producing(&self, node: NodeId) -> &[usize] {
-        self.producing.get(&node).map_or(&[], |v| v)
-    }
+    /// The binary buffer and the accessors written into it, shared where equal.
+    buf: Buffers,
+    /// The materials, textures and texture transforms written.
+    mat: Materials,
+    /// The meshes written, their morph targets and the nodes that show them.
+    geo: Meshes,
+    /// The glTF nodes made for the X3D node hierarchy.
+    tree: Tree,
+    /// The clips written and what is known of their tracks.
+    anim: Animated<'a>,
 }
 
 /// Finds the bytes of an image an ImageTexture node names by a URL.
@@ -341,66 +231,26 @@ pub fn build(
         scene,
         diags,
         root: json::Root::default(),
-        bin: bin::Bin::new(spill),
-        transforms: HashMap::default(),
-        times: HashMap::default(),
-        shared: HashMap::default(),
-        shared_bytes: 0,
-        meshes: HashMap::default(),
-        materials: HashMap::default(),
-        equal_materials: HashMap::default(),
-        equal_meshes: HashMap::default(),
-        unit_sets: HashMap::default(),
         extensions: Vec::new(),
-        placed: HashMap::default(),
-        x3d_materials: HashMap::default(),
-        cameras: HashMap::default(),
-        lights: HashMap::default(),
-        animated: clips
-            .iter()
-            .flat_map(|c| &c.tracks)
-            .map(|t| (t.target, t.field.clone()))
-            .collect(),
-        pointers: Vec::new(),
-        clips,
         opts: *opts,
-        morphs: HashMap::default(),
-        mesh_nodes: HashMap::default(),
-        alternates: HashMap::default(),
-        scaled: HashMap::default(),
-        shape_nodes: HashMap::default(),
-        folded: Default::default(),
-        written: Vec::new(),
-        tracks: TrackFates::default(),
-        morph_uvs: Vec::new(),
-        switches: HashMap::default(),
-        full: false,
-        keys: KeyChooser::new(scene, opts.keys, opts.limits.animation_values),
-        tex_transforms: HashMap::default(),
-        material_names: Default::default(),
-        textures: HashMap::default(),
-        rest: rest_values(scene, clips),
-        track_index: clips.iter().map(TrackIndex::new).collect(),
-        clips_of: HashMap::default(),
-        self_containing: Default::default(),
-        not_shown: Default::default(),
-        unwritten: Default::default(),
-        skinned: Vec::new(),
-        displacers: HashMap::default(),
-        weight_channels: Default::default(),
+        buf: Buffers {
+            bin: bin::Bin::new(spill),
+            times: HashMap::default(),
+            shared: HashMap::default(),
+            shared_bytes: 0,
+        },
+        mat: Materials::default(),
+        geo: Meshes::default(),
+        tree: Tree::default(),
+        anim: Animated::new(scene, clips, opts),
     };
-    for (ci, index) in w.track_index.iter().enumerate() {
-        for &node in index.producing.keys() {
-            w.clips_of.entry(node).or_default().push(ci);
-        }
-    }
     w.root.asset.generator = Some(format!("x3dbake {}", env!("CARGO_PKG_VERSION")));
     let mut roots = Vec::new();
     let mut ancestors = Vec::new();
     for &id in &scene.roots {
         w.visit(id, &mut roots, &mut ancestors);
     }
-    roots.append(&mut w.skinned);
+    roots.append(&mut w.tree.skinned);
     if !roots.is_empty() {
         let s = w.root.push(json::Scene {
             extensions: None,
@@ -417,8 +267,8 @@ pub fn build(
     w.extensions.sort();
     w.extensions.dedup();
     w.root.extensions_used = w.extensions.iter().map(|e| e.to_string()).collect();
-    if !w.bin.is_empty() {
-        let len = w.bin.len() as u64;
+    if !w.buf.bin.is_empty() {
+        let len = w.buf.bin.len() as u64;
         w.root.push(json::Buffer {
             byte_length: USize64(len),
             name: None,
@@ -427,16 +277,16 @@ pub fn build(
             extras: None,
         });
     }
-    let (spilled, bin, room) = w.bin.finish();
+    let (spilled, bin, room) = w.buf.bin.finish();
     Document {
         root: w.root,
         spilled,
         bin,
         room,
-        pointers: w.pointers,
-        morph_uvs: w.morph_uvs,
-        written: w.written,
-        tracks: w.tracks,
+        pointers: w.anim.pointers,
+        morph_uvs: w.geo.morph_uvs,
+        written: w.anim.written,
+        tracks: w.anim.tracks,
     }
 }
 

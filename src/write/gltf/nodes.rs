@@ -4,6 +4,36 @@
 use super::*;
 use crate::anim::check::{is_clock, is_follower, is_interpolator};
 
+/// The glTF nodes made for the X3D node hierarchy.
+#[derive(Default)]
+pub(super) struct Tree {
+    pub(super) transforms: HashMap<NodeId, Vec<TransformNodes>>,
+    /// The top glTF node of each X3D node (Shapes, grouping nodes,
+    /// Viewpoints, lights) at each place it stands.
+    pub(super) placed: HashMap<NodeId, Vec<Index<json::Node>>>,
+    /// The glTF cameras of each Viewpoint and lights of each light.
+    pub(super) cameras: HashMap<NodeId, Vec<usize>>,
+    pub(super) lights: HashMap<NodeId, Vec<usize>>,
+    /// The choice nodes of each animated Switch, at each place it stands.
+    pub(super) switches: HashMap<NodeId, Vec<Vec<Index<json::Node>>>>,
+    /// With [`Visibility::Scale`], the nodes shown and hidden by their
+    /// scale, with their own scale (the one they are shown at).
+    pub(super) scaled: HashMap<usize, [f32; 3]>,
+    /// Skinned mesh nodes, which stand at the scene's root.
+    pub(super) skinned: Vec<Index<json::Node>>,
+    /// Nodes found inside themselves (through USE), warned about once.
+    pub(super) self_containing: crate::hash::HashSet<NodeId>,
+    /// Switch and LOD nodes already warned about for the children they do
+    /// not show.
+    pub(super) not_shown: crate::hash::HashSet<NodeId>,
+    /// Node types met in the tree that glTF cannot hold: how many nodes,
+    /// and the first (where the warning points).
+    pub(super) unwritten: std::collections::BTreeMap<NodeType, (usize, NodeId)>,
+    /// Set when the glTF node limit or the buffer limit is reached (and
+    /// reported): nothing more is visited.
+    pub(super) full: bool,
+}
+
 /// The glTF nodes made for one place of an X3D Transform in the tree.
 #[derive(Clone, Copy)]
 pub(super) struct TransformNodes {
@@ -109,7 +139,7 @@ pub(super) fn node(name: Option<String>) -> json::Node {
 impl<'a> Writer<'a> {
     /// Reports why the visit stops, at a node, and stops it.
     pub(super) fn stop(&mut self, message: String, at: NodeId) {
-        self.full = true;
+        self.tree.full = true;
         self.diags.error(message, Some(self.scene.node(at).span));
     }
 
@@ -122,7 +152,7 @@ impl<'a> Writer<'a> {
         ancestors: &mut Vec<NodeId>,
     ) {
         let scene = self.scene;
-        if self.full {
+        if self.tree.full {
             return;
         }
         if self.root.nodes.len() >= self.opts.limits.gltf_nodes {
@@ -157,19 +187,19 @@ impl<'a> Writer<'a> {
                 if let Some(part) = scene.child(id, field)
                     && let Some(t) = scene.node_type(part)
                 {
-                    self.unwritten.entry(t).or_insert((0, part)).0 += 1;
+                    self.tree.unwritten.entry(t).or_insert((0, part)).0 += 1;
                 }
             }
         }
         let Some(fields) = self.children_fields(id) else {
             if let Some(t) = ty {
-                self.unwritten.entry(t).or_insert((0, id)).0 += 1;
+                self.tree.unwritten.entry(t).or_insert((0, id)).0 += 1;
             }
             return;
         };
         if ancestors.contains(&id) {
             // Once a node, not once a place it is copied to.
-            if !self.self_containing.insert(id) {
+            if !self.tree.self_containing.insert(id) {
                 return;
             }
             self.diags.warning(
@@ -199,7 +229,11 @@ impl<'a> Writer<'a> {
         self.place(id, top);
         let mut children = Vec::new();
         ancestors.push(id);
-        if ty == Some(NodeType::Switch) && self.animated.contains(&(id, "whichChoice".to_string()))
+        if ty == Some(NodeType::Switch)
+            && self
+                .anim
+                .animated
+                .contains(&(id, "whichChoice".to_string()))
         {
             self.switch_choices(id, &fields, &mut children, ancestors);
         } else {
@@ -223,11 +257,11 @@ impl<'a> Writer<'a> {
             || top != inner
             || self.root.nodes[top.value()].name.is_some()
             || self.root.nodes[top.value()].extensions.is_some()
-            || self.clips_of.contains_key(&id);
+            || self.anim.clips_of.contains_key(&id);
         if !needed && top.value() + 1 == self.root.nodes.len() {
             self.root.nodes.pop();
             parent.pop();
-            if let Some(places) = self.placed.get_mut(&id) {
+            if let Some(places) = self.tree.placed.get_mut(&id) {
                 places.pop();
             }
             return;
@@ -300,18 +334,18 @@ impl<'a> Writer<'a> {
             children.push(index);
             wrappers.push(index);
         }
-        self.switches.entry(id).or_default().push(wrappers);
+        self.tree.switches.entry(id).or_default().push(wrappers);
     }
 
     /// Records the glTF node an X3D node became at one of its places; one
     /// whose `visible` is animated gets its KHR_node_visibility.
     pub(super) fn place(&mut self, id: NodeId, node: Index<json::Node>) {
-        self.placed.entry(id).or_default().push(node);
-        if self.animated.contains(&(id, "visible".to_string())) {
+        self.tree.placed.entry(id).or_default().push(node);
+        if self.anim.animated.contains(&(id, "visible".to_string())) {
             let visible = self.scene.flag(id, "visible");
             // A node whose own scale moves cannot show it by its scale.
             if self.opts.visibility == Visibility::Scale
-                && self.animated.contains(&(id, "scale".to_string()))
+                && self.anim.animated.contains(&(id, "scale".to_string()))
             {
                 self.diags.warning(
                     format!(
@@ -335,7 +369,7 @@ impl<'a> Writer<'a> {
         }
         let n = &mut self.root.nodes[node.value()];
         let own = n.scale.unwrap_or([1.0; 3]);
-        self.scaled.insert(node.value(), own);
+        self.tree.scaled.insert(node.value(), own);
         if !visible {
             n.scale = Some([0.0; 3]);
         }
@@ -357,7 +391,7 @@ impl<'a> Writer<'a> {
     /// their work is in the animations, and what of it is not is named
     /// with the routes it leaves unbaked.
     pub(super) fn warn_unwritten(&mut self) {
-        for (&ty, &(count, first)) in &self.unwritten {
+        for (&ty, &(count, first)) in &self.tree.unwritten {
             let name = ty.name();
             let baked = is_interpolator(name)
                 || is_clock(name)
@@ -428,7 +462,7 @@ impl<'a> Writer<'a> {
     /// written: a Switch whose whichChoice is not animated shows its choice
     /// alone, a LOD its first level.
     fn warn_not_shown(&mut self, id: NodeId, hidden: usize) {
-        if !self.not_shown.insert(id) {
+        if !self.tree.not_shown.insert(id) {
             return;
         }
         let scene = self.scene;
@@ -548,12 +582,16 @@ impl<'a> Writer<'a> {
                 inner = top;
             }
         }
-        self.transforms.entry(id).or_default().push(TransformNodes {
-            main: top,
-            scale: scale_node,
-            inner,
-            center: c,
-        });
+        self.tree
+            .transforms
+            .entry(id)
+            .or_default()
+            .push(TransformNodes {
+                main: top,
+                scale: scale_node,
+                inner,
+                center: c,
+            });
         (top, inner)
     }
 }

@@ -94,7 +94,7 @@ impl Writer<'_> {
                 index,
                 weights: weights.clone(),
             };
-            self.displacers.insert(displacer, d);
+            self.geo.displacers.insert(displacer, d);
         }
     }
 
@@ -199,7 +199,7 @@ impl Writer<'_> {
         let mut influences: Vec<Vec<(u16, f32)>> = vec![Vec::new(); points];
         let mut changes = Changes::default();
         for (i, &joint) in listed.iter().enumerate() {
-            let Some(placed) = self.transforms.get(&joint).and_then(|v| v.last()) else {
+            let Some(placed) = self.tree.transforms.get(&joint).and_then(|v| v.last()) else {
                 self.diags.warning(
                     format!(
                         "HAnimJoint `{}` is in the joints of `{}` but not in its skeleton: its skin weights are left out",
@@ -293,7 +293,7 @@ impl Writer<'_> {
     ) -> Option<Index<json::Node>> {
         let scene = self.scene;
         let geometry = scene.child(shape, "geometry")?;
-        let m = crate::mesh::mesh(scene, &self.rest, geometry, self.diags)?;
+        let m = crate::mesh::mesh(scene, &self.anim.rest, geometry, self.diags)?;
         let none = ([0u16; 4], [1.0, 0.0, 0.0, 0.0]);
         let per_vertex: Vec<&Influence> = m
             .coord_index
@@ -322,9 +322,13 @@ impl Writer<'_> {
         n.mesh = Some(mesh);
         n.skin = Some(skin);
         let index = self.root.push(n);
-        self.mesh_nodes.entry(mesh.value()).or_default().push(index);
+        self.geo
+            .mesh_nodes
+            .entry(mesh.value())
+            .or_default()
+            .push(index);
         self.place(shape, index);
-        self.skinned.push(index);
+        self.tree.skinned.push(index);
         Some(index)
     }
 
@@ -379,7 +383,7 @@ impl Writer<'_> {
     /// Where an HAnimDisplacer's weight track goes: the weight of its
     /// morph target in its humanoid's skinned meshes.
     pub(super) fn displacer_target(&self, track: &Track) -> Option<Target> {
-        let d = self.displacers.get(&track.target)?.clone();
+        let d = self.geo.displacers.get(&track.target)?.clone();
         Some(Target::Weight {
             nodes: d.nodes,
             index: d.index,

@@ -1,6 +1,5 @@
 //! Where a track's values go in glTF: node paths, KHR_animation_pointer
 //! pointers, KHR_node_visibility, KHR_texture_transform or morph weights.
-
 use super::*;
 
 /// A TextureTransform's animated field and where it goes.
@@ -237,6 +236,7 @@ impl Writer<'_> {
         let found = match channel(ty, field) {
             Some(Channel::Transform) => {
                 let places = self
+                    .tree
                     .transforms
                     .get(&track.target)
                     .cloned()
@@ -262,11 +262,15 @@ impl Writer<'_> {
                 } else {
                     Translation
                 },
-                self.placed.get(&track.target).cloned().unwrap_or_default(),
+                self.tree
+                    .placed
+                    .get(&track.target)
+                    .cloned()
+                    .unwrap_or_default(),
                 vec![0.0; if field == "orientation" { 4 } else { 3 }],
             ),
             Some(Channel::FieldOfView) => self.pointer_list(
-                &self.cameras,
+                &self.tree.cameras,
                 track,
                 "/cameras/{}/perspective/yfov",
                 Conv::Same,
@@ -277,17 +281,17 @@ impl Writer<'_> {
                 let intensity = (track.target, "intensity".to_string());
                 let path = "/extensions/KHR_lights_punctual/lights/{}/intensity";
                 let conv = Conv::Times(cameras_lights::light_intensity(scene, track.target));
-                (!self.animated.contains(&intensity))
-                    .then(|| self.pointer_list(&self.lights, track, path, conv))
+                (!self.anim.animated.contains(&intensity))
+                    .then(|| self.pointer_list(&self.tree.lights, track, path, conv))
                     .flatten()
             }
             Some(Channel::Light) => {
                 let path = format!("/extensions/KHR_lights_punctual/lights/{{}}/{field}");
-                self.pointer_list(&self.lights, track, &path, Conv::Same)
+                self.pointer_list(&self.tree.lights, track, &path, Conv::Same)
             }
             Some(Channel::Material) => self.material_target(track),
             Some(Channel::TextureTransform) => {
-                match self.tex_transforms.get(&track.target).cloned() {
+                match self.mat.tex_transforms.get(&track.target).cloned() {
                     Some((fixed, materials)) => Some(Target::Texture {
                         materials,
                         field: TexField::of(field),
@@ -303,6 +307,7 @@ impl Writer<'_> {
             }
             Some(Channel::Choice) => {
                 let places = self
+                    .tree
                     .switches
                     .get(&track.target)
                     .cloned()
@@ -321,7 +326,11 @@ impl Writer<'_> {
             Some(Channel::Visible) => Some(Target::Visibility {
                 shown: vec![(
                     None,
-                    self.placed.get(&track.target).cloned().unwrap_or_default(),
+                    self.tree
+                        .placed
+                        .get(&track.target)
+                        .cloned()
+                        .unwrap_or_default(),
                 )],
             }),
             Some(Channel::Displacer) => self.displacer_target(track),
@@ -382,7 +391,7 @@ impl Writer<'_> {
 
     /// A Material field as a pointer into every glTF material made from it.
     pub(super) fn material_target(&mut self, track: &Track) -> Option<Target> {
-        let list = self.x3d_materials.get(&track.target)?.clone();
+        let list = self.mat.x3d_materials.get(&track.target)?.clone();
         let ty = self.scene.node_type(track.target)?;
         let field = track.field.as_str();
         let (property, conv) = match (ty, field) {
