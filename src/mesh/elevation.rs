@@ -1,7 +1,10 @@
 //! ElevationGrid: a grid of heights over the XZ plane.
 
 use super::generated::{Corner, Drawing, faces_mesh};
-use super::*;
+
+use super::{Mesh, Overrides, Primitive, colors, given_normals, uvs};
+use crate::scene::{NodeId, Scene};
+use glam::{Vec2, Vec3};
 
 /// The grid's xDimension × zDimension points (x = i·xSpacing, y = the
 /// height, z = j·zSpacing), a quad a cell from (i, j) to (i+1, j+1) facing
@@ -24,7 +27,7 @@ pub(super) fn elevation_grid(scene: &Scene, rest: &Overrides, id: NodeId) -> Mes
         .collect();
     let cols = colors(scene, id);
     let color_per_vertex = scene.flag(id, "colorPerVertex");
-    let given_normals = normals(scene, rest, id);
+    let given_normals = given_normals(scene, rest, id);
     let normal_per_vertex = scene.flag(id, "normalPerVertex");
     let tex = uvs(scene, rest, id);
     let mut faces = Vec::with_capacity((nx - 1) * (nz - 1));

@@ -2,7 +2,9 @@
 //! at each spine point (X3D 19775-1, 13.3.5).
 
 use super::generated::{Corner, Drawing, faces_mesh};
-use super::*;
+use super::{MAX_GENERATED_POINTS, Mesh, Overrides, Primitive, vec3s};
+use crate::scene::{NodeId, Scene};
+use glam::{Vec2, Vec3};
 
 /// The axes of the spine-aligned cross-section plane (SCP) at each spine
 /// point, as the text defines them: Y along the spine (from the point

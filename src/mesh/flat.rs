@@ -2,7 +2,12 @@
 //! Polypoint2D, Rectangle2D and TriangleSet2D, in the z = 0 plane facing +z.
 
 use super::generated::{Corner, Drawing, faces_mesh, polyline};
-use super::*;
+use super::primitives::{SLICES, quad};
+use super::sets::point_mesh;
+use super::{Mesh, Overrides, Primitive};
+use crate::scene::{NodeId, Scene};
+use glam::{Vec2, Vec3};
+use std::f32::consts::TAU;
 
 /// Segments of a whole circle (as Sphere, Cylinder and Cone have around).
 const SEGMENTS: usize = SLICES;

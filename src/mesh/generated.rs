@@ -1,7 +1,13 @@
 //! Faces that a geometry node generates from its fields (ElevationGrid,
 //! Extrusion, the 2D shapes), triangulated as IndexedFaceSet's are.
 
-use super::*;
+use super::normals::MadeNormals;
+use super::normals::newell;
+use super::polygons::{EarClipper, triangulate};
+use super::sets::push_strip;
+use super::{Mesh, Primitive};
+use crate::scene::{NodeId, Scene};
+use glam::{Vec2, Vec3};
 
 /// One corner of a generated face.
 #[derive(Clone, Copy, Debug)]

@@ -4,7 +4,6 @@
 use crate::diag::Diagnostics;
 use crate::scene::{NodeId, NodeType, Scene};
 use glam::{Vec2, Vec3};
-use std::f32::consts::{PI, TAU};
 
 mod elevation;
 mod extrusion;
@@ -20,9 +19,9 @@ mod trim;
 
 pub use normals::{MAX_FACES_AROUND, MadeNormals};
 pub(crate) use nurbs::surface as nurbs_surface;
-use polygons::*;
-use primitives::*;
-use sets::*;
+use polygons::{EAR_TESTS_PER_CORNER, faces, indexed_face_set, split_quads};
+use primitives::{boxed, cone, cylinder, sphere};
+use sets::{fan_triangles, line_set, point_set, runs, strip_triangles, strips, triangle_set};
 
 /// How the indices are drawn.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -264,7 +263,8 @@ fn uvs(scene: &Scene, rest: &Overrides, id: NodeId) -> Vec<Vec2> {
     points.chunks_exact(2).map(Vec2::from_slice).collect()
 }
 
-fn normals(scene: &Scene, rest: &Overrides, id: NodeId) -> Vec<Vec3> {
+/// The normals a geometry node's Normal node gives (none without one).
+fn given_normals(scene: &Scene, rest: &Overrides, id: NodeId) -> Vec<Vec3> {
     scene
         .child(id, "normal")
         .map_or_else(Vec::new, |n| vec3s(rest.floats(scene, n, "vector")))
@@ -434,6 +434,8 @@ pub fn mesh(scene: &Scene, rest: &Overrides, id: NodeId, diags: &mut Diagnostics
 
 #[cfg(test)]
 mod tests {
+    use super::normals::newell;
+    use super::polygons::EarClipper;
     use super::*;
 
     fn area_normal(m: &Mesh) -> Vec3 {

@@ -1,6 +1,6 @@
 //! Normals made from a mesh's points: per face, or smooth within a crease angle.
 
-use super::*;
+use glam::Vec3;
 
 /// Normals made from a mesh's points: each face's normal (Newell's), and
 /// each corner the average of the faces around its point within the crease
@@ -110,4 +110,19 @@ impl MadeNormals {
         }
         out
     }
+}
+
+/// The normal of a polygon by Newell's method (not normalised; zero for a
+/// degenerate polygon).
+pub(super) fn newell(p: &[Vec3]) -> Vec3 {
+    let mut n = Vec3::ZERO;
+    for i in 0..p.len() {
+        let (a, b) = (p[i], p[(i + 1) % p.len()]);
+        n += Vec3::new(
+            (a.y - b.y) * (a.z + b.z),
+            (a.z - b.z) * (a.x + b.x),
+            (a.x - b.x) * (a.y + b.y),
+        );
+    }
+    n
 }

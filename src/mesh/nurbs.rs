@@ -11,10 +11,13 @@
 //!   points.
 
 use super::generated::{Corner, Drawing, faces_mesh};
-use super::*;
+use super::sets;
+use super::{MAX_GENERATED_POINTS, Mesh, Overrides, Primitive};
 use crate::interp::nurbs::{Basis, Surface, point};
 use crate::scene::Value;
+use crate::scene::{NodeId, NodeType, Scene};
 use glam::DVec3;
+use glam::{Vec2, Vec3};
 
 /// The number of segments of a tessellation field over `n` control points.
 fn segments(tessellation: i32, n: usize) -> usize {

@@ -1,7 +1,10 @@
 //! Polygons: IndexedFaceSet faces split and triangulated (a fan when
 //! convex, ear clipping when not).
 
-use super::*;
+use super::normals::{MadeNormals, newell};
+use super::{Mesh, Overrides, Primitive, colors, given_normals, points, uvs};
+use crate::scene::{NodeId, Scene};
+use glam::{Vec2, Vec3};
 
 /// Each quad a, b, c, d of an index list as the triangles a, b, c and
 /// a, c, d (an incomplete last quad is left out, as X3D says).
@@ -28,7 +31,7 @@ pub(super) fn indexed_face_set(scene: &Scene, rest: &Overrides, id: NodeId) -> M
         .first()
         .copied()
         .unwrap_or(0.0);
-    let given_normals = normals(scene, rest, id);
+    let given_normals = given_normals(scene, rest, id);
     let has_normal_node = scene.child(id, "normal").is_some();
     let normal_per_vertex = scene.flag(id, "normalPerVertex");
     let normal_index = scene.ints(id, "normalIndex");
@@ -108,21 +111,6 @@ pub(super) fn indexed_face_set(scene: &Scene, rest: &Overrides, id: NodeId) -> M
         m.make_normals(MadeNormals::new(face_start, ccw, crease, &m.coord_index));
     }
     m
-}
-
-/// The normal of a polygon by Newell's method (not normalised; zero for a
-/// degenerate polygon).
-pub(super) fn newell(p: &[Vec3]) -> Vec3 {
-    let mut n = Vec3::ZERO;
-    for i in 0..p.len() {
-        let (a, b) = (p[i], p[(i + 1) % p.len()]);
-        n += Vec3::new(
-            (a.y - b.y) * (a.z + b.z),
-            (a.z - b.z) * (a.x + b.x),
-            (a.x - b.x) * (a.y + b.y),
-        );
-    }
-    n
 }
 
 /// A face's triangles, as corner indices: a fan when `convex`, else ear

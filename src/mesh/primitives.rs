@@ -1,6 +1,9 @@
 //! Box, Sphere, Cylinder and Cone, tessellated.
 
-use super::*;
+use super::{Mesh, Primitive};
+use crate::scene::{NodeId, Scene};
+use glam::{Vec2, Vec3};
+use std::f32::consts::{PI, TAU};
 
 /// A quad of four corners (counter-clockwise seen from `n`) with UVs.
 pub(super) fn quad(m: &mut Mesh, corners: [Vec3; 4], n: Vec3) {

@@ -1,6 +1,10 @@
 //! Triangle, line and point sets.
 
-use super::*;
+use super::normals::MadeNormals;
+use super::polygons::faces;
+use super::{Mesh, Overrides, Primitive, colors, given_normals, points, uvs};
+use crate::scene::{NodeId, Scene};
+use glam::{Vec2, Vec3};
 
 /// IndexedTriangleSet (with an index) or TriangleSet: flat normals unless
 /// given.
@@ -12,7 +16,7 @@ pub(super) fn triangle_set(
 ) -> Mesh {
     let coords = points(scene, rest, id, "coord");
     let ccw = scene.value(id, "ccw").is_none_or(|v| v.as_bool());
-    let given = normals(scene, rest, id);
+    let given = given_normals(scene, rest, id);
     let has_normal_node = scene.child(id, "normal").is_some();
     let cols = colors(scene, id);
     let tex = uvs(scene, rest, id);

@@ -5,7 +5,9 @@
 //! lyon's tessellator (non-zero rule, so counters such as the hole of an
 //! `o` stay open), curves flattened to 1/500 of the font size.
 
-use super::*;
+use super::{Mesh, Primitive};
+use crate::scene::{NodeId, Scene};
+use glam::{Vec2, Vec3};
 use lyon_tessellation::path::{Path, math::point};
 use lyon_tessellation::{BuffersBuilder, FillOptions, FillRule, FillTessellator, VertexBuffers};
 

@@ -6,7 +6,8 @@
 //! triangle's positions, normals and texture coordinates interpolated
 //! across it; the cells no contour crosses are kept whole or left out.
 
-use super::*;
+use super::{Mesh, Primitive};
+use glam::{Vec2, Vec3};
 use lyon_tessellation::path::{Path, math::point};
 use lyon_tessellation::{BuffersBuilder, FillOptions, FillRule, FillTessellator, VertexBuffers};
 

@@ -1,8 +1,20 @@
 //! Animations: one per clip, a channel per track, exact keys or samples,
 //! node paths or KHR_animation_pointer.
 
+use super::materials::{TexField, TexPart};
+use super::meshes::{Morph, rest_values};
 use super::targets::{Conv, Shapes, Target, TexTarget, base_color_field, gltf_interpolation};
-use super::*;
+use super::{Options, TrackFates, Writer};
+use crate::anim::clip::{Clip, Track};
+use crate::anim::fit::Shape;
+use crate::anim::keyframes::{Interpolation, Keyframes};
+use crate::anim::keys::Mode;
+use crate::anim::keys::{KeyChooser, sampled_interpolation};
+use crate::hash::HashMap;
+use crate::scene::{NodeId, NodeType, Scene};
+use gltf_json as json;
+use json::validation::Checked;
+use json::{Index, accessor, animation};
 
 /// The clips written and what is known of their tracks.
 pub(super) struct Animated<'a> {

@@ -1,6 +1,11 @@
 //! The binary buffer: accessors, buffer views, and the base64 of an
 //! embedded buffer.
-use super::*;
+use super::Writer;
+use super::bin;
+use crate::hash::HashMap;
+use gltf_json as json;
+use json::validation::{Checked, USize64};
+use json::{Index, accessor, buffer};
 
 /// The binary buffer and the accessors written into it, shared where equal.
 pub(super) struct Buffers {
@@ -253,6 +258,7 @@ impl Writer<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::write::gltf::nodes::node;
 
     /// The room for a GLB's head: four times a small JSON and 64 KiB; a
     /// large JSON and at most 1 MiB more; whole pages either way.

@@ -1,5 +1,11 @@
 //! Viewpoints as cameras, and lights as KHR_lights_punctual.
-use super::*;
+use super::Writer;
+use super::nodes::{gltf_name, node, quat_f32, rotation_field, vec3};
+use crate::scene::{NodeId, NodeType, Scene};
+use glam::{DQuat, DVec3};
+use gltf_json as json;
+use json::Index;
+use json::validation::Checked;
 
 impl Writer<'_> {
     /// A Viewpoint (a perspective camera) or an OrthoViewpoint (an

@@ -9,8 +9,12 @@
 //! the geometry's skinJoints0 and skinWeights0 (per point), the weights
 //! scaled to sum 1.
 
+use super::Writer;
+use super::nodes::gltf_name;
 use super::skins::Influence;
-use super::*;
+use crate::scene::{NodeId, NodeType};
+use gltf_json as json;
+use json::{Index, accessor};
 
 impl Writer<'_> {
     /// The glTF skin of a Castle `Skin` drawn at the glTF node `home`, and

@@ -1,8 +1,14 @@
 //! Materials and textures: X3D Material as metallic-roughness, ImageTexture
 //! with its image embedded, TextureTransform as KHR_texture_transform.
 
+use super::Writer;
+use super::nodes::gltf_name;
 use super::png::sfimage_png;
-use super::*;
+use crate::hash::HashMap;
+use crate::scene::{NodeId, NodeType, Scene};
+use gltf_json as json;
+use json::Index;
+use json::validation::Checked;
 
 /// The materials, textures and texture transforms written.
 #[derive(Default)]

@@ -1,6 +1,16 @@
 //! Meshes from X3D Shapes, and morph targets for animated points, normals
 //! and texture coordinates.
-use super::*;
+use super::Writer;
+use super::nodes::{gltf_name, node};
+use super::skins;
+use crate::anim::clip::Clip;
+use crate::anim::keyframes::{Interpolation, Keyframes};
+use crate::diag::Diagnostics;
+use crate::hash::HashMap;
+use crate::scene::{NodeId, NodeType, Scene};
+use gltf_json as json;
+use json::validation::Checked;
+use json::{Index, accessor, buffer};
 
 /// The meshes written, their morph targets and the nodes that show them.
 #[derive(Default)]

@@ -1,20 +1,15 @@
 //! glTF 2.0: the node hierarchy of the X3D grouping nodes and one animation
 //! per clip, exact where glTF can hold the curve and sampled where not.
 
-use crate::anim::clip::{Clip, Track};
-use crate::anim::fit::Shape;
-use crate::anim::keyframes::{Interpolation, Keyframes};
-use crate::anim::keys::{KeyChooser, sampled_interpolation};
+use crate::anim::clip::Clip;
+use crate::anim::keyframes::Keyframes;
 pub use crate::anim::keys::{KeyOptions, Mode, SampleInterpolation};
 use crate::diag::Diagnostics;
 use crate::hash::HashMap;
-use crate::interp::rotation;
 use crate::limits::Limits;
-use crate::scene::{NodeClass, NodeId, NodeType, Scene};
-use glam::{DQuat, DVec3};
+use crate::scene::{NodeId, Scene};
 use gltf_json as json;
-use json::validation::{Checked, USize64};
-use json::{Index, accessor, animation, buffer};
+use json::validation::USize64;
 
 mod animations;
 mod bin;
@@ -32,10 +27,10 @@ mod skins;
 mod targets;
 
 use animations::Animated;
-use buffers::*;
-use materials::*;
-use meshes::*;
-use nodes::*;
+use buffers::{Buffers, base64};
+use materials::Materials;
+use meshes::Meshes;
+use nodes::Tree;
 
 /// How nodes are shown and hidden (an animated Switch's choices, an
 /// animated `visible`, a moving mesh's cuts).

@@ -1,8 +1,14 @@
 //! The node tree: X3D grouping nodes, Transforms (with center and
 //! scaleOrientation as exact node chains), Switch choices and visibility.
 
-use super::*;
+use super::{MAX_DEPTH, Visibility, Writer};
 use crate::anim::check::{is_clock, is_follower, is_interpolator};
+use crate::hash::HashMap;
+use crate::interp::rotation;
+use crate::scene::{NodeClass, NodeId, NodeType, Scene};
+use glam::{DQuat, DVec3};
+use gltf_json as json;
+use json::Index;
 
 /// The glTF nodes made for the X3D node hierarchy.
 #[derive(Default)]

@@ -15,9 +15,14 @@
 //! The skinned mesh nodes stand at the scene's root, where glTF wants them
 //! (their own transform would be ignored).
 
+use super::Writer;
+use super::nodes::{gltf_name, node, rotation_of};
 use super::targets::Target;
-use super::*;
+use crate::anim::clip::Track;
+use crate::scene::{NodeId, NodeType};
 use glam::{Mat4, Quat, Vec3};
+use gltf_json as json;
+use json::{Index, accessor, buffer};
 
 /// Influences glTF keeps for a vertex (JOINTS_0, WEIGHTS_0).
 const INFLUENCES: usize = 4;

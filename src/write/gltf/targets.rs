@@ -1,6 +1,15 @@
 //! Where a track's values go in glTF: node paths, KHR_animation_pointer
 //! pointers, KHR_node_visibility, KHR_texture_transform or morph weights.
-use super::*;
+use super::Writer;
+use super::cameras_lights;
+use super::materials::{TexField, TexFields, TexPart};
+use super::nodes::is_transform_like;
+use crate::anim::clip::Track;
+use crate::anim::keyframes::{Interpolation, Keyframes};
+use crate::hash::HashMap;
+use crate::scene::{NodeId, NodeType};
+use gltf_json as json;
+use json::{Index, animation};
 
 /// A TextureTransform's animated field and where it goes.
 pub(super) struct TexTarget {
