@@ -4,7 +4,7 @@
 
 use std::hint::black_box;
 use std::time::{Duration, Instant};
-use x3dbake::interp::{Interpolator, Kind, Spec, TangentRule};
+use x3dbake::internal::interp::{Interpolator, Kind, Spec, TangentRule};
 
 fn build(kind: Kind, elem: usize, keys: &[f64], values: &[f64]) -> Interpolator {
     Interpolator::new(

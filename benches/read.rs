@@ -9,8 +9,8 @@
 
 use std::hint::black_box;
 use std::time::{Duration, Instant};
-use x3dbake::scene::FieldType;
-use x3dbake::scene::value::{Encoding, parse_value};
+use x3dbake::internal::scene::FieldType;
+use x3dbake::internal::scene::value::{Encoding, parse_value};
 use x3dbake::{Bake, Limits};
 
 /// Best of five one-second runs of `f` over `bytes` of text, in MB/s.

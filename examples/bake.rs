@@ -3,9 +3,7 @@
 //!
 //!     cargo run --example bake -- fixtures/scenes/bouncing_box.x3d out.glb
 
-use x3dbake::load::FileFetch;
-use x3dbake::write::gltf;
-use x3dbake::{Bake, Limits};
+use x3dbake::{Bake, FileFetch, Limits, gltf};
 
 fn main() -> anyhow::Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();

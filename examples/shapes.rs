@@ -5,9 +5,7 @@
 //!     cargo run --example shapes -- fixtures/scenes/*.x3d
 
 use std::collections::BTreeMap;
-use x3dbake::load::FileFetch;
-use x3dbake::scene::{NodeClass, NodeId};
-use x3dbake::{Bake, Limits};
+use x3dbake::{Bake, FileFetch, Limits, NodeClass, NodeId};
 
 fn main() -> anyhow::Result<()> {
     for path in std::env::args().skip(1) {

@@ -24,7 +24,7 @@
 use crate::anim::build::clips_using;
 use crate::anim::cascade::{World, state_at_load};
 use crate::anim::check::{self, Forms};
-use crate::anim::clip::{Clip, ClipOptions};
+use crate::anim::clip::{Clip, ClipOptions, timeline_clip};
 use crate::diag::Diagnostics;
 use crate::limits::Limits;
 use crate::load::{Fetch, add_file};
@@ -34,7 +34,7 @@ use crate::source::{FileId, Input, Sources, Span};
 use crate::syntax::Encoding;
 use crate::write::csv::{self, CsvOptions};
 use crate::write::gltf::TrackFates;
-use crate::write::{gltf, inspect};
+use crate::write::{gltf, inspect, report};
 
 /// Why a bake stopped where its input had no error: what was asked of it
 /// cannot be given.
@@ -249,6 +249,54 @@ impl Bake {
             self.clips.retain(|c| names.contains(&c.name));
         }
         Ok(())
+    }
+
+    /// Readies the clips to be written: keeps those named (all when
+    /// `names` is empty) and frees the scene's copy of their key values
+    /// ([`Bake::release_key_values`]). With `timeline` (its start and end,
+    /// each optional), the span of world time to write: from the start (0
+    /// when not given) to the end (where the last clock's first run ends
+    /// when not given).
+    pub fn ready(
+        &mut self,
+        names: &[String],
+        timeline: Option<(Option<f64>, Option<f64>)>,
+    ) -> Result<Option<(f64, f64)>, Error> {
+        self.keep_clips(names)?;
+        self.release_key_values();
+        Ok(timeline.map(|(start, end)| {
+            let end = end.unwrap_or_else(|| csv::default_timeline_end(&self.clips));
+            (start.unwrap_or(0.0), end)
+        }))
+    }
+
+    /// The clips become one clip, `timeline`, of the whole scene in world
+    /// time from `start` to `end` (see [`timeline_clip`]).
+    pub fn play_timeline(&mut self, (start, end): (f64, f64)) {
+        let clips = std::mem::take(&mut self.clips);
+        self.clips = timeline_clip(&self.scene, clips, start, end)
+            .into_iter()
+            .collect();
+    }
+
+    /// The HTML report of a glTF document made with
+    /// [`gltf::Options::record`]: each track's keys against its true
+    /// curve, titled `title`, with the `messages` printed.
+    pub fn report_html(
+        &self,
+        doc: &gltf::Document,
+        title: &str,
+        tolerance: Option<f64>,
+        messages: &str,
+    ) -> String {
+        report::html(&report::Report {
+            title,
+            scene: &self.scene,
+            clips: &self.clips,
+            written: &doc.written,
+            tolerance,
+            messages,
+        })
     }
 
     /// The longest clip, in seconds.

@@ -1,10 +1,8 @@
 //! Shared bodies of the fuzz targets (also run by the regression test over
 //! the saved findings in fuzz/regressions/).
 
-use x3dbake::anim::clip::ClipOptions;
-use x3dbake::load::Fetch;
-use x3dbake::write::{csv, glb, gltf};
-use x3dbake::{Bake, Encoding, Limits};
+use x3dbake::internal::write::{csv, glb, gltf};
+use x3dbake::{Bake, ClipOptions, Encoding, Fetch, Limits};
 
 /// The XML reader: any bytes, read as XML whatever they look like.
 pub fn read_xml(data: &[u8]) {
@@ -34,7 +32,7 @@ pub fn read_gzip(data: &[u8]) {
 /// Gzip data is left to `read_gzip` when an encoding is given, so that each
 /// reader's target explores that reader only.
 fn read(data: &[u8], name: &str, encoding: Option<Encoding>) {
-    if encoding.is_some() && x3dbake::load::is_gzip(data) {
+    if encoding.is_some() && x3dbake::internal::load::is_gzip(data) {
         return;
     }
     let bake = Bake::load(name, data.to_vec(), encoding, None, Limits::small());

@@ -4,11 +4,11 @@ use super::output;
 use super::paths::{self, InputFile};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::{Path, PathBuf};
-use x3dbake::anim::cascade::{DEFAULT_LOAD_TIME, UserEvent, World};
-use x3dbake::anim::clip::ClipOptions;
-use x3dbake::interp::TangentRule;
-use x3dbake::load::FileFetch;
-use x3dbake::write::gltf::{self, KeyOptions, Mode, SampleInterpolation};
+use x3dbake::ClipOptions;
+use x3dbake::FileFetch;
+use x3dbake::TangentRule;
+use x3dbake::gltf::{self, KeyOptions, Mode, SampleInterpolation};
+use x3dbake::{DEFAULT_LOAD_TIME, UserEvent, World};
 
 /// Bake X3D animation into glTF 2.0 or CSV.
 ///

@@ -9,11 +9,9 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use x3dbake::Bake;
-use x3dbake::anim::clip::timeline_clip;
-use x3dbake::load::FileFetch;
-use x3dbake::write::csv::{self, CsvOptions};
-use x3dbake::write::gltf;
-use x3dbake::write::report;
+use x3dbake::FileFetch;
+use x3dbake::csv::{self, CsvOptions};
+use x3dbake::gltf;
 
 /// Bakes every input; several in parallel, with a progress line on a
 /// terminal. Each input's messages are printed together when it is done.
@@ -31,7 +29,7 @@ pub fn run(job: &Job) -> Outcome {
     }
     // Standard output holds the inputs' tables one after another, in the
     // order given: one at a time.
-    let cores = x3dbake::par::budget(0);
+    let cores = x3dbake::internal::par::budget(0);
     let workers = match job.target {
         Target::Stdout => 1,
         _ => job.jobs.unwrap_or(cores).min(total),
@@ -110,19 +108,14 @@ fn bake_one(job: &Job, index: usize, path: &str, threads: usize) -> (Outcome, St
     if let Some(invalid) = invalid(&bake) {
         return invalid;
     }
-    if let Err(e) = bake.keep_clips(&job.clips) {
-        let mut msg = messages::rendered(&bake, job.quiet, job.verbose);
-        msg.push_str(&format!("error: {path}: --clip: {e}\n"));
-        return (Outcome::UsageOrIo, msg);
-    }
-    // The clips hold the key values now: the scene's copies go.
-    bake.release_key_values();
-    // World time: from --start (0) to --end (where the last clock's run
-    // ends).
-    let timeline = job.timeline.map(|(start, end)| {
-        let end = end.unwrap_or_else(|| csv::default_timeline_end(&bake.clips));
-        (start.unwrap_or(0.0), end)
-    });
+    let timeline = match bake.ready(&job.clips, job.timeline) {
+        Ok(t) => t,
+        Err(e) => {
+            let mut msg = messages::rendered(&bake, job.quiet, job.verbose);
+            msg.push_str(&format!("error: {path}: --clip: {e}\n"));
+            return (Outcome::UsageOrIo, msg);
+        }
+    };
     // The glTF document outlives the files: a GLB or .bin writes its buffer.
     let mut doc = None;
     let files = match job.format {
@@ -156,7 +149,7 @@ fn bake_one(job: &Job, index: usize, path: &str, threads: usize) -> (Outcome, St
                     let result = bake.write_csv(&opts, &mut w).and_then(|()| Ok(w.flush()?));
                     drop(w);
                     match result.and_then(|()| Ok(out.flush()?)) {
-                        Err(x3dbake::bake::Error::Write(e))
+                        Err(x3dbake::Error::Write(e))
                             if e.kind() == std::io::ErrorKind::BrokenPipe =>
                         {
                             Ok(())
@@ -176,11 +169,8 @@ fn bake_one(job: &Job, index: usize, path: &str, threads: usize) -> (Outcome, St
         }
         Format::Gltf | Format::Glb => {
             // World time: one clip of the whole scene.
-            if let Some((start, end)) = timeline {
-                let clips = std::mem::take(&mut bake.clips);
-                bake.clips = timeline_clip(&bake.scene, clips, start, end)
-                    .into_iter()
-                    .collect();
+            if let Some(span) = timeline {
+                bake.play_timeline(span);
             }
             // A buffer to be written whole to a file (a .glb or a .bin) is
             // moved out of memory as it is made once larger than a quarter
@@ -238,7 +228,7 @@ fn bake_one(job: &Job, index: usize, path: &str, threads: usize) -> (Outcome, St
             .max()
             .unwrap_or(Outcome::Ok),
         Some(_) => {
-            let files: Vec<(PathBuf, output::Parts)> = files
+            let files: Vec<(PathBuf, gltf::Parts)> = files
                 .into_iter()
                 .filter_map(|(p, b)| Some((p?, b)))
                 .collect();
@@ -252,14 +242,8 @@ fn bake_one(job: &Job, index: usize, path: &str, threads: usize) -> (Outcome, St
         }
     };
     if let (Some(to), Some(doc)) = (&job.report, &doc) {
-        let html = report::html(&report::Report {
-            title: path,
-            scene: &bake.scene,
-            clips: &bake.clips,
-            written: &doc.written,
-            tolerance: job.gltf_opts.keys.tolerance,
-            messages: &messages::rendered(&bake, false, false),
-        });
+        let all = messages::rendered(&bake, false, false);
+        let html = bake.report_html(doc, path, job.gltf_opts.keys.tolerance, &all);
         match to {
             ReportTo::Stdout => {
                 let written = write_stdout(&[html.as_bytes().into()]);
@@ -303,69 +287,29 @@ fn make_parent(job: &Job, dest: Option<&Path>, messages: &str) -> Result<(), Str
 
 /// The files of a glTF output: a .glb, a .gltf with its buffer embedded,
 /// or a .gltf and a .bin beside it. `None` as a path is standard output.
-#[allow(clippy::type_complexity)]
 fn gltf_files<'a>(
     doc: &'a mut gltf::Document,
     job: &Job,
     dest: Option<&Path>,
-) -> anyhow::Result<Vec<(Option<PathBuf>, output::Parts<'a>)>> {
-    let dest_buf = dest.map(Path::to_path_buf);
-    let len = doc.buffer_len();
-    Ok(match job.format {
-        Format::Glb => {
-            doc.set_buffer_uri(None);
-            // Filling the room the buffer's file left before it, if any.
-            let head = x3dbake::write::glb::head_in(&doc.json(), len, doc.room as usize)
-                .context("cannot build the GLB")?;
-            let mut parts = vec![head.into()];
-            parts.extend(buffer_parts(doc));
-            parts.push(x3dbake::write::glb::tail(len).into());
-            vec![(dest_buf, parts)]
-        }
-        _ if job.embed || len == 0 || dest.is_none() => {
-            let uri = match len {
-                0 => None,
-                _ => Some(doc.data_uri().context("cannot read the glTF buffer back")?),
-            };
-            doc.set_buffer_uri(uri);
-            vec![(dest_buf, vec![doc.json().into_bytes().into()])]
-        }
-        _ => {
-            // dest is Some here: standard output took the arm above.
-            let out = dest.expect("a file output");
-            let bin_path = out.with_extension("bin");
-            let bin_name = bin_path
+) -> anyhow::Result<Vec<(Option<PathBuf>, gltf::Parts<'a>)>> {
+    let layout = match (job.format, dest) {
+        (Format::Glb, _) => gltf::Layout::Glb,
+        (_, Some(out)) if !job.embed => {
+            let bin_name = out
+                .with_extension("bin")
                 .file_name()
                 .map(|n| n.to_string_lossy().into_owned())
                 .with_context(|| format!("cannot name a .bin beside {}", out.display()))?;
-            doc.set_buffer_uri(Some(uri_escape(&bin_name)));
-            vec![
-                (dest_buf, vec![doc.json().into_bytes().into()]),
-                (Some(bin_path), buffer_parts(doc)),
-            ]
+            gltf::Layout::Beside { bin_name }
         }
-    })
-}
-
-/// The binary buffer's parts: its bytes moved to a file, then those in
-/// memory.
-fn buffer_parts(doc: &gltf::Document) -> output::Parts<'_> {
-    let spilled = doc.spilled.as_ref().map(output::Part::Spilled);
-    spilled
-        .into_iter()
-        .chain([doc.bin.as_slice().into()])
-        .collect()
-}
-
-/// A file name as a relative URI: characters outside the unreserved set
-/// percent-encoded.
-fn uri_escape(name: &str) -> String {
-    name.bytes()
-        .map(|b| match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
-                (b as char).to_string()
-            }
-            _ => format!("%{b:02X}"),
-        })
-        .collect()
+        _ => gltf::Layout::Embedded,
+    };
+    let files = doc
+        .files(&layout)
+        .context("cannot lay the glTF document out in files")?;
+    let mut out = vec![(dest.map(Path::to_path_buf), files.main)];
+    if let (Some(bin), Some(dest)) = (files.bin, dest) {
+        out.push((Some(dest.with_extension("bin")), bin));
+    }
+    Ok(out)
 }

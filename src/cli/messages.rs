@@ -3,8 +3,8 @@
 use std::borrow::Cow;
 use std::io::Write as _;
 use x3dbake::Bake;
-use x3dbake::diag::{Diagnostic, MAX_KEPT, Severity};
-use x3dbake::source::Sources;
+use x3dbake::Sources;
+use x3dbake::{Diagnostic, MAX_KEPT, Severity};
 
 /// Lines of a repeated warning listed after its first.
 const MORE_LINES: usize = 8;

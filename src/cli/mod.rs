@@ -14,11 +14,11 @@ use clap::Parser;
 use std::io::{IsTerminal, Write};
 use std::path::Path;
 use std::process::ExitCode;
-use x3dbake::anim::cascade::World;
-use x3dbake::anim::clip::ClipOptions;
-use x3dbake::load::FileFetch;
-use x3dbake::source::{Input, MAX_FILE_BYTES, read_capped, read_file};
-use x3dbake::sys::mapped::Mapped;
+use x3dbake::ClipOptions;
+use x3dbake::FileFetch;
+use x3dbake::World;
+use x3dbake::input::{Input, MAX_FILE_BYTES, read_capped, read_file};
+use x3dbake::internal::sys::mapped::Mapped;
 use x3dbake::{Bake, Limits};
 
 /// How a run ended. Ordered: the worst outcome of a batch is its exit code.
@@ -137,7 +137,7 @@ fn analyse(
     };
     // Plain text that can be read again (not gzip, not a pipe).
     let rereadable = match &input {
-        Input::Bytes(bytes) => path != "-" && !x3dbake::load::is_gzip(bytes),
+        Input::Bytes(bytes) => path != "-" && !x3dbake::input::is_gzip(bytes),
         Input::Mapped(_) => true,
     };
     let mut bake = Bake::load(name, input, None, Some(fetch), limits);
@@ -182,7 +182,7 @@ fn inspect(
                 // Its diagnostics are wanted, not its bytes: a large buffer goes
                 // to the null device as it is made.
                 let input = bake.sources.get(bake.file).text_len();
-                let discard = x3dbake::write::gltf::Spill {
+                let discard = x3dbake::gltf::Spill {
                     open: Box::new(output::null_file),
                     after: output::spill_after(input),
                     room: false,
@@ -256,7 +256,7 @@ fn write_json(doc: &serde_json::Value) -> Outcome {
 }
 
 /// Writes to standard output; a closed pipe (`| head`) is not an error.
-fn write_stdout(parts: &[output::Part]) -> Outcome {
+fn write_stdout(parts: &[x3dbake::gltf::Part]) -> Outcome {
     let mut out = std::io::stdout().lock();
     let written = parts.iter().try_for_each(|p| p.write_all(&mut out));
     match written.and_then(|()| out.flush()) {

@@ -11,11 +11,11 @@
 //! most tools that write files).
 
 use anyhow::{Context as _, Result};
-use std::borrow::Cow;
 use std::fs;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
+use x3dbake::gltf::{Part, Parts};
 
 /// Temporary files being written, removed by [`remove_temporaries`] when
 /// the process is interrupted.
@@ -31,74 +31,6 @@ fn temporaries() -> std::sync::MutexGuard<'static, Vec<PathBuf>> {
 pub fn remove_temporaries() {
     for t in temporaries().drain(..) {
         let _ = fs::remove_file(t);
-    }
-}
-
-/// A file's bytes, as parts written one after another (so that a large
-/// buffer is written from where it is, not copied into one).
-pub type Parts<'a> = Vec<Part<'a>>;
-
-/// One part of a file's bytes.
-pub enum Part<'a> {
-    /// Bytes in memory.
-    Bytes(Cow<'a, [u8]>),
-    /// A glTF buffer's bytes moved out of memory to a file as it was made
-    /// (copied by the kernel where it can).
-    Spilled(&'a x3dbake::write::gltf::Spilled),
-}
-
-impl<'a, T: Into<Cow<'a, [u8]>>> From<T> for Part<'a> {
-    fn from(bytes: T) -> Self {
-        Part::Bytes(bytes.into())
-    }
-}
-
-impl Part<'_> {
-    /// Writes it to `out`; in pieces of `piece` bytes, calling `written`
-    /// after each with `out`, the piece's offset in the part and length.
-    fn write_to<W: std::io::Write>(
-        &self,
-        out: &mut W,
-        piece: usize,
-        mut written: impl FnMut(&W, usize, usize),
-    ) -> std::io::Result<()> {
-        match self {
-            Part::Bytes(bytes) => {
-                let mut at = 0;
-                for p in bytes.chunks(piece.max(1)) {
-                    out.write_all(p)?;
-                    written(out, at, p.len());
-                    at += p.len();
-                }
-            }
-            Part::Spilled(spilled) => {
-                let mut from = spilled.reader()?;
-                let len = spilled.len;
-                let mut at = 0;
-                while (at as u64) < len {
-                    let n = (len - at as u64).min(piece as u64);
-                    let copied = std::io::copy(&mut std::io::Read::take(&mut from, n), out)?;
-                    if copied < n {
-                        return Err(std::io::ErrorKind::UnexpectedEof.into());
-                    }
-                    written(out, at, n as usize);
-                    at += n as usize;
-                }
-            }
-        }
-        Ok(())
-    }
-
-    /// Writes it to `out` whole.
-    pub fn write_all<W: std::io::Write>(&self, out: &mut W) -> std::io::Result<()> {
-        self.write_to(out, usize::MAX, |_, _, _| {})
-    }
-
-    fn len(&self) -> usize {
-        match self {
-            Part::Bytes(bytes) => bytes.len(),
-            Part::Spilled(spilled) => spilled.len as usize,
-        }
     }
 }
 
@@ -384,7 +316,7 @@ fn in_place(parts: &Parts, temp: &mut Temporary, sync: bool) -> std::io::Result<
         if let Part::Bytes(bytes) = part {
             std::os::unix::fs::FileExt::write_all_at(&s.file, bytes, offset)?;
             if sync {
-                x3dbake::sys::start_write_back(&s.file, offset, bytes.len() as u64);
+                x3dbake::internal::sys::start_write_back(&s.file, offset, bytes.len() as u64);
             }
         }
         offset += part.len() as u64;
@@ -393,7 +325,7 @@ fn in_place(parts: &Parts, temp: &mut Temporary, sync: bool) -> std::io::Result<
         s.file.sync_all()?;
     }
     temp.hold(&s.file)?;
-    x3dbake::sys::link_unnamed(&s.file, &temp.path)
+    x3dbake::internal::sys::link_unnamed(&s.file, &temp.path)
 }
 
 #[cfg(not(target_os = "linux"))]
@@ -412,7 +344,7 @@ fn write_parts(f: &mut fs::File, parts: &Parts, sync: bool) -> std::io::Result<(
     for part in parts {
         if sync {
             part.write_to(f, PIECE, |f, at, len| {
-                x3dbake::sys::start_write_back(f, (offset + at) as u64, len as u64);
+                x3dbake::internal::sys::start_write_back(f, (offset + at) as u64, len as u64);
             })?;
         } else {
             part.write_all(f)?;
@@ -454,7 +386,7 @@ pub fn temp_path(dest: &Path) -> PathBuf {
 mod tests {
     use super::*;
     use std::os::unix::fs::{FileExt as _, MetadataExt as _};
-    use x3dbake::write::gltf::Spilled;
+    use x3dbake::gltf::Spilled;
 
     /// A buffer moved to a file beside the destination, 8 bytes after 4 KiB
     /// of room.

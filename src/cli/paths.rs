@@ -6,7 +6,7 @@
 use std::fs;
 use std::io::Read as _;
 use std::path::{Component, Path, PathBuf};
-use x3dbake::hash::HashMap;
+use x3dbake::internal::hash::HashMap;
 
 /// One input file: as given (or found under a folder given), and the folder
 /// its place in a batch's output tree is taken from.
@@ -104,7 +104,7 @@ fn looks_like_x3d(path: &Path) -> bool {
     if file.take(4096).read_to_end(&mut raw).is_err() {
         return false;
     }
-    if x3dbake::load::is_gzip(&raw) {
+    if x3dbake::input::is_gzip(&raw) {
         let Ok(file) = fs::File::open(path) else {
             return false;
         };

@@ -3,12 +3,12 @@
 
 use crate::util;
 
-use x3dbake::anim::build::clips;
-use x3dbake::anim::clip::{Clip, ClipOptions};
-use x3dbake::anim::keyframes::Interpolation;
-use x3dbake::diag::Diagnostics;
-use x3dbake::interp::rotation;
-use x3dbake::scene::Scene;
+use x3dbake::internal::anim::build::clips;
+use x3dbake::internal::anim::clip::{Clip, ClipOptions};
+use x3dbake::internal::anim::keyframes::Interpolation;
+use x3dbake::internal::diag::Diagnostics;
+use x3dbake::internal::interp::rotation;
+use x3dbake::internal::scene::Scene;
 
 fn load(name: &str, opts: ClipOptions) -> (Scene, Vec<Clip>, Diagnostics) {
     let path = util::root().join("fixtures/scenes").join(name);
@@ -103,7 +103,10 @@ fn linear_keys_land_at_key_times_cycle_interval() {
         [0.0, 0.0, 0.0, 0.0, 2.0, 0.0, 0.0, 0.0, 0.0]
     );
     // The file's single-precision values, as they are: not copied to f64.
-    assert!(matches!(k.values, x3dbake::interp::Values::Narrow(_)));
+    assert!(matches!(
+        k.values,
+        x3dbake::internal::interp::Values::Narrow(_)
+    ));
 }
 
 #[test]
@@ -282,7 +285,7 @@ fn freeing_the_key_values_changes_no_output() {
         let before = bake.gltf(&Default::default(), None).unwrap();
         let key_values = |bake: &x3dbake::Bake| -> usize {
             (0..bake.scene.nodes.len() as u32)
-                .map(x3dbake::scene::NodeId)
+                .map(x3dbake::internal::scene::NodeId)
                 .filter(|&id| bake.scene.node(id).type_name.ends_with("Interpolator"))
                 .filter_map(|id| bake.scene.value(id, "keyValue"))
                 .map(|v| v.scalar_len())

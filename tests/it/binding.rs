@@ -12,8 +12,8 @@
 use crate::util;
 use serde_json::Value as Json;
 use std::collections::BTreeMap;
-use x3dbake::anim::cascade::DEFAULT_LOAD_TIME;
-use x3dbake::script::{Engine, Output, Script};
+use x3dbake::internal::anim::cascade::DEFAULT_LOAD_TIME;
+use x3dbake::internal::script::{Engine, Output, Script};
 
 const CASES: &str = include_str!("../binding/cases.js");
 

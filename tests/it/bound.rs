@@ -9,9 +9,9 @@
 use crate::util;
 use glam::DQuat;
 use serde_json::Value;
-use x3dbake::anim::clip::{ClipOptions, Track};
-use x3dbake::anim::fit::default_tolerance;
-use x3dbake::anim::reduce::distance;
+use x3dbake::internal::anim::clip::{ClipOptions, Track};
+use x3dbake::internal::anim::fit::default_tolerance;
+use x3dbake::internal::anim::reduce::distance;
 
 /// A small deterministic generator (xorshift64*).
 struct Rng(u64);

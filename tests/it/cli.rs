@@ -619,7 +619,7 @@ fn animations_past_the_number_limit_are_refused_before_they_are_made() {
 
 #[test]
 fn a_csv_table_past_its_byte_limit_is_an_error() {
-    use x3dbake::write::csv::{CsvOptions, to_vec};
+    use x3dbake::internal::write::csv::{CsvOptions, to_vec};
     let path = util::root().join("fixtures/scenes/bouncing_box.x3d");
     let (scene, clips) = util::load_clips(&path, Default::default());
     let opts = CsvOptions {

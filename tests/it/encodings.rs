@@ -162,7 +162,7 @@ fn inlines_that_fan_out_are_refused_at_the_read_limit_in_bounded_time() {
 
 #[test]
 fn the_files_a_scene_reads_add_up_to_at_most_4_gib() {
-    use x3dbake::load::link::{Fetch, MAX_LINKED_BYTES};
+    use x3dbake::internal::load::link::{Fetch, MAX_LINKED_BYTES};
     /// Any URL is a file of `len` zero bytes (pages the kernel lends
     /// untouched: 4 GiB cost nothing until they are read).
     struct Zeros(usize);
@@ -176,10 +176,10 @@ fn the_files_a_scene_reads_add_up_to_at_most_4_gib() {
     // are kept or read. A small file is read (zero bytes are not X3D: an
     // error of its own).
     for (len, refused) in [(MAX_LINKED_BYTES - main.len() + 1, true), (64, false)] {
-        let mut sources = x3dbake::source::Sources::new();
-        let mut diags = x3dbake::diag::Diagnostics::default();
+        let mut sources = x3dbake::internal::source::Sources::new();
+        let mut diags = x3dbake::internal::diag::Diagnostics::default();
         let file = sources.add("main.x3d", main.to_string());
-        x3dbake::load::load(
+        x3dbake::internal::load::load(
             &mut sources,
             file,
             Some(&mut Zeros(len)),
@@ -233,7 +233,7 @@ fn inlines_and_images_of_devices_and_pipes_are_not_read() {
 
 #[test]
 fn the_files_a_scene_reads_hold_a_limited_number_of_nodes() {
-    use x3dbake::load::link::{Fetch, link};
+    use x3dbake::internal::load::link::{Fetch, link};
     /// Any URL is a file of ten Groups.
     struct Groups;
     impl Fetch for Groups {
@@ -245,8 +245,8 @@ fn the_files_a_scene_reads_hold_a_limited_number_of_nodes() {
     let main = "<X3D><Scene>\n".to_string()
         + &"<Inline url='\"g.x3d\"'/>\n".repeat(5)
         + "</Scene></X3D>\n";
-    let mut sources = x3dbake::source::Sources::new();
-    let mut diags = x3dbake::diag::Diagnostics::default();
+    let mut sources = x3dbake::internal::source::Sources::new();
+    let mut diags = x3dbake::internal::diag::Diagnostics::default();
     let file = sources.add("main.x3d", main);
     // 35 nodes: three files of ten are read, the fourth passes the limit
     // and nothing more is read.
@@ -254,7 +254,7 @@ fn the_files_a_scene_reads_hold_a_limited_number_of_nodes() {
         linked_nodes: 35,
         ..Default::default()
     };
-    let mut scene = x3dbake::syntax::parse(&sources, file, &limits, &mut diags);
+    let mut scene = x3dbake::internal::syntax::parse(&sources, file, &limits, &mut diags);
     let before = scene.nodes.len();
     link(
         &mut scene,

@@ -88,7 +88,7 @@ fn saved_findings_and_bad_inputs_pass_every_target() {
 /// encoding writes it.
 #[test]
 fn fuzz_dictionaries_name_every_node_type() {
-    let nodes: Vec<&str> = x3dbake::scene::NodeType::ALL
+    let nodes: Vec<&str> = x3dbake::internal::scene::NodeType::ALL
         .iter()
         .map(|t| t.name())
         .collect();
@@ -147,12 +147,14 @@ fn deep_json_reads_whole() {
     });
     let text = format!(r#"{{"X3D":{{"Scene":{{"-children":[{nodes}]}}}}}}"#);
     assert!(text.len() > 4_000_000);
-    let mut sources = x3dbake::source::Sources::new();
-    let mut diags = x3dbake::diag::Diagnostics::default();
-    let f = x3dbake::load::add_file(&mut sources, "deep.x3dj", text.into_bytes(), &mut diags);
-    let scene = x3dbake::load::load(&mut sources, f, None, &Default::default(), &mut diags);
+    let mut sources = x3dbake::internal::source::Sources::new();
+    let mut diags = x3dbake::internal::diag::Diagnostics::default();
+    let f =
+        x3dbake::internal::load::add_file(&mut sources, "deep.x3dj", text.into_bytes(), &mut diags);
+    let scene =
+        x3dbake::internal::load::load(&mut sources, f, None, &Default::default(), &mut diags);
     assert!(!diags.has_errors(), "{:?}", diags.list());
     assert_eq!(scene.nodes.len(), 499);
-    let interpolator = x3dbake::scene::NodeId(498);
+    let interpolator = x3dbake::internal::scene::NodeId(498);
     assert_eq!(scene.floats(interpolator, "keyValue").len(), 900_000);
 }

@@ -3,7 +3,7 @@
 
 use crate::util;
 use glam::{Vec2, Vec3};
-use x3dbake::mesh::{Mesh, Overrides, Primitive, mesh};
+use x3dbake::internal::mesh::{Mesh, Overrides, Primitive, mesh};
 use x3dbake::{Bake, Limits};
 
 /// The mesh of the node DEF'd `G` in a scene.

@@ -8,7 +8,7 @@ use crate::util;
 
 use glam::DQuat;
 use std::path::{Path, PathBuf};
-use x3dbake::anim::clip::{Clip, ClipOptions};
+use x3dbake::internal::anim::clip::{Clip, ClipOptions};
 
 fn bake(input: &str, output: &Path, extra: &[&str]) -> std::process::Output {
     let out = output.to_string_lossy().into_owned();
@@ -162,7 +162,7 @@ fn close(path: &str, got: &[f64], want: &[f64], tol: f64) -> bool {
 /// X3D track it was baked from.
 struct Played {
     clip: Clip,
-    track: x3dbake::anim::clip::Track,
+    track: x3dbake::internal::anim::clip::Track,
     sampler: Sampler,
     path: &'static str,
     /// Added to the X3D value (a Transform's center, for translation).
@@ -217,7 +217,7 @@ fn strip_pointers(baked: &Path) -> (PathBuf, Vec<PointerChannel>) {
     let text = json.to_string();
     if bytes.starts_with(b"glTF") {
         let mut out = Vec::new();
-        x3dbake::write::glb::write(&text, &bin, &mut out).unwrap();
+        x3dbake::internal::write::glb::write(&text, &bin, &mut out).unwrap();
         std::fs::write(&stripped, out).unwrap();
     } else {
         std::fs::write(&stripped, text).unwrap();
@@ -549,7 +549,7 @@ fn max_error(x3d: &Path, baked: &Path) -> (f64, usize) {
         keys += p.sampler.times.len();
         for i in 0..=points {
             let t = p.clip.duration() * i as f64 / points as f64;
-            let e = x3dbake::anim::reduce::distance(
+            let e = x3dbake::internal::anim::reduce::distance(
                 &p.sampler.at(t),
                 &p.want(t),
                 p.path == "rotation",
@@ -816,7 +816,7 @@ fn animated_points_play_back_as_morph_targets() {
             .unwrap();
         let track = &clip.tracks[0];
         // f32 storage, and the default bound of a track that is not exact.
-        let tol = 1e-5 + x3dbake::anim::fit::default_tolerance(track);
+        let tol = 1e-5 + x3dbake::internal::anim::fit::default_tolerance(track);
         let n = targets.len();
         let sampler = weights_sampler(anim.channels().next().unwrap(), &buffers, n);
         let mut want = Vec::new();
@@ -900,7 +900,7 @@ fn every_pointer_names_a_property_of_its_type() {
             .map(|a| a.iter().filter_map(|e| e.as_str()).collect())
             .unwrap_or_default();
         for anim in json["animations"].as_array().into_iter().flatten() {
-            let mut seen = x3dbake::hash::HashSet::default();
+            let mut seen = x3dbake::internal::hash::HashSet::default();
             for c in anim["channels"].as_array().unwrap() {
                 if c["target"]["path"] != "pointer" {
                     continue;
@@ -1303,17 +1303,23 @@ fn meshes_past_the_buffer_limit_stop_the_bake_at_the_geometry() {
     let build = |text: &str, limit: usize| {
         let (_dir, path) = util::scene_file("spheres.x3d", text);
         let (scene, clips) = util::load_clips(Path::new(&path), ClipOptions::default());
-        let opts = x3dbake::write::gltf::Options {
+        let opts = x3dbake::internal::write::gltf::Options {
             limits: x3dbake::Limits {
                 buffer_bytes: limit,
                 ..Default::default()
             },
             ..Default::default()
         };
-        let mut diags = x3dbake::diag::Diagnostics::default();
-        let mut no_images = |_: x3dbake::scene::NodeId, _: &str| Err("none".to_string());
-        let doc =
-            x3dbake::write::gltf::build(&scene, &clips, &opts, &mut no_images, &mut diags, None);
+        let mut diags = x3dbake::internal::diag::Diagnostics::default();
+        let mut no_images = |_: x3dbake::internal::scene::NodeId, _: &str| Err("none".to_string());
+        let doc = x3dbake::internal::write::gltf::build(
+            &scene,
+            &clips,
+            &opts,
+            &mut no_images,
+            &mut diags,
+            None,
+        );
         (doc.bin.len(), diags.list().to_vec())
     };
     let sphere = |i: usize| format!("<Shape><Sphere radius='{}'/></Shape>\n", 10 + i);

@@ -9,7 +9,9 @@ use crate::util;
 use glam::DQuat;
 use std::f64::consts::{FRAC_1_SQRT_2, FRAC_PI_2, FRAC_PI_4};
 use util::Rng;
-use x3dbake::interp::{Ease, Interpolator, KeyWarning, Kind, Spec, TangentRule, rotation};
+use x3dbake::internal::interp::{
+    Ease, Interpolator, KeyWarning, Kind, Spec, TangentRule, rotation,
+};
 
 struct Opts {
     velocity: Vec<f64>,
@@ -495,7 +497,7 @@ fn squad_is_continuous_inside_its_segments() {
 
 #[test]
 fn rotation_distance_is_the_angle_between_the_rotations() {
-    use x3dbake::anim::reduce::distance;
+    use x3dbake::internal::anim::reduce::distance;
     let id = q([0.0, 0.0, 1.0, 0.0]);
     for angle in [1e-6, 0.07, 0.5, 2.0, 3.1] {
         let r = q([0.0, 0.0, 1.0, angle]);

@@ -13,7 +13,7 @@ fn top_module(rel: &Path) -> Option<String> {
     let first = parts.next()?;
     let name = first.strip_suffix(".rs").unwrap_or(&first).to_string();
     match name.as_str() {
-        "lib" | "main" | "cli" => None,
+        "lib" | "internal" | "main" | "cli" => None,
         _ => Some(name),
     }
 }

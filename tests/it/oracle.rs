@@ -11,9 +11,9 @@ use crate::util;
 use std::fmt::Write as _;
 use std::path::PathBuf;
 use util::Rng;
-use x3dbake::anim::{InterpOptions, NodeFn, node_function};
-use x3dbake::interp::rotation;
-use x3dbake::scene::Scene;
+use x3dbake::internal::anim::{InterpOptions, NodeFn, node_function};
+use x3dbake::internal::interp::rotation;
+use x3dbake::internal::scene::Scene;
 
 fn oracle() -> Option<PathBuf> {
     util::tool_dir("X3DBAKE_XITE", "X_ITE conformance test")
@@ -364,7 +364,7 @@ fn deliberate_differences_from_x_ite_are_differences() {
     let flip = rows("SquadFlip");
     let at = |f: f64| flip.iter().find(|(g, _)| *g == f).unwrap().1.clone();
     let theirs = |f: f64| {
-        x3dbake::interp::rotation::from_axis_angle(&at(f))
+        x3dbake::internal::interp::rotation::from_axis_angle(&at(f))
             .to_array()
             .to_vec()
     };

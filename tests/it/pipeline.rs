@@ -414,7 +414,7 @@ fn the_library_writes_the_clis_glb_however_its_buffer_was_kept() {
     for spill in spills {
         let mut bake = util::load_text(&scene.to_string_lossy(), &std::fs::read(&scene).unwrap());
         bake.animate(Default::default());
-        let spill = spill.map(|(after, room)| x3dbake::write::gltf::Spill {
+        let spill = spill.map(|(after, room)| x3dbake::internal::write::gltf::Spill {
             open: Box::new(|| tempfile::tempfile().ok()),
             after,
             room,
@@ -444,7 +444,7 @@ fn the_thread_budget_changes_no_byte() {
     let glb = |threads: usize| {
         let mut bake = util::load_text(&scene.to_string_lossy(), &text);
         bake.animate(Default::default());
-        let mut opts = x3dbake::write::gltf::Options::default();
+        let mut opts = x3dbake::internal::write::gltf::Options::default();
         opts.keys.threads = threads;
         let mut doc = bake.gltf(&opts, None).unwrap();
         let mut out = Vec::new();

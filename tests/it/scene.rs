@@ -1,8 +1,8 @@
 //! The resolved scene from the XML reader: field values of every type,
 //! DEF/USE, containerField, ROUTE resolution and prototypes.
 
-use x3dbake::diag::Diagnostics;
-use x3dbake::scene::{FieldType, NodeId, Scene};
+use x3dbake::internal::diag::Diagnostics;
+use x3dbake::internal::scene::{FieldType, NodeId, Scene};
 
 fn load(text: &str) -> (Scene, Diagnostics) {
     let bake = crate::util::load_text("t.x3d", text.as_bytes());
@@ -144,7 +144,7 @@ fn routes_keep_the_def_they_follow_and_repeats_are_one() {
          </Scene></X3D>"
     ));
     assert_eq!(d.list().len(), 2, "two DEFs given again: {:?}", d.list());
-    let nodes = |r: &x3dbake::scene::Route| (r.from, r.to);
+    let nodes = |r: &x3dbake::internal::scene::Route| (r.from, r.to);
     let (c, i) = (NodeId(0), NodeId(1));
     let (c2, i2) = (NodeId(2), NodeId(3));
     assert_eq!(s.def("C"), Some(c2));
@@ -301,7 +301,7 @@ fn nested_protos(n: usize, fan_out: usize, instances: usize) -> String {
 
 #[test]
 fn prototypes_nest_64_deep_and_no_deeper() {
-    use x3dbake::load::proto::MAX_NESTING;
+    use x3dbake::internal::load::proto::MAX_NESTING;
     let (s, d) = load(&nested_protos(MAX_NESTING, 1, 1));
     assert!(!d.has_errors(), "{:?}", d.list());
     // 127 template nodes (a Group in each of the 64 bodies, an instance in

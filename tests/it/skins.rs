@@ -7,7 +7,7 @@ use crate::util;
 use glam::{DMat4, DQuat, DVec3};
 use std::collections::BTreeMap;
 use std::path::Path;
-use x3dbake::scene::{NodeId, Scene};
+use x3dbake::internal::scene::{NodeId, Scene};
 
 /// The humanoid baked to .glb in a fresh folder.
 fn baked() -> (tempfile::TempDir, std::path::PathBuf) {

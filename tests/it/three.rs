@@ -13,8 +13,8 @@ use crate::util;
 use glam::{DMat3, DQuat, DVec2};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use x3dbake::anim::clip::{Clip, ClipOptions, Track};
-use x3dbake::scene::Scene;
+use x3dbake::internal::anim::clip::{Clip, ClipOptions, Track};
+use x3dbake::internal::scene::Scene;
 
 pub(crate) fn three() -> Option<PathBuf> {
     util::tool_dir("X3DBAKE_THREE", "three.js playback test")

@@ -201,8 +201,11 @@ pub fn load_text(name: &str, text: &[u8]) -> x3dbake::Bake {
 /// Reads an X3D file and finds its clips.
 pub fn load_clips(
     path: &Path,
-    opts: x3dbake::anim::clip::ClipOptions,
-) -> (x3dbake::scene::Scene, Vec<x3dbake::anim::clip::Clip>) {
+    opts: x3dbake::internal::anim::clip::ClipOptions,
+) -> (
+    x3dbake::internal::scene::Scene,
+    Vec<x3dbake::internal::anim::clip::Clip>,
+) {
     let mut bake = load_text(&path.to_string_lossy(), &std::fs::read(path).unwrap());
     bake.animate(opts);
     (bake.scene, bake.clips)

@@ -374,14 +374,14 @@ fn layers_are_drawn_in_their_order() {
 /// one glTF mesh node each, as X_ITE's renderer walks `children`.
 #[test]
 fn every_node_type_with_children_draws_them() {
-    use x3dbake::scene::{FieldType, NodeType, node_def};
+    use x3dbake::internal::scene::{FieldType, NodeType, node_def};
     let mut checked = Vec::new();
     for ty in NodeType::ALL {
         let Some(def) = node_def(ty.name()) else {
             continue;
         };
         let takes_children = def.field("children").is_some_and(|f| {
-            f.ty == FieldType::MFNode && f.access != x3dbake::scene::Access::OutputOnly
+            f.ty == FieldType::MFNode && f.access != x3dbake::internal::scene::Access::OutputOnly
         });
         // (A Switch shows its choice, -1 by default; a LOD its first level.)
         if !takes_children || matches!(ty, NodeType::Switch) {

@@ -15,10 +15,12 @@ mod animations;
 mod bin;
 
 pub use bin::{Spill, Spilled};
+pub use files::{Files, Layout, Part, Parts};
 pub use targets::{Channel, channel};
 mod buffers;
 mod cameras_lights;
 mod castle_skins;
+mod files;
 mod materials;
 mod meshes;
 mod nodes;
@@ -142,18 +144,14 @@ impl Document {
 
     /// The document as a GLB written to `out`: the JSON, then the whole
     /// buffer (its spilled bytes streamed back from their file, however
-    /// large), as gltf-rs's `Glb::to_writer` does for a buffer in memory.
+    /// large), as gltf-rs's `Glb::to_writer` does for a buffer in memory;
+    /// the JSON no longer than it is (the room its buffer's file left
+    /// before it is of no use here).
     pub fn write_glb(&mut self, mut out: impl std::io::Write) -> std::io::Result<()> {
-        self.set_buffer_uri(None);
-        let len = self.buffer_len();
-        out.write_all(&crate::write::glb::head(&self.json(), len)?)?;
-        if let Some(s) = &self.spilled
-            && std::io::copy(&mut s.reader()?, &mut out)? != s.len
-        {
-            return Err(std::io::ErrorKind::UnexpectedEof.into());
+        for part in self.glb_parts(0)? {
+            part.write_all(&mut out)?;
         }
-        out.write_all(&self.bin)?;
-        out.write_all(crate::write::glb::tail(len))
+        Ok(())
     }
 
     /// The buffer as a base64 data URI, for a self-contained `.gltf`.
