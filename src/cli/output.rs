@@ -15,7 +15,7 @@ use std::fs;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
-use x3dbake::gltf::{Part, Parts};
+use x3dbake::gltf::Parts;
 
 /// Temporary files being written, removed by [`remove_temporaries`] when
 /// the process is interrupted.
@@ -300,6 +300,7 @@ fn stream_at(dest: &Path) -> std::io::Result<Option<fs::File>> {
 /// elsewhere than Linux.
 #[cfg(target_os = "linux")]
 fn in_place(parts: &Parts, temp: &mut Temporary, sync: bool) -> std::io::Result<bool> {
+    use x3dbake::gltf::Part;
     let mut spilled = parts.iter().filter_map(|p| match p {
         Part::Spilled(s) => Some(*s),
         Part::Bytes(_) => None,
@@ -386,7 +387,7 @@ pub fn temp_path(dest: &Path) -> PathBuf {
 mod tests {
     use super::*;
     use std::os::unix::fs::{FileExt as _, MetadataExt as _};
-    use x3dbake::gltf::Spilled;
+    use x3dbake::gltf::{Part, Spilled};
 
     /// A buffer moved to a file beside the destination, 8 bytes after 4 KiB
     /// of room.

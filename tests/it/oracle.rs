@@ -7,17 +7,15 @@
 //! installed (.ci/run sets it up); skipped with a note otherwise.
 
 use crate::util;
+use crate::util::xite::{
+    distance, oracle, quaternion_angle, timeline_rows_over, worst_difference, xite_timeline,
+};
 
 use std::fmt::Write as _;
-use std::path::PathBuf;
 use util::Rng;
 use x3dbake::internal::anim::{InterpOptions, NodeFn, node_function};
 use x3dbake::internal::interp::rotation;
 use x3dbake::internal::scene::Scene;
-
-fn oracle() -> Option<PathBuf> {
-    util::tool_dir("X3DBAKE_XITE", "X_ITE conformance test")
-}
 
 /// Runs X_ITE on a scene: DEF → rows of [fraction, values...].
 fn run_xite(dir: &std::path::Path, scene: &str, fractions: &[f64]) -> serde_json::Value {
@@ -31,13 +29,11 @@ fn run_xite(dir: &std::path::Path, scene: &str, fractions: &[f64]) -> serde_json
     let out = util::node(&args, Some(dir), &[]);
     serde_json::from_slice(&out).expect("xite-eval prints JSON")
 }
-
 fn load(text: &str) -> Scene {
     let bake = util::load_text("oracle.x3d", text.as_bytes());
     assert!(!bake.diags.has_errors(), "{:?}", bake.diags.list());
     bake.scene
 }
-
 /// x3dbake's value of a DEF'd node at f, in X_ITE's output form
 /// (rotations as quaternions for comparison).
 fn ours(scene: &Scene, def: &str, f: f64) -> Vec<f64> {
@@ -52,7 +48,6 @@ fn ours(scene: &Scene, def: &str, f: f64) -> Vec<f64> {
         NodeFn::Fraction(e) => vec![e.modify(f)],
     }
 }
-
 fn theirs_row(row: &serde_json::Value) -> Vec<f64> {
     row.as_array().unwrap()[1..]
         .iter()
@@ -62,39 +57,12 @@ fn theirs_row(row: &serde_json::Value) -> Vec<f64> {
         })
         .collect()
 }
-
-fn is_rotation(ty: &str) -> bool {
-    ty.contains("Orientation")
-}
-
-/// Distance between two outputs: rotations as quaternions (q = −q),
-/// everything else relative, 1e-5 meaning "agrees".
-/// The angle between two rotations given as quaternions (x, y, z, w).
-fn quaternion_angle(a: &[f64], b: &[f64]) -> f64 {
-    let (a, b) = (glam::DQuat::from_slice(a), glam::DQuat::from_slice(b));
-    2.0 * a.dot(b).abs().min(1.0).acos()
-}
-
-fn distance(ty: &str, ours: &[f64], theirs: &[f64]) -> f64 {
-    if is_rotation(ty) {
-        let q = glam::DQuat::from_slice(ours);
-        let p = rotation::from_axis_angle(theirs);
-        return (q - p).length().min((q + p).length());
-    }
-    assert_eq!(ours.len(), theirs.len(), "{ty}: value sizes");
-    ours.iter()
-        .zip(theirs)
-        .map(|(a, b)| (a - b).abs() / (1.0 + b.abs()))
-        .fold(0.0, f64::max)
-}
-
 fn list(v: &[f64], digits: usize) -> String {
     v.iter()
         .map(|x| format!("{x:.digits$}"))
         .collect::<Vec<_>>()
         .join(" ")
 }
-
 /// Random keys: increasing, sometimes starting after 0 or ending before 1,
 /// with a repeated key (a jump) when `jumps`.
 fn keys(r: &mut Rng, n: usize, jumps: bool) -> Vec<f64> {
@@ -111,7 +79,6 @@ fn keys(r: &mut Rng, n: usize, jumps: bool) -> Vec<f64> {
     let scale = r.range(0.9, 1.1) / k[n - 1].max(1e-9);
     k.iter().map(|x| (x * scale * 1e4).round() / 1e4).collect()
 }
-
 /// A random scene with `per_type` interpolators of every node type on
 /// which x3dbake and X_ITE are meant to agree.
 fn random_scene(r: &mut Rng, per_type: usize) -> String {
@@ -233,7 +200,6 @@ fn random_scene(r: &mut Rng, per_type: usize) -> String {
     s.push_str("</Scene></X3D>\n");
     s
 }
-
 fn fractions(r: &mut Rng) -> Vec<f64> {
     let mut f: Vec<f64> = (0..60)
         .map(|_| (r.range(-0.15, 1.15) * 1e6).round() / 1e6)
@@ -241,7 +207,6 @@ fn fractions(r: &mut Rng) -> Vec<f64> {
     f.extend([0.0, 0.25, 0.5, 0.75, 1.0, -1.0, 2.0]);
     f
 }
-
 #[test]
 fn agrees_with_x_ite_on_random_interpolators_of_every_type() {
     let Some(dir) = oracle() else {
@@ -304,7 +269,6 @@ fn agrees_with_x_ite_on_random_interpolators_of_every_type() {
         "every node type was compared: {checked:?}"
     );
 }
-
 #[test]
 fn deliberate_differences_from_x_ite_are_differences() {
     let Some(dir) = oracle() else {
@@ -384,378 +348,6 @@ fn deliberate_differences_from_x_ite_are_differences() {
         }
     }
 }
-
-/// X_ITE playing `scene` on a simulated clock at `times`, started as the
-/// text says with small file times as seconds after load (`--kick-start`),
-/// with chain.x3d's Switch recorded too.
-fn xite_timeline(
-    dir: &std::path::Path,
-    scene: &std::path::Path,
-    times: &[String],
-    oracle: &str,
-    extra: &[&str],
-) -> serde_json::Value {
-    xite_timeline_from(
-        dir,
-        scene,
-        times,
-        oracle,
-        &[&["--kick-start"], extra].concat(),
-    )
-}
-
-/// The same, with X_ITE's own start at load (`extra`: `--base B` for the
-/// load instant).
-fn xite_timeline_from(
-    dir: &std::path::Path,
-    scene: &std::path::Path,
-    times: &[String],
-    oracle: &str,
-    extra: &[&str],
-) -> serde_json::Value {
-    let script = dir.join(oracle);
-    let times = times.join(",");
-    let mut args = vec![script.as_os_str(), scene.as_os_str(), times.as_ref()];
-    args.extend(extra.iter().map(std::ffi::OsStr::new));
-    let out = util::node(&args, Some(dir), &[]);
-    serde_json::from_slice(&out).expect("xite-timeline prints JSON")
-}
-
-/// A chain of clocks and event utilities (fixtures/scenes/chain.x3d:
-/// isActive → BooleanFilter → TimeTrigger → startTime and → stopTime,
-/// cycleTime → BooleanTrigger → IntegerTrigger → a Switch, a BooleanToggle)
-/// played in world time by `--timeline` and by X_ITE on a simulated clock
-/// (xite-timeline.mjs, `--kick-start`: the text's start at load) at 101
-/// times over 5 s: every recorded field agrees.
-#[test]
-fn a_chain_of_clocks_and_triggers_plays_as_in_x_ite() {
-    let Some(dir) = oracle() else { return };
-    let scene = util::root().join("fixtures/scenes/chain.x3d");
-    let times: Vec<String> = (0..=100).map(|i| format!("{}", i as f64 / 20.0)).collect();
-    let theirs = xite_timeline(
-        &dir,
-        &scene,
-        &times,
-        "xite-timeline.mjs",
-        &["--field", "Pick.whichChoice"],
-    );
-    let ours = timeline_rows(&scene);
-    let fields = [
-        "Mover.translation",
-        "Paint.diffuseColor",
-        "Spinner.rotation",
-        "Pick.whichChoice",
-    ];
-    assert_agrees_with_x_ite("chain.x3d", &theirs, &ours, &fields);
-}
-
-/// The same chain as one glTF animation (`--timeline` to .glb, the default
-/// bound): played by three.js (tools/three-play.mjs) at 100 times, every
-/// field within the bound of what X_ITE shows: the Mover's position, the
-/// Spinner's rotation, the Paint's colour, and which of the Switch's
-/// children is visible.
-#[test]
-fn the_timeline_glb_plays_in_three_js_as_in_x_ite() {
-    let Some(dir) = oracle() else { return };
-    let Some(three) = util::tool_dir("X3DBAKE_THREE", "three.js playback of the timeline") else {
-        return;
-    };
-    let scene = util::root().join("fixtures/scenes/chain.x3d");
-    let tmp = tempfile::tempdir().unwrap();
-    let glb = tmp.path().join("timeline.glb");
-    let o = util::run(&[
-        &scene.to_string_lossy(),
-        "-o",
-        &glb.to_string_lossy(),
-        "--timeline",
-        "--load-time",
-        "0",
-        "--end",
-        "5",
-    ]);
-    assert_eq!(o.status.code(), Some(0), "{}", util::stderr(&o));
-    // X_ITE stamps an event with the frame it sees it in: its frames are
-    // put where the chain's events fall (every 50 ms), so that its clocks
-    // chain at the ideal times. three.js plays 10 µs later: just after a
-    // jump, where a player may show either side at the jump itself.
-    let times: Vec<String> = (0..100).map(|i| format!("{}", i as f64 / 20.0)).collect();
-    let after: Vec<String> = (0..100)
-        .map(|i| format!("{}", i as f64 / 20.0 + 1e-5))
-        .collect();
-    let theirs = xite_timeline(
-        &dir,
-        &scene,
-        &times,
-        "xite-timeline.mjs",
-        &["--field", "Pick.whichChoice"],
-    );
-    let mut args = vec![
-        util::root().join("tools/three-play.mjs").into_os_string(),
-        glb.into_os_string(),
-    ];
-    args.extend(after.iter().map(|t| t.into()));
-    let played: serde_json::Value =
-        serde_json::from_slice(&util::node(&args, None, &[("X3DBAKE_THREE", &three)])).unwrap();
-    let samples = played["animations"][0]["samples"].as_array().unwrap();
-    assert_eq!(samples.len(), times.len());
-    let nums = |v: &serde_json::Value| -> Vec<f64> {
-        v.as_array()
-            .unwrap()
-            .iter()
-            .map(|x| x.as_f64().unwrap())
-            .collect()
-    };
-    let node = |s: &serde_json::Value, name: &str| -> serde_json::Value {
-        s["nodes"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|n| n["name"] == name)
-            .unwrap_or_else(|| panic!("no node {name}"))
-            .clone()
-    };
-    // X_ITE's row at the i-th time (its rows may begin with the load frame).
-    let row = |field: &str, i: usize| -> Vec<f64> {
-        let t: f64 = times[i].parse().unwrap();
-        let rows = theirs["series"][field]["rows"].as_array().unwrap();
-        let r = rows
-            .iter()
-            .map(&nums)
-            .find(|r| (r[0] - t).abs() < 1e-9)
-            .unwrap_or_else(|| panic!("X_ITE has no {field} at {t}"));
-        r[1..].to_vec()
-    };
-    let mut worst = [0.0f64; 4];
-    for (i, s) in samples.iter().enumerate() {
-        let pos = nums(&node(s, "Mover")["position"]);
-        worst[0] = worst[0].max(distance("", &pos, &row("Mover.translation", i)));
-        let q = nums(&node(s, "Spinner")["quaternion"]);
-        worst[1] = worst[1].max(distance(
-            "OrientationInterpolator",
-            &q,
-            &row("Spinner.rotation", i),
-        ));
-        let paint = s["materials"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|m| m["name"] == "Paint")
-            .unwrap();
-        worst[2] = worst[2].max(distance(
-            "",
-            &nums(&paint["color"]),
-            &row("Paint.diffuseColor", i),
-        ));
-        let choice = row("Pick.whichChoice", i)[0];
-        let shown: Vec<f64> = (0..2)
-            .filter(|c| node(s, &format!("Pick_choice{c}"))["visible"] == true)
-            .map(|c| c as f64)
-            .collect();
-        let want: Vec<f64> = if choice >= 0.0 { vec![choice] } else { vec![] };
-        worst[3] = worst[3].max(if shown == want { 0.0 } else { 1.0 });
-    }
-    eprintln!(
-        "timeline .glb in three.js against X_ITE at 100 times: Mover {:.1e}, Spinner {:.1e}, \
-         Paint {:.1e}, Switch {}",
-        worst[0], worst[1], worst[2], worst[3]
-    );
-    // The default bound (1e-4 relative; rotations 1e-4 rad), float32, and
-    // the 10 µs at up to 4 rad/s.
-    assert!(worst[..3].iter().all(|&w| w < 2e-4), "{worst:?}");
-    assert_eq!(worst[3], 0.0, "the Switch shows the child X_ITE shows");
-}
-
-/// A scene's `--timeline` CSV over 5 s at 20 rows a second: (NODE.field,
-/// time in ms) → values (a bool as 0 or 1).
-fn timeline_rows(scene: &std::path::Path) -> std::collections::BTreeMap<(String, i64), Vec<f64>> {
-    timeline_rows_at(scene, "0")
-}
-
-/// The same, the world loaded at `load` (seconds since 1970).
-fn timeline_rows_at(
-    scene: &std::path::Path,
-    load: &str,
-) -> std::collections::BTreeMap<(String, i64), Vec<f64>> {
-    timeline_rows_over(scene, load, "20", "5")
-}
-
-/// The same, `rate` rows a second until `end`.
-fn timeline_rows_over(
-    scene: &std::path::Path,
-    load: &str,
-    rate: &str,
-    end: &str,
-) -> std::collections::BTreeMap<(String, i64), Vec<f64>> {
-    let o = util::run(&[
-        &scene.to_string_lossy(),
-        "-o",
-        "-",
-        "--timeline",
-        "--load-time",
-        load,
-        "--rate",
-        rate,
-        "--end",
-        end,
-    ]);
-    assert_eq!(o.status.code(), Some(0), "{}", util::stderr(&o));
-    let mut ours = std::collections::BTreeMap::new();
-    for line in util::stdout(&o).lines().skip(1) {
-        let c: Vec<&str> = line.split(',').collect();
-        let t = (c[1].parse::<f64>().unwrap() * 1000.0).round() as i64;
-        let v: Vec<f64> = c[5..]
-            .iter()
-            .filter(|x| !x.is_empty())
-            .map(|x| match *x {
-                "true" => 1.0,
-                "false" => 0.0,
-                x => x.parse().unwrap(),
-            })
-            .collect();
-        ours.insert((format!("{}.{}", c[2], c[3]), t), v);
-    }
-    ours
-}
-
-/// The worst difference of a field between X_ITE's series and our rows,
-/// where, and at how many times.
-fn worst_against(
-    theirs: &serde_json::Value,
-    ours: &std::collections::BTreeMap<(String, i64), Vec<f64>>,
-    field: &str,
-) -> (f64, f64, usize) {
-    let rows = theirs["series"][field]["rows"].as_array().unwrap();
-    let mut worst = (0.0f64, 0.0);
-    for row in rows {
-        let row: Vec<f64> = row
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|x| x.as_f64().or(x.as_bool().map(f64::from)).unwrap())
-            .collect();
-        let t = (row[0] * 1000.0).round() as i64;
-        let mine = &ours[&(field.to_string(), t)];
-        let e = if field.ends_with("rotation") {
-            let q = rotation::from_axis_angle(mine).to_array();
-            distance("OrientationInterpolator", &q, &row[1..])
-        } else {
-            distance("", mine, &row[1..])
-        };
-        if e > worst.0 {
-            worst = (e, row[0]);
-        }
-    }
-    (worst.0, worst.1, rows.len())
-}
-
-/// Asserts that each of `fields` agrees with X_ITE's series within 1e-6
-/// at all 101 times, and prints the worst of each.
-fn assert_agrees_with_x_ite(
-    scene: &str,
-    theirs: &serde_json::Value,
-    ours: &std::collections::BTreeMap<(String, i64), Vec<f64>>,
-    fields: &[&str],
-) {
-    let mut report = String::new();
-    for field in fields {
-        let (worst, at, n) = worst_against(theirs, ours, field);
-        assert_eq!(n, 101, "{field}");
-        writeln!(report, "{field}: worst {worst:.2e} at {at} s").unwrap();
-        assert!(
-            worst < 1e-6,
-            "{field} differs from X_ITE by {worst} at {at} s"
-        );
-    }
-    eprintln!("{scene} against X_ITE:\n{report}");
-}
-
-/// Scripts in world time (fixtures/scenes/scripts.x3d: a Script following
-/// a clock's fraction, one that starts a clock and hides a Shape through
-/// directOutput, one that throws) played by `--timeline` and by X_ITE,
-/// which runs the same Scripts (xite-timeline-e2e.mjs), at 101 times over
-/// 5 s: every field agrees.
-#[test]
-fn scripts_play_as_in_x_ite() {
-    let Some(dir) = oracle() else { return };
-    let scene = util::root().join("fixtures/scenes/scripts.x3d");
-    let times: Vec<String> = (0..=100).map(|i| format!("{}", i as f64 / 20.0)).collect();
-    let theirs = xite_timeline(
-        &dir,
-        &scene,
-        &times,
-        "xite-timeline-e2e.mjs",
-        &[
-            "--all-components",
-            "--load-urls",
-            "--field",
-            "Hidden.visible",
-        ],
-    );
-    let ours = timeline_rows(&scene);
-    let fields = ["Box.translation", "Slider.translation", "Hidden.visible"];
-    assert_agrees_with_x_ite("scripts.x3d", &theirs, &ours, &fields);
-    // The deliberate difference (docs/interpretations.md): X_ITE sends
-    // what a Script assigned before it threw (Broken's spin, from 1 s);
-    // x3dbake drops the call's outputs, so the rotation keeps its value.
-    let spin = &theirs["series"]["Slider.rotation"]["rows"][40];
-    assert_eq!(spin[0].as_f64(), Some(2.0));
-    assert_eq!(spin[2].as_f64(), Some(1.0), "X_ITE sends the spin: {spin}");
-    assert!(!ours.contains_key(&("Slider.rotation".to_string(), 2000)));
-}
-
-/// The load instant (fixtures/world/): loaded at the default instant
-/// (2 000 000 000 s) a click-started door (TouchSensor → TimeSensor with
-/// startTime 0, not looping → OrientationInterpolator) stays shut, and a
-/// clock stamped with a date of 2016 (startTime = stopTime, looping) loops
-/// from load in the cycle it is in then (half way), as X_ITE loaded at the
-/// same instant (`--base`, its own start at load) shows them, at 101 times
-/// over 5 s.
-#[test]
-fn the_load_instant_starts_clocks_as_x_ite_does() {
-    let Some(dir) = oracle() else { return };
-    let times: Vec<String> = (0..=100).map(|i| format!("{}", i as f64 / 20.0)).collect();
-    let load = "2000000000";
-    for (file, field) in [
-        ("door.x3d", "Door.rotation"),
-        ("stamped.x3d", "Mover.translation"),
-    ] {
-        let scene = util::root().join("fixtures/world").join(file);
-        let theirs =
-            xite_timeline_from(&dir, &scene, &times, "xite-timeline.mjs", &["--base", load]);
-        let ours = timeline_rows_at(&scene, load);
-        assert_agrees_with_x_ite(file, &theirs, &ours, &[field]);
-    }
-}
-
-/// Followers of a moving destination (fixtures/world/followers.x3dv)
-/// against X_ITE at 60 frames a second over 4 s: X_ITE steps each follower
-/// once a frame towards the destination of that frame, x3dbake follows
-/// the destination in continuous time. The Damper agrees within 3e-4; the
-/// Chaser differs by 1e-2 to 3e-2, X_ITE's chaser keeping a buffer of 60
-/// past destinations where the text's transition is continuous: a
-/// difference pinned here (docs/interpretations.md, "Followers").
-#[test]
-fn followers_of_a_moving_destination_differ_from_x_ite_as_pinned() {
-    let Some(dir) = oracle() else { return };
-    let scene = util::root().join("fixtures/world/followers.x3dv");
-    let times: Vec<String> = (0..=240).map(|i| format!("{}", i as f64 / 60.0)).collect();
-    let theirs = xite_timeline(&dir, &scene, &times, "xite-timeline-e2e.mjs", &[]);
-    let ours = timeline_rows_over(&scene, "0", "60", "4");
-    let worst = |node: &str| {
-        let field = format!("{node}.translation");
-        let rows = theirs["series"][&field]["rows"].as_array().unwrap();
-        rows.iter()
-            .map(|r| {
-                let ms = (r[0].as_f64().unwrap() * 1000.0).round() as i64;
-                (ours[&(field.clone(), ms)][0] - r[1].as_f64().unwrap()).abs()
-            })
-            .fold(0.0, f64::max)
-    };
-    let (damped, chased) = (worst("Damped"), worst("Chased"));
-    assert!(damped < 3e-4, "Damper: {damped}");
-    assert!((1e-2..3e-2).contains(&chased), "Chaser: {chased}");
-}
-
 /// A NurbsPositionInterpolator (fixtures/scenes/nurbs_interpolator.x3d,
 /// a quarter circle as a rational quadratic) against X_ITE at 1 kHz over
 /// its 2 s cycle: with its weights left out (the same curve, non-rational)
@@ -770,26 +362,6 @@ fn one_khz_over_2_s() -> Vec<String> {
         .map(|i| format!("{}", f64::from(i) / 1000.0))
         .collect()
 }
-
-/// The largest difference of a vector field, component by component,
-/// between X_ITE's rows (`[t, v…]`) and ours at the same milliseconds.
-fn worst_difference(
-    rows: &[serde_json::Value],
-    ours: &std::collections::BTreeMap<(String, i64), Vec<f64>>,
-    field: &str,
-    width: usize,
-) -> f64 {
-    let mut worst = 0.0f64;
-    for r in rows {
-        let k = (r[0].as_f64().unwrap() * 1000.0).round() as i64;
-        let mine = &ours[&(field.to_string(), k)];
-        for c in 0..width {
-            worst = worst.max((mine[c] - r[c + 1].as_f64().unwrap()).abs());
-        }
-    }
-    worst
-}
-
 #[test]
 fn the_nurbs_position_interpolator_agrees_with_x_ite_but_for_weights() {
     let Some(dir) = oracle() else { return };
@@ -825,7 +397,6 @@ fn the_nurbs_position_interpolator_agrees_with_x_ite_but_for_weights() {
     let mid = &ours[&("Ball.translation".to_string(), 1000)];
     assert!((mid[0] - h).abs() < 1e-6 && (mid[1] - h).abs() < 1e-6);
 }
-
 /// A NurbsSurfaceInterpolator fed by a PositionInterpolator2D
 /// (fixtures/scenes/nurbs_surface_interpolator.x3d): the ball on the
 /// surface and the marker at its normal, against X_ITE at 1 kHz over the
@@ -845,7 +416,6 @@ fn the_nurbs_surface_interpolator_agrees_with_x_ite() {
         assert!(worst < within, "{field}: {worst:e}");
     }
 }
-
 /// A NurbsOrientationInterpolator (fixtures/scenes/nurbs_orientation.x3d:
 /// a parabola's heading, the rotation from +z to its tangent) against
 /// X_ITE at 1 kHz over its 2 s cycle: within 1e-5 rad.
@@ -873,7 +443,6 @@ fn the_nurbs_orientation_interpolator_agrees_with_x_ite() {
     assert_eq!(rows.len(), 2000);
     assert!(worst < 1e-5, "{worst}");
 }
-
 /// The fixtures x3dbake refuses as limits it keeps on purpose (nesting,
 /// prototype and route explosions, files read, chains too long to follow):
 /// not reading errors, so a browser may load them.
@@ -889,7 +458,6 @@ const LIMITS: [&str; 10] = [
     "route_diamonds.x3dv",
     "route_fanout.x3dv",
 ];
-
 /// Fatal only where no browser goes on: every file x3dbake refuses as
 /// unreadable (fixtures/errors, but for its limits) X_ITE does not load
 /// either, and every file it reads with warnings (fixtures/warnings) X_ITE
@@ -943,62 +511,4 @@ fn x3dbake_refuses_only_what_x_ite_refuses() {
         differ.is_empty(),
         "x3dbake (reads?) and X_ITE (loads?) differ: {differ:?}"
     );
-}
-
-/// Scenes that real files reduce to, in world time as X_ITE plays them
-/// from the same load instant (2 000 000 000, `--base`), at 10 Hz over 3 s:
-/// a Script that integrates its clock's time (the car drives on at 2 m/s,
-/// fixtures/warnings/script_reads_time.x3d), an X3D JSON Script whose
-/// program is its `#sourceCode` lines, and a clock disabled for good (its
-/// field stays where the file puts it).
-#[test]
-fn scripts_json_scripts_and_disabled_clocks_play_as_in_x_ite() {
-    let Some(dir) = oracle() else { return };
-    let json = r##"{ "X3D": { "@profile": "Immersive", "@version": "4.0", "Scene": { "-children": [
-  { "Transform": { "@DEF": "Box" } },
-  { "Transform": { "@DEF": "Still", "@translation": [5, 0, 0] } },
-  { "TimeSensor": { "@DEF": "C", "@loop": true, "@cycleInterval": 2 } },
-  { "TimeSensor": { "@DEF": "Off", "@loop": true, "@enabled": false } },
-  { "PositionInterpolator": { "@DEF": "P", "@key": [0, 1], "@keyValue": [5, 0, 0, 9, 0, 0] } },
-  { "Script": { "@DEF": "S",
-      "field": [ { "@name": "set_fraction", "@type": "SFFloat", "@accessType": "inputOnly" },
-                 { "@name": "value_changed", "@type": "SFVec3f", "@accessType": "outputOnly" } ],
-      "#sourceCode": [ "ecmascript:", "function set_fraction(f, t) {",
-                       "  value_changed = new SFVec3f(2 * f, 0, 0);", "}" ] } },
-  { "ROUTE": { "@fromNode": "C", "@fromField": "fraction_changed", "@toNode": "S", "@toField": "set_fraction" } },
-  { "ROUTE": { "@fromNode": "S", "@fromField": "value_changed", "@toNode": "Box", "@toField": "translation" } },
-  { "ROUTE": { "@fromNode": "Off", "@fromField": "fraction_changed", "@toNode": "P", "@toField": "set_fraction" } },
-  { "ROUTE": { "@fromNode": "P", "@fromField": "value_changed", "@toNode": "Still", "@toField": "translation" } }
-] } } }"##;
-    let (_keep, json_path) = util::scene_file("scripted.x3dj", json);
-    let scenes = [
-        (
-            util::root().join("fixtures/warnings/script_reads_time.x3d"),
-            vec!["Car.translation"],
-        ),
-        (
-            std::path::PathBuf::from(json_path),
-            vec!["Box.translation", "Still.translation"],
-        ),
-    ];
-    let times: Vec<String> = (0..30)
-        .map(|i| format!("{}", f64::from(i) / 10.0))
-        .collect();
-    for (scene, fields) in scenes {
-        let theirs = xite_timeline_from(
-            &dir,
-            &scene,
-            &times,
-            "xite-timeline-e2e.mjs",
-            // (X_ITE loads a Script's program as a URL.)
-            &["--base", "2000000000", "--load-urls"],
-        );
-        let ours = timeline_rows_over(&scene, "2000000000", "10", "3");
-        for field in fields {
-            let rows = theirs["series"][field]["rows"].as_array().unwrap();
-            assert_eq!(rows.len(), 30, "{field}");
-            let worst = worst_difference(rows, &ours, field, 3);
-            assert!(worst < 1e-5, "{field}: {worst:e}");
-        }
-    }
 }

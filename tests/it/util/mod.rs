@@ -1,5 +1,10 @@
 //! Shared helpers for the integration tests: run the real binary.
 
+pub mod played;
+pub mod scenes;
+pub mod tables;
+pub mod xite;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -295,4 +300,17 @@ pub fn xite_census(xite: &Path, scene: &Path) -> serde_json::Value {
     let text = String::from_utf8_lossy(&out);
     serde_json::from_str(text.trim().lines().last().expect("a census"))
         .unwrap_or_else(|e| panic!("{e}: {text}"))
+}
+
+pub fn bake(input: &str, output: &Path, extra: &[&str]) -> std::process::Output {
+    let out = output.to_string_lossy().into_owned();
+    let mut args = vec![input, "-o", &out, "--quiet"];
+    args.extend_from_slice(extra);
+    run(&args)
+}
+
+/// Bakes as [`bake`] does, and fails the test unless x3dbake succeeded.
+pub fn bake_ok(input: &str, output: &Path, extra: &[&str]) {
+    let o = bake(input, output, extra);
+    assert_eq!(o.status.code(), Some(0), "{input}: {}", stderr(&o));
 }
