@@ -20,7 +20,7 @@
 
 use std::fs::File;
 use std::path::Path;
-use std::sync::{Mutex, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError};
 
 /// Files from this size on are mapped: smaller ones cost less to read
 /// than to map and lease.
@@ -35,22 +35,21 @@ pub const MAX_MAPPED: usize = 1 << 30;
 #[cfg(target_os = "linux")]
 const F_SETSIG: libc::c_int = 10;
 
-/// A file's text, mapped read-only under a read lease; unmapped and the
-/// lease given back when dropped.
+/// A file's text, mapped read-only (by memmap2) under a read lease;
+/// unmapped and the lease given back when dropped.
 #[derive(Debug)]
 pub struct Mapped {
-    addr: usize,
-    len: usize,
+    map: Arc<memmap2::Mmap>,
     /// Where its lines start, found while its text was checked.
     starts: Vec<u32>,
     /// Holds the lease (closing it gives the lease back).
     _file: File,
 }
 
-/// The live mappings, (address, length): what [`let_go`] may advise.
-static MAPS: Mutex<Vec<(usize, usize)>> = Mutex::new(Vec::new());
+/// The live mappings: what [`let_go`] may advise.
+static MAPS: Mutex<Vec<Arc<memmap2::Mmap>>> = Mutex::new(Vec::new());
 
-fn maps() -> std::sync::MutexGuard<'static, Vec<(usize, usize)>> {
+fn maps() -> std::sync::MutexGuard<'static, Vec<Arc<memmap2::Mmap>>> {
     // Nothing panics while holding it; a poisoned lock is still sound.
     MAPS.lock().unwrap_or_else(PoisonError::into_inner)
 }
@@ -83,25 +82,13 @@ impl Mapped {
         }
         // Sized again under the lease: nothing changes it from here on.
         let len = size(file.metadata().ok()?)?;
-        // SAFETY: a new private read-only map of the whole file at an
-        // address the kernel picks; the lease keeps its pages as they are.
-        let addr = unsafe {
-            libc::mmap(
-                std::ptr::null_mut(),
-                len,
-                libc::PROT_READ,
-                libc::MAP_PRIVATE | libc::MAP_POPULATE,
-                fd,
-                0,
-            )
-        };
-        if addr == libc::MAP_FAILED {
-            return None;
-        }
-        maps().push((addr as usize, len));
+        // SAFETY: a private read-only map of the whole file; the lease
+        // keeps its pages as they are (nothing writes or truncates it).
+        let map = unsafe { memmap2::MmapOptions::new().len(len).populate().map(&file) };
+        let map = Arc::new(map.ok()?);
+        maps().push(Arc::clone(&map));
         let mut mapped = Mapped {
-            addr: addr as usize,
-            len,
+            map,
             starts: Vec::new(),
             _file: file,
         };
@@ -118,9 +105,7 @@ impl Mapped {
     }
 
     fn bytes(&self) -> &[u8] {
-        // SAFETY: [addr, addr + len) is a read-only map of the file held
-        // until drop; under the lease nothing writes or truncates it.
-        unsafe { std::slice::from_raw_parts(self.addr as *const u8, self.len) }
+        &self.map
     }
 
     /// Where its lines start (byte offsets, the first 0).
@@ -137,14 +122,9 @@ impl Mapped {
 
 impl Drop for Mapped {
     fn drop(&mut self) {
-        // Out of the list first, so that no let_go advises it once unmapped.
-        maps().retain(|&(addr, _)| addr != self.addr);
-        // SAFETY: the map made in `open`, no longer borrowed (its text
-        // borrows `self`).
-        #[cfg(target_os = "linux")]
-        unsafe {
-            libc::munmap(self.addr as *mut libc::c_void, self.len);
-        }
+        // Out of the list, so that no let_go advises it once unmapped
+        // (memmap2 unmaps it with its last Arc, this one).
+        maps().retain(|m| !Arc::ptr_eq(m, &self.map));
     }
 }
 
@@ -192,18 +172,26 @@ pub fn let_go(bytes: &[u8]) {
             bytes.as_ptr() as usize + bytes.len(),
         );
         let maps = maps();
-        if !maps.iter().any(|&(a, n)| lo >= a && hi <= a + n) {
+        let base = |m: &memmap2::Mmap| m.as_ptr() as usize;
+        let Some(map) = maps
+            .iter()
+            .find(|m| lo >= base(m) && hi <= base(m) + m.len())
+        else {
             return;
-        }
+        };
         let page = page_size();
         let (start, end) = (lo.next_multiple_of(page), hi / page * page);
         if end > start {
             // SAFETY: whole pages of a private read-only file map that is
             // live (the lock keeps it listed); dropping them only means they
-            // are read from the file's pages again.
-            unsafe {
-                libc::madvise(start as *mut libc::c_void, end - start, libc::MADV_DONTNEED);
-            }
+            // are read from the file's pages again (nothing wrote them).
+            let _ = unsafe {
+                map.unchecked_advise_range(
+                    memmap2::UncheckedAdvice::DontNeed,
+                    start - base(map),
+                    end - start,
+                )
+            };
         }
     }
     #[cfg(not(target_os = "linux"))]
@@ -252,8 +240,9 @@ mod tests {
         // Text that is not mapped is never touched.
         let_go(text.as_bytes());
         assert!(text.starts_with("0.5 1.25"));
+        let map = Arc::clone(&m.map);
         drop(m);
-        assert!(maps().iter().all(|&(a, _)| a != text.as_ptr() as usize));
+        assert!(maps().iter().all(|m| !Arc::ptr_eq(m, &map)));
         std::fs::remove_file(&path).unwrap();
     }
 

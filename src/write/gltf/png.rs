@@ -1,6 +1,4 @@
-//! PixelTexture images (SFImage) as PNG files.
-
-use std::io::Write as _;
+//! PixelTexture images (SFImage) as PNG files, made by the `png` crate.
 
 /// An SFImage (`width height components` then a pixel a number, rows from
 /// the bottom) as an 8-bit PNG of its own colour type (grey, grey and
@@ -8,48 +6,38 @@ use std::io::Write as _;
 /// or one of more than 2^24 pixels.
 pub(super) fn sfimage_png(image: &[i32]) -> Option<Vec<u8>> {
     let [w, h, c] = [*image.first()?, *image.get(1)?, *image.get(2)?];
-    let (w, h, c) = (usize::try_from(w).ok()?, usize::try_from(h).ok()?, c);
-    let color_type: u8 = match c {
-        1 => 0,
-        2 => 4,
-        3 => 2,
-        4 => 6,
+    let (w, h) = (u32::try_from(w).ok()?, u32::try_from(h).ok()?);
+    let color = match c {
+        1 => png::ColorType::Grayscale,
+        2 => png::ColorType::GrayscaleAlpha,
+        3 => png::ColorType::Rgb,
+        4 => png::ColorType::Rgba,
         _ => return None,
     };
-    let c = c as usize;
-    let n = w.checked_mul(h).filter(|&n| n > 0 && n <= 1 << 24)?;
+    let (wide, c) = (w as usize, c as usize);
+    let n = wide
+        .checked_mul(h as usize)
+        .filter(|&n| n > 0 && n <= 1 << 24)?;
     let pixels = image.get(3..3 + n)?;
-    // Each row: filter type 0, then the pixel bytes, top row first.
-    let mut raw = Vec::with_capacity(h * (1 + w * c));
-    for row in (0..h).rev() {
-        raw.push(0);
-        for &p in &pixels[row * w..(row + 1) * w] {
+    // The pixel bytes, top row first.
+    let mut raw = Vec::with_capacity(n * c);
+    for row in pixels.chunks_exact(wide).rev() {
+        for &p in row {
             let p = p as u32;
             raw.extend((0..c).rev().map(|k| (p >> (8 * k)) as u8));
         }
     }
-    let mut z = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::default());
-    z.write_all(&raw).ok()?;
-    let data = z.finish().ok()?;
-    let mut png = b"\x89PNG\r\n\x1a\n".to_vec();
-    let mut header = Vec::with_capacity(13);
-    header.extend((w as u32).to_be_bytes());
-    header.extend((h as u32).to_be_bytes());
-    header.extend([8, color_type, 0, 0, 0]);
-    chunk(&mut png, b"IHDR", &header);
-    chunk(&mut png, b"IDAT", &data);
-    chunk(&mut png, b"IEND", &[]);
+    let mut png = Vec::new();
+    let mut encoder = png::Encoder::new(&mut png, w, h);
+    encoder.set_color(color);
+    encoder.set_depth(png::BitDepth::Eight);
+    // Rows unfiltered: the same bytes on every run and version of the
+    // filter heuristics.
+    encoder.set_filter(png::Filter::NoFilter);
+    let mut writer = encoder.write_header().ok()?;
+    writer.write_image_data(&raw).ok()?;
+    writer.finish().ok()?;
     Some(png)
-}
-
-fn chunk(png: &mut Vec<u8>, kind: &[u8; 4], data: &[u8]) {
-    png.extend((data.len() as u32).to_be_bytes());
-    png.extend(kind);
-    png.extend(data);
-    let mut crc = flate2::Crc::new();
-    crc.update(kind);
-    crc.update(data);
-    png.extend(crc.sum().to_be_bytes());
 }
 
 #[cfg(test)]
@@ -74,6 +62,13 @@ mod tests {
         assert_eq!(raw, [0, 0, 0, 255, 255, 255, 255, 0, 255, 0, 0, 0, 255, 0]);
         // The IHDR chunk's CRC-32 of "IHDR" and the header (Python's zlib.crc32).
         assert_eq!(&png[29..33], [253, 212, 154, 115]);
+        // And the png crate's own reader gives the pixels back.
+        let mut reader = png::Decoder::new(std::io::Cursor::new(&png))
+            .read_info()
+            .unwrap();
+        let mut pixels = vec![0; reader.output_buffer_size().unwrap()];
+        reader.next_frame(&mut pixels).unwrap();
+        assert_eq!(pixels, [0, 0, 255, 255, 255, 255, 255, 0, 0, 0, 255, 0]);
         assert!(sfimage_png(&[0, 0, 3]).is_none());
         assert!(sfimage_png(&[2, 2, 3, 1]).is_none());
     }
