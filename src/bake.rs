@@ -1,25 +1,7 @@
 //! The pipeline, once: load → check → clips → write, limits included. The
 //! command line, the fuzz targets, the benches and the examples all go
 //! through it.
-//!
-//! ```
-//! use x3dbake::bake::Bake;
-//! use x3dbake::limits::Limits;
-//!
-//! let x3d = br#"<X3D><Scene>
-//!   <Transform DEF="Box1"><Shape><Box/></Shape></Transform>
-//!   <TimeSensor DEF="Clock" cycleInterval="2" loop="true"/>
-//!   <PositionInterpolator DEF="Path" key="0 1" keyValue="0 0 0 0 2 0"/>
-//!   <ROUTE fromNode="Clock" fromField="fraction_changed" toNode="Path" toField="set_fraction"/>
-//!   <ROUTE fromNode="Path" fromField="value_changed" toNode="Box1" toField="translation"/>
-//! </Scene></X3D>"#;
-//! let mut bake = Bake::load("box.x3d", x3d.to_vec(), None, None, Limits::default());
-//! bake.animate(Default::default());
-//! assert!(!bake.diags.has_errors());
-//! assert_eq!(bake.clips[0].name, "Clock");
-//! let doc = bake.gltf(&Default::default(), None).unwrap();
-//! assert_eq!(doc.json().contains("\"animations\""), true);
-//! ```
+//! (The crate's documentation shows it at work.)
 
 use crate::anim::build::clips_using;
 use crate::anim::cascade::{World, state_at_load};

@@ -1,7 +1,7 @@
 //! Diagnostics: severity, message, span, notes, and their text rendering.
 
 use crate::source::{Sources, Span};
-use std::fmt::Write as _;
+use annotate_snippets::{AnnotationKind, Group, Level, Renderer, Snippet};
 
 /// How bad a diagnostic is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -70,67 +70,66 @@ impl Diagnostic {
 
     /// The full rendering: headline, the source line with a caret under the
     /// span (not of a file a scene referenced: no text of a file the user
-    /// did not name is shown), and the notes.
+    /// did not name is shown), and the notes; the source line and notes laid
+    /// out by annotate-snippets (rustc's renderer), a long line cut to a
+    /// window around the span.
     pub fn render(&self, sources: &Sources) -> String {
         let mut out = self.headline(sources);
         out.push('\n');
-        if let Some(span) = self.span.filter(|s| !sources.get(s.file).referenced) {
-            let file = sources.get(span.file);
-            let (line, col) = file.line_col(span.start as usize);
-            let (end_line, end_col) = file.line_col(span.end as usize);
-            let width = if end_line == line && end_col > col {
-                end_col - col
-            } else {
-                1
-            };
-            // Of a very long line, only the bytes around the span: enough
-            // for MAX_SHOWN characters each side, so the window below is the
-            // same as over the whole line.
-            let text = file.line_text(line);
-            let at = (span.start as usize)
-                .saturating_sub(file.line_start(line - 1))
-                .min(text.len());
-            let window = 8 * MAX_SHOWN;
-            let from = text.floor_char_boundary(at.saturating_sub(window));
-            let text = &text[from..text.ceil_char_boundary(at + window)];
-            let col = text[..text.floor_char_boundary(at - from)].chars().count() + 1;
-            let gutter = line.to_string().len();
-            let chars: Vec<char> = text
-                .chars()
-                .map(|c| if c == '\t' { ' ' } else { c })
-                .collect();
-            // A long line is shown as a window around the span.
-            let (from, to) = if chars.len() > MAX_SHOWN {
-                let from = (col - 1)
-                    .saturating_sub(MAX_SHOWN / 2)
-                    .min(chars.len() - MAX_SHOWN);
-                (from, from + MAX_SHOWN)
-            } else {
-                (0, chars.len())
-            };
-            let mut shown: String = chars[from..to].iter().collect();
-            let mut pad = col - 1 - from.min(col - 1);
-            if from > 0 {
-                shown.insert(0, '…');
-                pad += 1;
-            }
-            if to < chars.len() {
-                shown.push('…');
-            }
-            let width = width.min(MAX_SHOWN);
-            let _ = writeln!(out, "{:gutter$} |", "");
-            let _ = writeln!(out, "{line} | {shown}");
-            let _ = writeln!(out, "{:gutter$} | {:pad$}{}", "", "", "^".repeat(width));
+        let level = match self.severity {
+            Severity::Warning => Level::WARNING,
+            Severity::Error => Level::ERROR,
+        };
+        let mut group = Group::with_level(level);
+        let shown = self
+            .span
+            .filter(|s| !sources.get(s.file).referenced)
+            .map(|span| shown_line(sources, span));
+        if let Some((line, text, at)) = &shown {
+            group = group.element(
+                Snippet::source(text.as_str())
+                    .line_start(*line)
+                    .annotation(AnnotationKind::Primary.span(at.clone())),
+            );
         }
         for note in &self.notes {
-            let _ = writeln!(out, "  = note: {note}");
+            group = group.element(Level::NOTE.message(note.as_str()));
+        }
+        if shown.is_some() || !self.notes.is_empty() {
+            out.push_str(&Renderer::plain().term_width(SHOWN_WIDTH).render(&[group]));
+            out.push('\n');
         }
         out
     }
 }
 
-/// The most characters of a source line shown under a message.
-const MAX_SHOWN: usize = 120;
+/// The line of a span, as shown: its number, its text (of a very long line
+/// only the bytes around the span: enough for the renderer's window, so
+/// that a line of megabytes costs no more than a short one), and the span
+/// within that text (to the line's end at most; one character when empty).
+fn shown_line(sources: &Sources, span: Span) -> (usize, String, std::ops::Range<usize>) {
+    let file = sources.get(span.file);
+    let (line, _) = file.line_col(span.start as usize);
+    let text = file.line_text(line);
+    let line_start = file.line_start(line - 1);
+    let at = (span.start as usize)
+        .saturating_sub(line_start)
+        .min(text.len());
+    let window = 8 * SHOWN_WIDTH;
+    let from = text.floor_char_boundary(at.saturating_sub(window));
+    let text = &text[from..text.ceil_char_boundary(at + window)];
+    let start = text.floor_char_boundary(at - from);
+    let end = (span.end as usize).saturating_sub(line_start + from);
+    let end = text.ceil_char_boundary(end.min(text.len()));
+    let end = match end > start {
+        true => end,
+        false => text.ceil_char_boundary(start + 1),
+    };
+    (line, text.to_string(), start..end)
+}
+
+/// The widest source line shown under a message, in columns.
+const SHOWN_WIDTH: usize = 140;
 
 /// The most errors kept, and the most warnings; the rest are only counted
 /// (so that an error is not lost behind many warnings). A file of millions
@@ -210,11 +209,11 @@ mod tests {
         let r = d.render(&s);
         let lines: Vec<&str> = r.lines().collect();
         assert!(
-            lines[2].starts_with("1 | …") && lines[2].ends_with('…'),
+            lines[2].starts_with("1 | ...") && lines[2].ends_with("..."),
             "{r}"
         );
-        assert!(lines[2].chars().count() < 140);
-        // The caret stands under BAD (counting characters: … is one).
+        assert!(lines[2].chars().count() <= 140);
+        // The caret stands under BAD.
         let caret = lines[3].chars().position(|c| c == '^').unwrap();
         let shown: String = lines[2].chars().skip(caret).take(3).collect();
         assert_eq!(shown, "BAD", "{r}");
@@ -228,7 +227,7 @@ mod tests {
             .with_note("SFVec3f wants 3 numbers");
         assert_eq!(
             d.render(&s),
-            "t.x3d:2:12: error: bad number\n  |\n2 |   <B x='1 z'/>\n  |            ^\n  = note: SFVec3f wants 3 numbers\n"
+            "t.x3d:2:12: error: bad number\n  |\n2 |   <B x='1 z'/>\n  |            ^\n  |\n  = note: SFVec3f wants 3 numbers\n"
         );
     }
 }

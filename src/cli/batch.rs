@@ -53,7 +53,7 @@ pub fn run(job: &Job) -> Outcome {
             if progress {
                 let _ = write!(err, "\r\x1b[K");
             }
-            let _ = err.write_all(messages::printable(&messages).as_bytes());
+            messages::eprint(&messages);
             if progress && n < total {
                 let _ = write!(err, "[{n}/{total}] {}", messages::printable(path));
             }
