@@ -2,27 +2,66 @@
 //! worth splitting (parsing a long list of numbers, a third of the time of
 //! baking a big file): half runs on a scoped thread, half on the caller's,
 //! and the result is the one thread's result, in the same order.
+//!
+//! One thread budget: each thread has a share of the cores (all of them
+//! unless [`with_share`] says otherwise, as a batch's workers do); a join
+//! splits its share between its two halves, and one with a share of one
+//! runs both halves itself. So however the steps nest, no more threads are
+//! busy than the shares add up to.
 
+use std::cell::Cell;
 use std::sync::{Mutex, PoisonError};
+
+thread_local! {
+    /// This thread's share of the cores; 0: not set (all of them).
+    static SHARE: Cell<usize> = const { Cell::new(0) };
+}
+
+/// Runs `f` on this thread with a share of `threads` (0: all the cores).
+pub fn with_share<R>(threads: usize, f: impl FnOnce() -> R) -> R {
+    let before = SHARE.replace(threads);
+    let r = f();
+    SHARE.set(before);
+    r
+}
+
+/// This thread's share of the cores.
+fn share() -> usize {
+    match SHARE.get() {
+        0 => cores(),
+        n => n,
+    }
+}
+
+fn cores() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
 
 /// Work on at least this many bytes is split in two; below it a thread
 /// costs more than it saves.
 pub const SPLIT_BYTES: usize = 1 << 20;
 
-/// How many threads a step may keep busy when `asked` (0: one a core).
+/// How many threads a step may keep busy when `asked` (0: this thread's
+/// share, see [`with_share`]).
 pub fn budget(asked: usize) -> usize {
     match asked {
-        0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+        0 => share(),
         n => n,
     }
 }
 
-/// Runs `a` on this thread and `b` on another at the same time (on this one
-/// after `a` if no thread can be started); a panic in `b` goes on here.
+/// Runs `a` on this thread and `b` on another at the same time, each with
+/// half this thread's share (on this one after `a` if its share is one or
+/// no thread can be started); a panic in `b` goes on here.
 pub fn join<A: Send, B: Send>(
     a: impl FnOnce() -> A + Send,
     b: impl FnOnce() -> B + Send,
 ) -> (A, B) {
+    let share = share();
+    if share < 2 {
+        return (a(), b());
+    }
+    let (here, there) = (share - share / 2, share / 2);
     // `b` is taken from here by the thread, or by this one if none starts.
     let b = Mutex::new(Some(b));
     let take = || {
@@ -30,8 +69,9 @@ pub fn join<A: Send, B: Send>(
         b.expect("b runs once")
     };
     std::thread::scope(|s| {
-        let spawned = std::thread::Builder::new().spawn_scoped(s, || take()());
-        let a = a();
+        let spawned =
+            std::thread::Builder::new().spawn_scoped(s, || with_share(there, || take()()));
+        let a = with_share(here, a);
         let b = match spawned {
             Ok(handle) => handle
                 .join()
@@ -49,13 +89,34 @@ mod tests {
     #[test]
     fn join_returns_both_results_in_order() {
         let here = std::thread::current().id();
-        let (a, b) = join(
-            || (1, std::thread::current().id()),
-            || (2, std::thread::current().id()),
-        );
+        let (a, b) = with_share(2, || {
+            join(
+                || (1, std::thread::current().id()),
+                || (2, std::thread::current().id()),
+            )
+        });
         assert_eq!((a.0, b.0), (1, 2));
         assert_eq!(a.1, here);
         assert_ne!(b.1, here);
+    }
+
+    /// A share of one runs both halves here; a share of four gives each
+    /// half two, and theirs one each: four threads at most.
+    #[test]
+    fn joins_split_the_share_and_never_pass_it() {
+        let here = std::thread::current().id();
+        let (a, b) = with_share(1, || {
+            join(
+                || std::thread::current().id(),
+                || std::thread::current().id(),
+            )
+        });
+        assert_eq!((a, b), (here, here));
+        let shares = with_share(4, || join(|| join(share, share), || join(share, share)));
+        assert_eq!(shares, ((1, 1), (1, 1)));
+        assert_eq!(with_share(3, || join(share, share)), (2, 1));
+        assert_eq!(with_share(5, || budget(0)), 5);
+        assert_eq!(budget(7), 7);
     }
 
     #[test]

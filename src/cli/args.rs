@@ -612,7 +612,7 @@ impl BakeArgs {
                     },
                     tolerance: self.tolerance,
                     keep_constant: self.keep_constant,
-                    // (Each worker's share: see batch.)
+                    // 0: the thread's share of the cores (a batch worker's: see batch).
                     threads: 0,
                 },
                 record: report.is_some(),

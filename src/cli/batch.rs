@@ -12,6 +12,7 @@ use x3dbake::Bake;
 use x3dbake::FileFetch;
 use x3dbake::csv::{self, CsvOptions};
 use x3dbake::gltf;
+use x3dbake::internal::par;
 
 /// Bakes every input; several in parallel, with a progress line on a
 /// terminal. Each input's messages are printed together when it is done.
@@ -29,13 +30,12 @@ pub fn run(job: &Job) -> Outcome {
     }
     // Standard output holds the inputs' tables one after another, in the
     // order given: one at a time.
-    let cores = x3dbake::internal::par::budget(0);
+    let cores = par::budget(0);
     let workers = match job.target {
         Target::Stdout => 1,
         _ => job.jobs.unwrap_or(cores).min(total),
     };
-    // Each worker's share of the cores for its own threads (the fits made
-    // ahead): workers × share stays within the cores.
+    // Each worker's share of the cores for its own threads.
     let share = (cores / workers.max(1)).max(1);
     let work = || {
         loop {
@@ -43,7 +43,9 @@ pub fn run(job: &Job) -> Outcome {
             let Some(path) = job.inputs.get(i).map(|input| input.path.as_str()) else {
                 break;
             };
-            let (outcome, messages) = bake_one(job, i, path, share);
+            // Every step of this bake (parsing, fitting) within the
+            // worker's share: workers × share stays within the cores.
+            let (outcome, messages) = par::with_share(share, || bake_one(job, i, path));
             // A poisoned lock only means another worker panicked;
             // the outcome it guards is still a plain value.
             let mut w = worst.lock().unwrap_or_else(|e| e.into_inner());
@@ -77,7 +79,7 @@ pub fn run(job: &Job) -> Outcome {
 }
 
 /// Bakes one input; returns its outcome and the messages to print.
-fn bake_one(job: &Job, index: usize, path: &str, threads: usize) -> (Outcome, String) {
+fn bake_one(job: &Job, index: usize, path: &str) -> (Outcome, String) {
     let fail = |e: anyhow::Error| (Outcome::UsageOrIo, format!("error: {e:#}\n"));
     // Errors in the input, found reading it or building the glTF document.
     let invalid = |bake: &Bake| {
@@ -199,9 +201,7 @@ fn bake_one(job: &Job, index: usize, path: &str, threads: usize) -> (Outcome, St
                     write_back: job.sync || becomes.is_some_and(|b| output::replaces(&b)),
                 }
             });
-            let mut opts = job.gltf_opts;
-            opts.keys.threads = threads;
-            let doc = match bake.gltf_spilled(&opts, Some(&mut fetch), spill) {
+            let doc = match bake.gltf_spilled(&job.gltf_opts, Some(&mut fetch), spill) {
                 Ok(d) => doc.insert(d),
                 Err(e) => return fail(anyhow::anyhow!("{path}: {e}")),
             };

@@ -63,7 +63,8 @@ impl KeyChooser<'_> {
             return;
         }
         let threads = par::budget(opts.threads);
-        for (job, made) in jobs.iter().zip(fit_all(clip, &jobs, threads)) {
+        let made = par::with_share(threads, || fit_all(clip, &jobs));
+        for (job, made) in jobs.iter().zip(made) {
             self.ahead.made.insert(key(job.0), (job.1, job.2, made));
         }
     }
@@ -80,23 +81,19 @@ impl KeyChooser<'_> {
     }
 }
 
-/// Each job's fit, in order, on up to `threads` threads.
+/// Each job's fit, in order, on this thread's share of the cores.
 fn fit_all(
     clip: &Clip,
     jobs: &[(&Track, f64, &'static [Shape], usize)],
-    threads: usize,
 ) -> Vec<Result<Fitted, TooMany>> {
-    if threads < 2 || jobs.len() < 2 {
+    if par::budget(0) < 2 || jobs.len() < 2 {
         return jobs
             .iter()
             .map(|&(track, tol, shapes, room)| clip.fitted(track, tol, shapes, room))
             .collect();
     }
     let (a, b) = jobs.split_at(jobs.len() / 2);
-    let (mut a, b) = par::join(
-        || fit_all(clip, a, threads / 2),
-        || fit_all(clip, b, threads - threads / 2),
-    );
+    let (mut a, b) = par::join(|| fit_all(clip, a), || fit_all(clip, b));
     a.extend(b);
     a
 }
