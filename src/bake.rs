@@ -3,7 +3,7 @@
 //! through it.
 //! (The crate's documentation shows it at work.)
 
-use crate::anim::build::clips_using;
+use crate::anim::build::{Events, clips_using};
 use crate::anim::cascade::{World, state_at_load};
 use crate::anim::check::{self, Forms};
 use crate::anim::clip::{Clip, ClipOptions, timeline_clip};
@@ -124,8 +124,11 @@ impl Bake {
         let checked = check::check(&self.scene, &mut self.diags);
         self.forms = checked.forms;
         let built = &checked.built;
-        let sources = Some(&self.sources);
-        self.clips = clips_using(&self.scene, opts, built, world, sources, &mut self.diags);
+        let events = match world {
+            Some(world) => Events::World(world, &self.sources),
+            None => Events::Clips(&self.sources),
+        };
+        self.clips = clips_using(&self.scene, opts, built, events, &mut self.diags);
         self.take_state_at_load(world);
     }
 

@@ -17,20 +17,35 @@ use crate::hash::HashMap;
 use crate::scene::{NodeId, NodeType, Scene};
 use crate::source::Sources;
 
-/// Every clip of a scene: one per clock that drives at least one field.
-/// Problems (cycles, unbakeable routes, conflicts) go to `diags`.
+/// How far the clocks' events are played beyond their routes to
+/// interpolators.
+#[derive(Clone, Copy)]
+pub enum Events<'a> {
+    /// The routes alone: no Script or follower runs.
+    RoutesOnly,
+    /// Clip mode: the Scripts and followers a clock feeds run along its
+    /// clip (their programs read from `sources`).
+    Clips(&'a Sources),
+    /// World time: the event cascade plays the clocks' runs from the load
+    /// instant and the user's events of `world`.
+    World(&'a World, &'a Sources),
+}
+
+/// Every clip of a scene: one per clock that drives at least one field,
+/// from its routes alone. Problems (cycles, unbakeable routes, conflicts)
+/// go to `diags`.
 pub fn clips(scene: &Scene, opts: ClipOptions, diags: &mut Diagnostics) -> Vec<Clip> {
-    clips_using(scene, opts, &Built::default(), None, None, diags)
+    clips_using(scene, opts, &Built::default(), Events::RoutesOnly, diags)
 }
 
 /// [`clips`], taking interpolators already built with the default options
-/// from `built` (see [`check`](super::check::check)).
+/// from `built` (see [`check`](super::check::check)), the events played as
+/// `events` says.
 pub fn clips_using(
     scene: &Scene,
     opts: ClipOptions,
     built: &Built,
-    world: Option<&World>,
-    sources: Option<&Sources>,
+    events: Events,
     diags: &mut Diagnostics,
 ) -> Vec<Clip> {
     let mut funcs = HashMap::default();
@@ -59,7 +74,7 @@ pub fn clips_using(
     // Clip mode: the clocks whose events reach a Script or a follower,
     // which the clip plays (`through_listeners`), with or without tracks.
     let listening = (0..scene.nodes.len() as u32).any(|i| listens(scene, NodeId(i)));
-    let feeds = if listening && world.is_none() && sources.is_some() {
+    let feeds = if listening && matches!(events, Events::Clips(_)) {
         feeding_clocks(scene)
     } else {
         HashMap::default()
@@ -106,7 +121,7 @@ pub fn clips_using(
                 r.to == id && r.to_field.strip_prefix("set_").unwrap_or(&r.to_field) == "enabled"
             })
         };
-        if world.is_none()
+        if !matches!(events, Events::World(..))
             && matches!(clock, Clock::TimeSensor { enabled: false, .. })
             && !enabled_by_route()
         {
@@ -173,9 +188,9 @@ pub fn clips_using(
     }
     // World time: the clocks' runs as the event cascade plays them, and
     // the routes it follows are baked.
-    match (world, sources) {
+    match events {
         _ if b.stopped => {}
-        (Some(world), Some(sources)) => {
+        Events::World(world, sources) => {
             let played = cascade::play(
                 scene,
                 sources,
@@ -196,10 +211,10 @@ pub fn clips_using(
             let (tracks, range) = set_tracks(&mut b, &played.sets, |t| t);
             clips.extend(world_time_clip("events", tracks, range));
         }
-        (None, Some(sources)) => {
+        Events::Clips(sources) => {
             through_listeners(&mut b, &mut clips, &feeds, sources);
         }
-        _ => {}
+        Events::RoutesOnly => {}
     }
     // After a routing limit the unfollowed routes are not news.
     if !b.stopped {
