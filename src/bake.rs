@@ -70,6 +70,8 @@ pub struct Bake {
     /// their kind's way (none, or switching triangulations).
     pub tracks: Option<TrackFates>,
     limits: Limits,
+    /// The key values were freed ([`Bake::ready`]).
+    released: bool,
 }
 
 impl Bake {
@@ -106,6 +108,7 @@ impl Bake {
             forms: Forms::default(),
             tracks: None,
             limits,
+            released: false,
         }
     }
 
@@ -118,6 +121,13 @@ impl Bake {
     /// [`Bake::animate`], and with `world` the clocks' runs in world time
     /// as the event cascade plays them from the user's events.
     pub fn animate_in(&mut self, opts: ClipOptions, world: Option<&World>) {
+        if self.released {
+            self.diags.error(
+                "the scene's key values were freed when its clips were readied for writing \
+                 (Bake::ready): it cannot be animated again; load it again",
+                None,
+            );
+        }
         if self.diags.has_errors() {
             return;
         }
@@ -202,9 +212,10 @@ impl Bake {
     /// clips are made: each interpolator built holds its values itself,
     /// and nothing reads the field again after [`Bake::animate_in`]
     /// (interpolators are built only there, the event cascade plays only
-    /// there). The field is left empty: call it only to write the clips,
-    /// never before a report on the scene itself.
-    pub fn release_key_values(&mut self) {
+    /// there; no output or report reads it), which refuses to run after
+    /// this.
+    fn release_key_values(&mut self) {
+        self.released = true;
         let nodes = self.scene.nodes.iter_mut();
         for node in nodes.filter(|n| check::is_interpolator(&n.type_name)) {
             match node
@@ -238,7 +249,7 @@ impl Bake {
 
     /// Readies the clips to be written: keeps those named (all when
     /// `names` is empty) and frees the scene's copy of their key values
-    /// ([`Bake::release_key_values`]). With `timeline` (its start and end,
+    /// (after which [`Bake::animate_in`] refuses to run again). With `timeline` (its start and end,
     /// each optional), the span of world time to write: from the start (0
     /// when not given) to the end (where the last clock's first run ends
     /// when not given).

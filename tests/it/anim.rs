@@ -292,11 +292,18 @@ fn freeing_the_key_values_changes_no_output() {
                 .sum()
         };
         assert!(key_values(&bake) > 0, "{name}");
-        bake.release_key_values();
+        let (report, json) = (bake.report(), bake.report_json());
+        assert_eq!(bake.ready(&[], None).unwrap(), None);
         assert_eq!(key_values(&bake), 0, "{name}: freed");
         let after = bake.gltf(&Default::default(), None).unwrap();
         assert!(before.json() == after.json(), "{name}: JSON");
         assert!(before.bin == after.bin, "{name}: buffer");
+        // The reports do not read them either: the same before and after.
+        assert_eq!((bake.report(), bake.report_json()), (report, json));
+        // Animating again would read them: refused, said.
+        assert!(!bake.diags.has_errors());
+        bake.animate(ClipOptions::default());
+        assert!(bake.diags.has_errors(), "{name}: animated again");
     }
 }
 
