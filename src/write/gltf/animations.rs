@@ -2,7 +2,8 @@
 //! node paths or KHR_animation_pointer.
 
 use super::materials::{TexField, TexPart};
-use super::meshes::{Morph, rest_values};
+use super::meshes::rest_values;
+use super::morphs::Morph;
 use super::targets::{Conv, Shapes, Target, TexTarget, base_color_field, gltf_interpolation};
 use super::{Options, TrackFates, Writer};
 use crate::anim::clip::{Clip, Track};

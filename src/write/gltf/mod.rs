@@ -23,6 +23,7 @@ mod castle_skins;
 mod files;
 mod materials;
 mod meshes;
+mod morphs;
 mod nodes;
 mod png;
 mod skins;
