@@ -29,6 +29,7 @@ const modules = path.join(root, "node_modules");
 const load = (p) => import(pathToFileURL(path.join(modules, p)).href);
 const THREE = await load("three/build/three.module.js");
 const { GLTFLoader } = await load("three/examples/jsm/loaders/GLTFLoader.js");
+const { MeshoptDecoder } = await load("three/examples/jsm/libs/meshopt_decoder.module.js");
 const { GLTFAnimationPointerExtension } = await load(
   "@needle-tools/three-animation-pointer/src/index.js",
 );
@@ -67,6 +68,8 @@ class StandInTextures {
 
 const bytes = fs.readFileSync(file);
 const loader = new GLTFLoader();
+// --compress files: EXT_meshopt_compression, decoded as a page would.
+loader.setMeshoptDecoder(MeshoptDecoder);
 // The plugin maps KHR_texture_transform offset and scale but not rotation:
 // the one missing line, as a resolver.
 loader.register((p) => {

@@ -245,6 +245,11 @@ pub struct BakeArgs {
     /// Embed the buffer in the .gltf as a data URI instead of a .bin file.
     #[arg(help_heading = "Output", long)]
     pub embed: bool,
+    /// Compress the buffer (EXT_meshopt_compression, lossless: geometry,
+    /// indices and animation keys; every channel kept). Readers need the
+    /// extension (three.js with its meshopt decoder, Babylon.js).
+    #[arg(help_heading = "Output", long)]
+    pub compress: bool,
     /// How nodes are shown and hidden (an animated Switch's choices or
     /// `visible`, a moving mesh's cuts): KHR_node_visibility, or a STEP
     /// scale (zero when hidden) for viewers and engines without it.
@@ -515,6 +520,7 @@ impl BakeArgs {
                 ("--interpolation", self.interpolation.is_some()),
                 ("--tolerance", self.tolerance.is_some()),
                 ("--report", self.report.is_some()),
+                ("--compress", self.compress),
             ];
             if let Some((flag, _)) = given.iter().find(|(_, g)| *g) {
                 return Err(format!(
@@ -624,6 +630,7 @@ impl BakeArgs {
                         }),
                     ..Default::default()
                 },
+                compress: self.compress,
                 visibility: match self.visibility {
                     CliVisibility::Extension => gltf::Visibility::Extension,
                     CliVisibility::Scale => gltf::Visibility::Scale,

@@ -19,9 +19,10 @@ fn baked() -> (Value, String) {
     (serde_json::from_str(&text).unwrap(), util::stderr(&o))
 }
 
-/// A number as f32 rounds it, as the glTF holds it.
+/// A number as the glTF's JSON writes it: the shortest text of the f32
+/// nearest it (0.8, not the f64 0.800000011920929 of that f32).
 fn f(x: f64) -> f64 {
-    x as f32 as f64
+    (x as f32).to_string().parse().unwrap()
 }
 
 #[test]

@@ -5,6 +5,7 @@ mod appearance;
 mod binding;
 mod bound;
 mod cli;
+mod compress;
 mod corpus;
 mod csv;
 mod encodings;

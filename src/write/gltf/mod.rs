@@ -23,6 +23,7 @@ mod castle_skins;
 mod files;
 mod materials;
 mod meshes;
+mod meshopt;
 mod morphs;
 mod nodes;
 mod png;
@@ -61,6 +62,8 @@ pub struct Options {
     pub record: bool,
     /// How nodes are shown and hidden.
     pub visibility: Visibility,
+    /// Compress the buffer views (EXT_meshopt_compression, lossless).
+    pub compress: bool,
 }
 
 impl Default for Options {
@@ -70,6 +73,7 @@ impl Default for Options {
             limits: Limits::default(),
             record: false,
             visibility: Visibility::Extension,
+            compress: false,
         }
     }
 }
@@ -100,6 +104,9 @@ pub struct Document {
     pub written: Vec<(usize, usize, Keyframes<'static>)>,
     /// How the clips' tracks were written, where it is not their kind's way.
     pub tracks: TrackFates,
+    /// With [`Options::compress`]: the compressed views' extension objects,
+    /// written into the JSON when it is made.
+    compressed: Option<meshopt::Compressed>,
 }
 
 /// Tracks a document wrote otherwise than their kind's way, by (clip,
@@ -166,11 +173,17 @@ impl Document {
 
     /// The JSON text (compact; the same input gives the same bytes).
     pub fn json(&self) -> String {
-        if self.pointers.is_empty() && self.morph_uvs.is_empty() {
+        if self.pointers.is_empty() && self.morph_uvs.is_empty() && self.compressed.is_none() {
             // Serialising plain data structures cannot fail.
             return self.root.to_string().expect("glTF JSON serialises");
         }
-        let mut v = serde_json::to_value(&self.root).expect("glTF JSON serialises");
+        // Through the text, not `to_value`: that widens each f32 to the
+        // f64 nearest it (0.8 would be written 0.800000011920929).
+        let text = self.root.to_string().expect("glTF JSON serialises");
+        let mut v: serde_json::Value = serde_json::from_str(&text).expect("glTF JSON reads back");
+        if let Some(c) = &self.compressed {
+            meshopt::patch(&mut v, c);
+        }
         for (m, t, a) in &self.morph_uvs {
             v["meshes"][*m]["primitives"][0]["targets"][*t]["TEXCOORD_0"] = (*a).into();
         }
@@ -272,7 +285,7 @@ pub fn build(
         });
     }
     let (spilled, bin, room) = w.buf.bin.finish();
-    Document {
+    let mut doc = Document {
         root: w.root,
         spilled,
         bin,
@@ -281,7 +294,18 @@ pub fn build(
         morph_uvs: w.geo.morph_uvs,
         written: w.anim.written,
         tracks: w.anim.tracks,
+        compressed: None,
+    };
+    if opts.compress
+        && !w.diags.has_errors()
+        && let Err(e) = doc.compress()
+    {
+        w.diags.error(
+            format!("cannot read the glTF buffer back to compress it: {e}"),
+            None,
+        );
     }
+    doc
 }
 
 /// How deep the node hierarchy is followed.

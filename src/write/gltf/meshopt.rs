@@ -1,0 +1,266 @@
+//! `--compress`: the document's buffer views compressed with
+//! EXT_meshopt_compression (meshoptimizer's reference encoder, through the
+//! `meshopt` crate). Lossless: vertex attributes, animation keys and
+//! values and skins' matrices as ATTRIBUTES streams, triangle indices as
+//! TRIANGLES, other indices as INDICES; images and anything the codec
+//! does not take (an element not a multiple of four bytes) are kept as
+//! they are. The compressed streams and kept views fill the first buffer;
+//! a second, the spec's fallback, has the original layout and no bytes.
+//! Every channel is kept, pointer channels included.
+
+use super::Document;
+use crate::hash::HashMap;
+use gltf_json as json;
+#[cfg(test)]
+use json::accessor;
+use json::mesh;
+use json::validation::{Checked, USize64};
+
+/// The extension's name.
+pub const EXTENSION: &str = "EXT_meshopt_compression";
+
+/// How a buffer view is encoded.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Stream {
+    /// `count` elements of `stride` bytes.
+    Attributes { count: usize, stride: usize },
+    /// `count` indices of `size` bytes, three a triangle.
+    Triangles { count: usize, size: usize },
+    /// `count` indices of `size` bytes, of lines or points.
+    Indices { count: usize, size: usize },
+    /// Not encoded (images; elements the codec does not take; views used
+    /// two ways).
+    Kept,
+}
+
+impl Stream {
+    fn mode(self) -> &'static str {
+        match self {
+            Stream::Attributes { .. } => "ATTRIBUTES",
+            Stream::Triangles { .. } => "TRIANGLES",
+            Stream::Indices { .. } => "INDICES",
+            Stream::Kept => "",
+        }
+    }
+}
+
+/// What the JSON needs beyond what gltf-json holds: each compressed view's
+/// extension object, and the fallback buffer's.
+#[derive(Clone, Debug, Default)]
+pub struct Compressed {
+    /// (buffer view, its EXT_meshopt_compression object).
+    pub views: Vec<(usize, serde_json::Value)>,
+    /// The fallback buffer's index.
+    pub fallback: usize,
+}
+
+/// How each buffer view is used, from the accessors that read it.
+fn streams(root: &json::Root) -> Vec<Stream> {
+    let mut indices: HashMap<usize, bool> = HashMap::default();
+    for p in root.meshes.iter().flat_map(|m| &m.primitives) {
+        if let Some(i) = p.indices {
+            let triangles = matches!(p.mode, Checked::Valid(mesh::Mode::Triangles));
+            let seen = indices.entry(i.value()).or_insert(triangles);
+            *seen &= triangles;
+        }
+    }
+    let mut out = vec![None::<Stream>; root.buffer_views.len()];
+    for (ai, a) in root.accessors.iter().enumerate() {
+        let Some(view) = a.buffer_view else { continue };
+        let (Checked::Valid(c), Checked::Valid(ty)) = (&a.component_type, &a.type_) else {
+            continue;
+        };
+        let (count, size) = (a.count.0 as usize, c.0.size());
+        let stream = match indices.get(&ai) {
+            Some(&triangles) if size >= 2 && triangles && count % 3 == 0 => {
+                Stream::Triangles { count, size }
+            }
+            Some(_) if size >= 2 => Stream::Indices { count, size },
+            _ => {
+                let stride = size * ty.multiplicity();
+                match stride % 4 == 0 && stride <= 256 && a.byte_offset.is_none_or(|o| o.0 == 0) {
+                    true => Stream::Attributes { count, stride },
+                    false => Stream::Kept,
+                }
+            }
+        };
+        let slot = &mut out[view.value()];
+        *slot = match *slot {
+            None => Some(stream),
+            Some(s) if s == stream => Some(s),
+            Some(_) => Some(Stream::Kept),
+        };
+    }
+    out.into_iter().map(|s| s.unwrap_or(Stream::Kept)).collect()
+}
+
+/// The encoded bytes of a view, or `None` where encoding does not make it
+/// smaller (it is kept as it is then).
+fn encode(stream: Stream, bytes: &[u8]) -> Option<Vec<u8>> {
+    let index = |size: usize, count: usize| -> Vec<u32> {
+        bytes[..count * size]
+            .chunks_exact(size)
+            .map(|b| match size {
+                2 => u16::from_le_bytes([b[0], b[1]]) as u32,
+                _ => u32::from_le_bytes([b[0], b[1], b[2], b[3]]),
+            })
+            .collect()
+    };
+    let vertices = |i: &[u32]| i.iter().max().map_or(0, |&m| m as usize + 1);
+    let encoded = match stream {
+        Stream::Attributes { count, stride } => vertex_stream(&bytes[..count * stride], stride),
+        Stream::Triangles { count, size } => {
+            let i = index(size, count);
+            meshopt::encode_index_buffer(&i, vertices(&i)).ok()
+        }
+        Stream::Indices { count, size } => {
+            let i = index(size, count);
+            meshopt::encode_index_sequence(&i, vertices(&i)).ok()
+        }
+        Stream::Kept => None,
+    }?;
+    (encoded.len() < bytes.len()).then_some(encoded)
+}
+
+/// A vertex stream of `stride`-byte elements, in the codec's version 0
+/// (the one EXT_meshopt_compression defines).
+fn vertex_stream(bytes: &[u8], stride: usize) -> Option<Vec<u8>> {
+    fn of<const N: usize>(bytes: &[u8]) -> Option<Vec<u8>> {
+        let (elements, rest) = bytes.as_chunks::<N>();
+        debug_assert!(rest.is_empty());
+        meshopt::encode_vertex_buffer_level(elements, 2, Some(0)).ok()
+    }
+    match stride {
+        4 => of::<4>(bytes),
+        8 => of::<8>(bytes),
+        12 => of::<12>(bytes),
+        16 => of::<16>(bytes),
+        20 => of::<20>(bytes),
+        24 => of::<24>(bytes),
+        32 => of::<32>(bytes),
+        36 => of::<36>(bytes),
+        48 => of::<48>(bytes),
+        64 => of::<64>(bytes),
+        _ => None,
+    }
+}
+
+impl Document {
+    /// Compresses the buffer views (see the module's documentation): the
+    /// buffer becomes the compressed streams and the views kept, a second,
+    /// fallback buffer without bytes takes the original layout.
+    pub(super) fn compress(&mut self) -> std::io::Result<()> {
+        if self.root.buffer_views.is_empty() {
+            return Ok(());
+        }
+        let original = self.buffer()?.into_owned();
+        let streams = streams(&self.root);
+        let mut packed: Vec<u8> = Vec::with_capacity(original.len() / 2);
+        let fallback = self.root.buffers.len();
+        let mut views = Vec::new();
+        for (vi, (view, stream)) in self.root.buffer_views.iter_mut().zip(streams).enumerate() {
+            let at = view.byte_offset.map_or(0, |o| o.0 as usize);
+            let bytes = &original[at..at + view.byte_length.0 as usize];
+            let offset = packed.len();
+            match encode(stream, bytes) {
+                Some(encoded) => {
+                    packed.extend_from_slice(&encoded);
+                    let (count, stride) = match stream {
+                        Stream::Attributes { count, stride } => (count, stride),
+                        Stream::Triangles { count, size } | Stream::Indices { count, size } => {
+                            (count, size)
+                        }
+                        Stream::Kept => unreachable!("kept views are not encoded"),
+                    };
+                    view.buffer = json::Index::new(fallback as u32);
+                    views.push((
+                        vi,
+                        serde_json::json!({
+                            "buffer": 0,
+                            "byteOffset": offset,
+                            "byteLength": encoded.len(),
+                            "byteStride": stride,
+                            "count": count,
+                            "mode": stream.mode(),
+                        }),
+                    ));
+                }
+                None => {
+                    packed.extend_from_slice(bytes);
+                    view.byte_offset = Some(USize64(offset as u64));
+                }
+            }
+            packed.resize(packed.len().next_multiple_of(4), 0);
+        }
+        if views.is_empty() {
+            return Ok(());
+        }
+        self.root.buffers[0].byte_length = USize64(packed.len() as u64);
+        self.root.push(json::Buffer {
+            byte_length: USize64(original.len() as u64),
+            name: None,
+            uri: None,
+            extensions: None,
+            extras: None,
+        });
+        self.compressed = Some(Compressed { views, fallback });
+        self.spilled = None;
+        self.bin = packed;
+        self.room = 0;
+        for list in [
+            &mut self.root.extensions_used,
+            &mut self.root.extensions_required,
+        ] {
+            list.push(EXTENSION.to_string());
+            list.sort();
+        }
+        Ok(())
+    }
+}
+
+/// Writes what gltf-json cannot hold into the document's JSON value.
+pub(super) fn patch(v: &mut serde_json::Value, c: &Compressed) {
+    for (view, ext) in &c.views {
+        v["bufferViews"][*view]["extensions"] = serde_json::json!({ EXTENSION: ext });
+    }
+    v["buffers"][c.fallback]["extensions"] = serde_json::json!({ EXTENSION: { "fallback": true } });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each stream decodes to the bytes it was made from.
+    #[test]
+    fn streams_decode_to_their_bytes() {
+        let floats: Vec<u8> = (0..300)
+            .flat_map(|i| ((i as f32 * 0.25).sin()).to_le_bytes())
+            .collect();
+        let encoded = encode(
+            Stream::Attributes {
+                count: 100,
+                stride: 12,
+            },
+            &floats,
+        )
+        .expect("smaller");
+        let decoded: Vec<[u8; 12]> = meshopt::decode_vertex_buffer(&encoded, 100).unwrap();
+        assert_eq!(decoded.concat(), floats);
+        let tris: Vec<u8> = (0u16..300)
+            .map(|i| i / 2 + i % 3)
+            .flat_map(|i| i.to_le_bytes())
+            .collect();
+        let encoded = encode(
+            Stream::Triangles {
+                count: 300,
+                size: accessor::ComponentType::U16.size(),
+            },
+            &tris,
+        )
+        .expect("smaller");
+        let decoded: Vec<u16> = meshopt::decode_index_buffer(&encoded, 300).unwrap();
+        let bytes: Vec<u8> = decoded.iter().flat_map(|i| i.to_le_bytes()).collect();
+        assert_eq!(bytes, tris);
+        assert_eq!(encode(Stream::Kept, &tris), None);
+    }
+}
