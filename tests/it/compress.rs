@@ -179,3 +179,26 @@ fn three_js_plays_a_compressed_file_as_the_default_one() {
         );
     }
 }
+
+/// Where no view gets smaller (a few keys), nothing is compressed: the
+/// same file as without --compress.
+#[test]
+fn a_document_nothing_makes_smaller_is_written_as_it_is() {
+    let (dir, path) = util::scene_file(
+        "few.x3d",
+        "<X3D><Scene><Transform DEF='T'/><TimeSensor DEF='C' loop='true'/>\
+         <PositionInterpolator DEF='P' key='0 1' keyValue='0 0 0 1 2 3'/>\
+         <ROUTE fromNode='C' fromField='fraction_changed' toNode='P' toField='set_fraction'/>\
+         <ROUTE fromNode='P' fromField='value_changed' toNode='T' toField='translation'/>\
+         </Scene></X3D>",
+    );
+    let (plain, packed) = (dir.path().join("a.glb"), dir.path().join("b.glb"));
+    bake_ok(&path, &plain, &[]);
+    bake_ok(&path, &packed, &["--compress"]);
+    let (a, b) = (
+        std::fs::read(&plain).unwrap(),
+        std::fs::read(&packed).unwrap(),
+    );
+    assert!(a.len() > 100 && a == b, "{} and {} bytes", a.len(), b.len());
+    util::assert_validator_clean(&[packed]);
+}

@@ -226,6 +226,10 @@ impl Document {
             packed.resize(packed.len().next_multiple_of(4), 0);
         }
         if views.is_empty() {
+            // Nothing smaller: the document as it was.
+            if self.spilled.is_none() {
+                self.bin = original;
+            }
             return Ok(());
         }
         self.root.buffers[0].byte_length = USize64(packed.len() as u64);
