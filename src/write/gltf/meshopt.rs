@@ -65,6 +65,11 @@ fn streams(root: &json::Root) -> Vec<Stream> {
         }
     }
     let mut out = vec![None::<Stream>; root.buffer_views.len()];
+    let strides: Vec<Option<usize>> = root
+        .buffer_views
+        .iter()
+        .map(|v| v.byte_stride.map(|s| s.0))
+        .collect();
     for (ai, a) in root.accessors.iter().enumerate() {
         let Some(view) = a.buffer_view else { continue };
         let (Checked::Valid(c), Checked::Valid(ty)) = (&a.component_type, &a.type_) else {
@@ -77,8 +82,11 @@ fn streams(root: &json::Root) -> Vec<Stream> {
             }
             Some(_) if size >= 2 => Stream::Indices { count, size },
             _ => {
-                let stride = size * ty.multiplicity();
-                match stride % 4 == 0 && stride <= 256 && a.byte_offset.is_none_or(|o| o.0 == 0) {
+                let stride = strides[view.value()].unwrap_or(size * ty.multiplicity());
+                match stride.is_multiple_of(4)
+                    && stride <= 256
+                    && a.byte_offset.is_none_or(|o| o.0 == 0)
+                {
                     true => Stream::Attributes { count, stride },
                     false => Stream::Kept,
                 }

@@ -16,6 +16,7 @@ mod bin;
 
 pub use bin::{Spill, Spilled};
 pub use files::{Files, Layout, Part, Parts};
+pub use morphs::SHORT_ERROR;
 pub use targets::{Channel, channel};
 mod buffers;
 mod cameras_lights;
@@ -274,6 +275,13 @@ pub fn build(
     w.extensions.sort();
     w.extensions.dedup();
     w.root.extensions_used = w.extensions.iter().map(|e| e.to_string()).collect();
+    // Quantised attributes cannot be read without the extension.
+    w.root.extensions_required = w
+        .extensions
+        .iter()
+        .filter(|&&e| e == morphs::QUANTIZATION)
+        .map(|e| e.to_string())
+        .collect();
     if !w.buf.bin.is_empty() {
         let len = w.buf.bin.len() as u64;
         w.root.push(json::Buffer {

@@ -287,7 +287,7 @@ impl<'a> Writer<'a> {
             (None, Some(p)) => Self::remade_normals(m, p),
             _ => None,
         };
-        let made = self.displacements(positions.as_deref(), normals.as_deref());
+        let made = self.displacements(m, positions.as_deref(), normals.as_deref());
         if let Some(k) = kt {
             let delta = uv_deltas(&m.uvs, &m.tex_index, &k.value(i));
             let vertex = Some(buffer::Target::ArrayBuffer);
@@ -298,20 +298,72 @@ impl<'a> Writer<'a> {
     }
 
     /// A morph target of point and normal displacements (three numbers a
-    /// vertex each), their accessors made in that order.
+    /// vertex each) of mesh `m`, their accessors made in that order.
     fn displacements(
         &mut self,
+        m: &crate::mesh::Mesh,
         positions: Option<&[f32]>,
         normals: Option<&[f32]>,
     ) -> json::mesh::MorphTarget {
-        let vertex = Some(buffer::Target::ArrayBuffer);
-        let positions = positions.map(|d| self.accessor_for(d, accessor::Type::Vec3, true, vertex));
-        let normals = normals.map(|d| self.accessor_for(d, accessor::Type::Vec3, true, vertex));
+        let extent = extent(&m.positions);
+        let positions = positions.map(|d| self.displacement(d, extent));
+        // (Normals are of unit length.)
+        let normals = normals.map(|d| self.displacement(d, 1.0));
         json::mesh::MorphTarget {
             positions,
             normals,
             tangents: None,
         }
+    }
+
+    /// One morph target's displacements: with --compress, as normalised
+    /// shorts (KHR_mesh_quantization) where all lie within ±1 and the
+    /// rounding ([`SHORT_ERROR`]) is within 1e-4 of the mesh's `extent`;
+    /// else f32.
+    fn displacement(&mut self, d: &[f32], extent: f32) -> json::Index<json::Accessor> {
+        let vertex = Some(buffer::Target::ArrayBuffer);
+        let largest = d.iter().fold(0.0f32, |m, x| m.max(x.abs()));
+        if !self.opts.compress || largest > 1.0 || SHORT_ERROR > 1e-4 * extent {
+            return self.accessor_for(d, accessor::Type::Vec3, true, vertex);
+        }
+        self.extensions.push(QUANTIZATION);
+        // Each element padded to 8 bytes: vertex data is 4-byte aligned.
+        let q: Vec<[i16; 4]> = d
+            .chunks_exact(3)
+            .map(|v| [short(v[0]), short(v[1]), short(v[2]), 0])
+            .collect();
+        let (mut lo, mut hi) = ([i16::MAX; 3], [i16::MIN; 3]);
+        for e in &q {
+            for c in 0..3 {
+                lo[c] = lo[c].min(e[c]);
+                hi[c] = hi[c].max(e[c]);
+            }
+        }
+        let offset = self.append(q.len() * 8, |to| {
+            for (to, e) in to.chunks_exact_mut(8).zip(&q) {
+                for (to, c) in to.chunks_exact_mut(2).zip(e) {
+                    to.copy_from_slice(&c.to_le_bytes());
+                }
+            }
+        });
+        let view = self.view(offset, q.len() * 8, vertex);
+        self.root.buffer_views[view.value()].byte_stride = Some(json::buffer::Stride(8));
+        self.root.push(json::Accessor {
+            buffer_view: Some(view),
+            byte_offset: None,
+            count: json::validation::USize64(q.len() as u64),
+            component_type: json::validation::Checked::Valid(accessor::GenericComponentType(
+                accessor::ComponentType::I16,
+            )),
+            extensions: None,
+            extras: None,
+            type_: json::validation::Checked::Valid(accessor::Type::Vec3),
+            min: Some(serde_json::json!(lo)),
+            max: Some(serde_json::json!(hi)),
+            name: None,
+            normalized: true,
+            sparse: None,
+        })
     }
 
     /// Morph targets for every track that animates the mesh's Coordinate
@@ -346,7 +398,7 @@ impl<'a> Writer<'a> {
                 let first = targets.len();
                 let keyframes = reshaped.times.times_only();
                 for (positions, normals) in reshaped.deltas {
-                    targets.push(self.displacements(Some(&positions), normals.as_deref()));
+                    targets.push(self.displacements(m, Some(&positions), normals.as_deref()));
                 }
                 // This clip's triangulations among the mesh's.
                 let mut global = vec![0];
@@ -458,4 +510,29 @@ impl<'a> Writer<'a> {
         let delta = normals.iter().zip(&m.normals).map(|(n, own)| *n - *own);
         Some(delta.flat_map(|n| n.to_array()).collect())
     }
+}
+
+/// KHR_mesh_quantization's name.
+pub(super) const QUANTIZATION: &str = "KHR_mesh_quantization";
+
+/// How far a normalised short is read back from the number it was made
+/// from: half its step, 1/32 767.
+pub const SHORT_ERROR: f32 = 0.5 / 32767.0;
+
+/// A number within ±1 as a normalised short (read back as max(q / 32 767,
+/// -1)).
+fn short(x: f32) -> i16 {
+    (x * 32767.0).round() as i16
+}
+
+/// The largest side of the box around `points`.
+fn extent(points: &[glam::Vec3]) -> f32 {
+    let (lo, hi) = points.iter().fold(
+        (
+            glam::Vec3::splat(f32::INFINITY),
+            glam::Vec3::splat(f32::NEG_INFINITY),
+        ),
+        |(lo, hi), &p| (lo.min(p), hi.max(p)),
+    );
+    (hi - lo).max_element().max(0.0)
 }
