@@ -133,6 +133,8 @@ fn bake_with(data: &[u8], fetch: &mut dyn Fetch, images: bool) {
                 tolerance: Some(0.01),
                 ..Default::default()
             },
+            // The sampled documents go through --compress as well.
+            compress: mode == gltf::Mode::Sample,
             ..Default::default()
         };
         let made = if images {
