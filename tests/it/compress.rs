@@ -224,10 +224,11 @@ fn compressed_files_read_back_as_the_default_ones() {
         for key in ["nodes", "materials", "cameras", "scenes"] {
             assert_eq!(pj[key], cj[key], "{scene}: {key}");
         }
-        assert_eq!(
-            cj["buffers"][1]["extensions"]["EXT_meshopt_compression"]["fallback"],
-            true
-        );
+        // A file of small views (multitexture.x3d) has none compressed.
+        if n > 0 {
+            let fallback = &cj["buffers"][1]["extensions"]["EXT_meshopt_compression"];
+            assert_eq!(fallback["fallback"], true, "{scene}");
+        }
         files.push(packed);
     }
     assert!(streams > 40, "{streams} streams");

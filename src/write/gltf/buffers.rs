@@ -18,6 +18,19 @@ pub(super) struct Buffers {
     pub(super) shared_bytes: usize,
 }
 
+/// KHR_mesh_quantization's name.
+pub(super) const QUANTIZATION: &str = "KHR_mesh_quantization";
+
+/// How far a normalised short is read back from the number it was made
+/// from: half its step, 1/32 767.
+pub const SHORT_ERROR: f32 = 0.5 / 32767.0;
+
+/// A number within ±1 as a normalised short (read back as max(q / 32 767,
+/// -1)).
+fn short(x: f32) -> i16 {
+    (x * 32767.0).round() as i16
+}
+
 /// `data` in standard base64 with padding (RFC 4648), for a data URI.
 pub(super) fn base64(data: &[u8]) -> String {
     use base64::Engine as _;
@@ -136,6 +149,58 @@ impl Writer<'_> {
             bounds,
             target,
         )
+    }
+
+    /// VEC3 vertex data as normalised shorts (KHR_mesh_quantization), each
+    /// read back within [`SHORT_ERROR`], in 8-byte elements (vertex data is
+    /// 4-byte aligned); `None` where a number lies outside ±1.
+    pub(super) fn short_accessor(
+        &mut self,
+        d: &[f32],
+        min_max: bool,
+    ) -> Option<Index<json::Accessor>> {
+        if d.iter().any(|x| x.abs() > 1.0) {
+            return None;
+        }
+        let vertex = Some(buffer::Target::ArrayBuffer);
+        self.extensions.push(QUANTIZATION);
+        // Each element padded to 8 bytes: vertex data is 4-byte aligned.
+        let q: Vec<[i16; 4]> = d
+            .chunks_exact(3)
+            .map(|v| [short(v[0]), short(v[1]), short(v[2]), 0])
+            .collect();
+        let (mut lo, mut hi) = ([i16::MAX; 3], [i16::MIN; 3]);
+        for e in &q {
+            for c in 0..3 {
+                lo[c] = lo[c].min(e[c]);
+                hi[c] = hi[c].max(e[c]);
+            }
+        }
+        let offset = self.append(q.len() * 8, |to| {
+            for (to, e) in to.chunks_exact_mut(8).zip(&q) {
+                for (to, c) in to.chunks_exact_mut(2).zip(e) {
+                    to.copy_from_slice(&c.to_le_bytes());
+                }
+            }
+        });
+        let view = self.view(offset, q.len() * 8, vertex);
+        self.root.buffer_views[view.value()].byte_stride = Some(json::buffer::Stride(8));
+        Some(self.root.push(json::Accessor {
+            buffer_view: Some(view),
+            byte_offset: None,
+            count: json::validation::USize64(q.len() as u64),
+            component_type: json::validation::Checked::Valid(accessor::GenericComponentType(
+                accessor::ComponentType::I16,
+            )),
+            extensions: None,
+            extras: None,
+            type_: json::validation::Checked::Valid(accessor::Type::Vec3),
+            min: min_max.then(|| serde_json::json!(lo)),
+            max: min_max.then(|| serde_json::json!(hi)),
+            name: None,
+            normalized: true,
+            sparse: None,
+        }))
     }
 
     /// Appends little-endian components (`N` bytes each; padded to four

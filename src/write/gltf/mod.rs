@@ -15,8 +15,8 @@ mod animations;
 mod bin;
 
 pub use bin::{Spill, Spilled};
+pub use buffers::SHORT_ERROR;
 pub use files::{Files, Layout, Part, Parts};
-pub use morphs::SHORT_ERROR;
 pub use targets::{Channel, channel};
 mod buffers;
 mod cameras_lights;
@@ -279,7 +279,7 @@ pub fn build(
     w.root.extensions_required = w
         .extensions
         .iter()
-        .filter(|&&e| e == morphs::QUANTIZATION)
+        .filter(|&&e| e == buffers::QUANTIZATION)
         .map(|e| e.to_string())
         .collect();
     if !w.buf.bin.is_empty() {

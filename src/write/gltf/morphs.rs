@@ -3,6 +3,7 @@
 //! other triangulations a reshaped sample needs.
 
 use super::Writer;
+use super::buffers::SHORT_ERROR;
 use crate::anim::keyframes::{Interpolation, Keyframes};
 use crate::diag::Diagnostics;
 use crate::scene::NodeId;
@@ -321,48 +322,13 @@ impl<'a> Writer<'a> {
     /// rounding ([`SHORT_ERROR`]) is within 1e-4 of the mesh's `extent`;
     /// else f32.
     fn displacement(&mut self, d: &[f32], extent: f32) -> json::Index<json::Accessor> {
-        let vertex = Some(buffer::Target::ArrayBuffer);
-        let largest = d.iter().fold(0.0f32, |m, x| m.max(x.abs()));
-        if !self.opts.compress || largest > 1.0 || SHORT_ERROR > 1e-4 * extent {
-            return self.accessor_for(d, accessor::Type::Vec3, true, vertex);
+        match self.opts.compress && SHORT_ERROR <= 1e-4 * extent {
+            true => self.short_accessor(d, true),
+            false => None,
         }
-        self.extensions.push(QUANTIZATION);
-        // Each element padded to 8 bytes: vertex data is 4-byte aligned.
-        let q: Vec<[i16; 4]> = d
-            .chunks_exact(3)
-            .map(|v| [short(v[0]), short(v[1]), short(v[2]), 0])
-            .collect();
-        let (mut lo, mut hi) = ([i16::MAX; 3], [i16::MIN; 3]);
-        for e in &q {
-            for c in 0..3 {
-                lo[c] = lo[c].min(e[c]);
-                hi[c] = hi[c].max(e[c]);
-            }
-        }
-        let offset = self.append(q.len() * 8, |to| {
-            for (to, e) in to.chunks_exact_mut(8).zip(&q) {
-                for (to, c) in to.chunks_exact_mut(2).zip(e) {
-                    to.copy_from_slice(&c.to_le_bytes());
-                }
-            }
-        });
-        let view = self.view(offset, q.len() * 8, vertex);
-        self.root.buffer_views[view.value()].byte_stride = Some(json::buffer::Stride(8));
-        self.root.push(json::Accessor {
-            buffer_view: Some(view),
-            byte_offset: None,
-            count: json::validation::USize64(q.len() as u64),
-            component_type: json::validation::Checked::Valid(accessor::GenericComponentType(
-                accessor::ComponentType::I16,
-            )),
-            extensions: None,
-            extras: None,
-            type_: json::validation::Checked::Valid(accessor::Type::Vec3),
-            min: Some(serde_json::json!(lo)),
-            max: Some(serde_json::json!(hi)),
-            name: None,
-            normalized: true,
-            sparse: None,
+        .unwrap_or_else(|| {
+            let vertex = Some(buffer::Target::ArrayBuffer);
+            self.accessor_for(d, accessor::Type::Vec3, true, vertex)
         })
     }
 
@@ -510,19 +476,6 @@ impl<'a> Writer<'a> {
         let delta = normals.iter().zip(&m.normals).map(|(n, own)| *n - *own);
         Some(delta.flat_map(|n| n.to_array()).collect())
     }
-}
-
-/// KHR_mesh_quantization's name.
-pub(super) const QUANTIZATION: &str = "KHR_mesh_quantization";
-
-/// How far a normalised short is read back from the number it was made
-/// from: half its step, 1/32 767.
-pub const SHORT_ERROR: f32 = 0.5 / 32767.0;
-
-/// A number within ±1 as a normalised short (read back as max(q / 32 767,
-/// -1)).
-fn short(x: f32) -> i16 {
-    (x * 32767.0).round() as i16
 }
 
 /// The largest side of the box around `points`.
