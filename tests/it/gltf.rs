@@ -39,6 +39,8 @@ const FORMS: &[(&str, &[&str])] = &[
         ],
     ),
     ("cycles.glb", &["--cycles", "3", "--tangents", "c1"]),
+    ("compressed.glb", &["--compress"]),
+    ("compressed.gltf", &["--compress"]),
 ];
 #[test]
 fn every_fixture_in_every_form_is_validator_clean() {

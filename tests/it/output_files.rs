@@ -296,21 +296,18 @@ fn the_same_input_gives_the_same_bytes() {
     for scene in util::fixtures("scenes", "x3d") {
         let input = scene.to_string_lossy().into_owned();
         let (a, b) = (dir.path().join("a.glb"), dir.path().join("b.glb"));
-        bake(
-            &input,
-            &a,
-            &["--mode", "sample", "--interpolation", "cubic"],
-        );
-        bake(
-            &input,
-            &b,
-            &["--mode", "sample", "--interpolation", "cubic"],
-        );
-        assert_eq!(
-            std::fs::read(&a).unwrap(),
-            std::fs::read(&b).unwrap(),
-            "{input}"
-        );
+        for flags in [
+            &["--mode", "sample", "--interpolation", "cubic"][..],
+            &["--compress"],
+        ] {
+            bake(&input, &a, flags);
+            bake(&input, &b, flags);
+            assert_eq!(
+                std::fs::read(&a).unwrap(),
+                std::fs::read(&b).unwrap(),
+                "{input} {flags:?}"
+            );
+        }
     }
 }
 
