@@ -197,6 +197,13 @@ impl Document {
             })
             .collect();
         let encoded = encode_all(&jobs);
+        if encoded.iter().all(Option::is_none) {
+            // Nothing smaller: the document as it was.
+            if self.spilled.is_none() {
+                self.bin = original;
+            }
+            return Ok(());
+        }
         let mut packed: Vec<u8> = Vec::with_capacity(original.len() / 2);
         let fallback = self.root.buffers.len();
         let mut views = Vec::new();
@@ -232,13 +239,6 @@ impl Document {
                 }
             }
             packed.resize(packed.len().next_multiple_of(4), 0);
-        }
-        if views.is_empty() {
-            // Nothing smaller: the document as it was.
-            if self.spilled.is_none() {
-                self.bin = original;
-            }
-            return Ok(());
         }
         self.root.buffers[0].byte_length = USize64(packed.len() as u64);
         self.root.push(json::Buffer {
