@@ -90,6 +90,19 @@ pub(super) struct Layout {
     component: accessor::ComponentType,
     ty: accessor::Type,
     target: Option<buffer::Target>,
+    /// Integers read as numbers within ±1 (KHR_mesh_quantization).
+    normalized: bool,
+    /// Bytes from one element to the next, when more than its components
+    /// (vertex data is 4-byte aligned).
+    stride: Option<usize>,
+}
+
+impl Layout {
+    /// The bytes the accessor's elements take.
+    fn size(&self) -> usize {
+        let tight = self.ty.multiplicity() * self.component.size();
+        self.count * self.stride.unwrap_or(tight)
+    }
 }
 
 /// What makes two accessors the same: their bytes, layout and use.
@@ -100,6 +113,8 @@ pub(super) struct SharedKey {
     ty: u32,
     bounds: bool,
     target: Option<u32>,
+    normalized: bool,
+    stride: Option<usize>,
 }
 
 impl Writer<'_> {
@@ -162,45 +177,38 @@ impl Writer<'_> {
         if d.iter().any(|x| x.abs() > 1.0) {
             return None;
         }
-        let vertex = Some(buffer::Target::ArrayBuffer);
         self.extensions.push(QUANTIZATION);
         // Each element padded to 8 bytes: vertex data is 4-byte aligned.
         let q: Vec<[i16; 4]> = d
             .chunks_exact(3)
             .map(|v| [short(v[0]), short(v[1]), short(v[2]), 0])
             .collect();
-        let (mut lo, mut hi) = ([i16::MAX; 3], [i16::MIN; 3]);
-        for e in &q {
-            for c in 0..3 {
-                lo[c] = lo[c].min(e[c]);
-                hi[c] = hi[c].max(e[c]);
-            }
-        }
-        let offset = self.append(q.len() * 8, |to| {
-            for (to, e) in to.chunks_exact_mut(8).zip(&q) {
-                for (to, c) in to.chunks_exact_mut(2).zip(e) {
-                    to.copy_from_slice(&c.to_le_bytes());
+        let bounds = min_max.then(|| {
+            let (mut lo, mut hi) = ([i16::MAX; 3], [i16::MIN; 3]);
+            for e in &q {
+                for c in 0..3 {
+                    lo[c] = lo[c].min(e[c]);
+                    hi[c] = hi[c].max(e[c]);
                 }
             }
+            (serde_json::json!(lo), serde_json::json!(hi))
         });
-        let view = self.view(offset, q.len() * 8, vertex);
-        self.root.buffer_views[view.value()].byte_stride = Some(json::buffer::Stride(8));
-        Some(self.root.push(json::Accessor {
-            buffer_view: Some(view),
-            byte_offset: None,
-            count: json::validation::USize64(q.len() as u64),
-            component_type: json::validation::Checked::Valid(accessor::GenericComponentType(
-                accessor::ComponentType::I16,
-            )),
-            extensions: None,
-            extras: None,
-            type_: json::validation::Checked::Valid(accessor::Type::Vec3),
-            min: min_max.then(|| serde_json::json!(lo)),
-            max: min_max.then(|| serde_json::json!(hi)),
-            name: None,
+        let elements = q.iter().map(|e| {
+            let mut bytes = [0; 8];
+            for (to, c) in bytes.chunks_exact_mut(2).zip(e) {
+                to.copy_from_slice(&c.to_le_bytes());
+            }
+            bytes
+        });
+        let layout = Layout {
+            count: q.len(),
+            component: accessor::ComponentType::I16,
+            ty: accessor::Type::Vec3,
+            target: Some(buffer::Target::ArrayBuffer),
             normalized: true,
-            sparse: None,
-        }))
+            stride: Some(8),
+        };
+        Some(self.layout_accessor(elements, layout, bounds))
     }
 
     /// Appends little-endian components (`N` bytes each; padded to four
@@ -220,28 +228,42 @@ impl Writer<'_> {
         bounds: Option<(serde_json::Value, serde_json::Value)>,
         target: Option<buffer::Target>,
     ) -> Index<json::Accessor> {
-        let size = count * ty.multiplicity() * component.size();
         let layout = Layout {
             count,
             component,
             ty,
             target,
+            normalized: false,
+            stride: None,
         };
+        self.layout_accessor(components, layout, bounds)
+    }
+
+    /// [`Writer::raw_accessor`] of any layout: `items` of `N` bytes (each a
+    /// component, or a whole element with its padding).
+    fn layout_accessor<const N: usize>(
+        &mut self,
+        items: impl Iterator<Item = [u8; N]>,
+        layout: Layout,
+        bounds: Option<(serde_json::Value, serde_json::Value)>,
+    ) -> Index<json::Accessor> {
+        let size = layout.size();
         if size > SHARED_MAX || self.buf.shared_bytes + size > SHARED_TOTAL {
             let offset = self.append(size, |bytes| {
-                for (to, c) in bytes.chunks_exact_mut(N).zip(components) {
+                for (to, c) in bytes.chunks_exact_mut(N).zip(items) {
                     to.copy_from_slice(&c);
                 }
             });
             return self.accessor_at(offset, size, layout, bounds);
         }
-        let bytes: Vec<u8> = components.flatten().collect();
         let key = SharedKey {
-            bytes,
-            component: component as u32,
-            ty: ty as u32,
+            bytes: items.flatten().collect(),
+            component: layout.component as u32,
+            ty: layout.ty as u32,
             bounds: bounds.is_some(),
-            target: target.map(|t| t as u32),
+            target: layout.target.map(|t| t as u32),
+            normalized: layout.normalized,
+            stride: layout.stride,
         };
         if let Some(&a) = self.buf.shared.get(&key) {
             return a;
@@ -267,8 +289,11 @@ impl Writer<'_> {
             component,
             ty,
             target,
+            normalized,
+            stride,
         } = layout;
         let view = self.view(offset, size, target);
+        self.root.buffer_views[view.value()].byte_stride = stride.map(buffer::Stride);
         let (min, max) = bounds.unzip();
         self.root.push(json::Accessor {
             buffer_view: Some(view),
@@ -281,7 +306,7 @@ impl Writer<'_> {
             min,
             max,
             name: None,
-            normalized: false,
+            normalized,
             sparse: None,
         })
     }
