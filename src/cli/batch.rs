@@ -181,9 +181,7 @@ fn bake_one(job: &Job, index: usize, path: &str) -> (Outcome, String) {
             // for its head); an embedded one is not (docs/performance.md).
             let input = bake.sources.get(bake.file).text_len();
             let glb = job.format == Format::Glb;
-            // (A compressed buffer is remade whole in memory: never moved.)
-            let compress = job.gltf_opts.compress;
-            let spill = (!compress && (glb || !job.embed && dest.is_some())).then(|| {
+            let spill = (glb || !job.embed && dest.is_some()).then(|| {
                 let near = dest.clone();
                 // The file it becomes: the .glb, or the .bin beside a .gltf.
                 let becomes = dest.as_ref().map(|d| {

@@ -225,7 +225,8 @@ pub type Images<'a> = dyn FnMut(NodeId, &str) -> Result<Vec<u8>, String> + 'a;
 /// ImageTexture nodes come from `images` and are embedded. Given a
 /// [`Spill`], a binary buffer past its size is moved to its file a megabyte
 /// at a time as it is made ([`Document::spilled`]), so that a large buffer
-/// is never whole in memory.
+/// is never whole in memory (but with [`Options::compress`], which remakes
+/// the buffer whole).
 pub fn build(
     scene: &Scene,
     clips: &[Clip],
@@ -242,7 +243,9 @@ pub fn build(
         extensions: Vec::new(),
         opts: *opts,
         buf: Buffers {
-            bin: bin::Bin::new(spill),
+            // A buffer to be compressed is remade whole in memory: never
+            // moved to a file first.
+            bin: bin::Bin::new(spill.filter(|_| !opts.compress)),
             times: HashMap::default(),
             shared: HashMap::default(),
             shared_bytes: 0,
