@@ -176,15 +176,14 @@ impl Document {
     /// Compresses the buffer views (see the module's documentation): the
     /// buffer becomes the compressed streams and the views kept, a second,
     /// fallback buffer without bytes takes the original layout.
-    pub(super) fn compress(&mut self) -> std::io::Result<()> {
+    /// (The buffer is all in memory: `build` never spills one to compress.)
+    pub(super) fn compress(&mut self) {
+        debug_assert!(self.spilled.is_none());
         if self.root.buffer_views.is_empty() {
-            return Ok(());
+            return;
         }
-        // The buffer in memory is taken, not copied.
-        let original = match self.spilled {
-            None => std::mem::take(&mut self.bin),
-            Some(_) => self.buffer()?.into_owned(),
-        };
+        // The buffer is taken, not copied.
+        let original = std::mem::take(&mut self.bin);
         let streams = streams(&self.root);
         let jobs: Vec<(Stream, &[u8])> = self
             .root
@@ -199,10 +198,8 @@ impl Document {
         let encoded = encode_all(&jobs);
         if encoded.iter().all(Option::is_none) {
             // Nothing smaller: the document as it was.
-            if self.spilled.is_none() {
-                self.bin = original;
-            }
-            return Ok(());
+            self.bin = original;
+            return;
         }
         let mut packed: Vec<u8> = Vec::with_capacity(original.len() / 2);
         let fallback = self.root.buffers.len();
@@ -249,9 +246,7 @@ impl Document {
             extras: None,
         });
         self.compressed = Some(Compressed { views, fallback });
-        self.spilled = None;
         self.bin = packed;
-        self.room = 0;
         for list in [
             &mut self.root.extensions_used,
             &mut self.root.extensions_required,
@@ -259,7 +254,6 @@ impl Document {
             list.push(EXTENSION.to_string());
             list.sort();
         }
-        Ok(())
     }
 }
 

@@ -307,14 +307,8 @@ pub fn build(
         tracks: w.anim.tracks,
         compressed: None,
     };
-    if opts.compress
-        && !w.diags.has_errors()
-        && let Err(e) = doc.compress()
-    {
-        w.diags.error(
-            format!("cannot read the glTF buffer back to compress it: {e}"),
-            None,
-        );
+    if opts.compress && !w.diags.has_errors() {
+        doc.compress();
     }
     doc
 }
