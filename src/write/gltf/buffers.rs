@@ -18,19 +18,6 @@ pub(super) struct Buffers {
     pub(super) shared_bytes: usize,
 }
 
-/// KHR_mesh_quantization's name.
-pub(super) const QUANTIZATION: &str = "KHR_mesh_quantization";
-
-/// How far a normalised short is read back from the number it was made
-/// from: half its step, 1/32 767.
-pub const SHORT_ERROR: f32 = 0.5 / 32767.0;
-
-/// A number within ±1 as a normalised short (read back as max(q / 32 767,
-/// -1)).
-fn short(x: f32) -> i16 {
-    (x * 32767.0).round() as i16
-}
-
 /// `data` in standard base64 with padding (RFC 4648), for a data URI.
 pub(super) fn base64(data: &[u8]) -> String {
     use base64::Engine as _;
@@ -90,18 +77,12 @@ pub(super) struct Layout {
     component: accessor::ComponentType,
     ty: accessor::Type,
     target: Option<buffer::Target>,
-    /// Integers read as numbers within ±1 (KHR_mesh_quantization).
-    normalized: bool,
-    /// Bytes from one element to the next, when more than its components
-    /// (vertex data is 4-byte aligned).
-    stride: Option<usize>,
 }
 
 impl Layout {
     /// The bytes the accessor's elements take.
     fn size(&self) -> usize {
-        let tight = self.ty.multiplicity() * self.component.size();
-        self.count * self.stride.unwrap_or(tight)
+        self.count * self.ty.multiplicity() * self.component.size()
     }
 }
 
@@ -113,8 +94,6 @@ pub(super) struct SharedKey {
     ty: u32,
     bounds: bool,
     target: Option<u32>,
-    normalized: bool,
-    stride: Option<usize>,
 }
 
 impl Writer<'_> {
@@ -166,51 +145,6 @@ impl Writer<'_> {
         )
     }
 
-    /// VEC3 vertex data as normalised shorts (KHR_mesh_quantization), each
-    /// read back within [`SHORT_ERROR`], in 8-byte elements (vertex data is
-    /// 4-byte aligned); `None` where a number lies outside ±1.
-    pub(super) fn short_accessor(
-        &mut self,
-        d: &[f32],
-        min_max: bool,
-    ) -> Option<Index<json::Accessor>> {
-        if d.iter().any(|x| x.abs() > 1.0) {
-            return None;
-        }
-        self.extensions.push(QUANTIZATION);
-        // Each element padded to 8 bytes: vertex data is 4-byte aligned.
-        let q: Vec<[i16; 4]> = d
-            .chunks_exact(3)
-            .map(|v| [short(v[0]), short(v[1]), short(v[2]), 0])
-            .collect();
-        let bounds = min_max.then(|| {
-            let (mut lo, mut hi) = ([i16::MAX; 3], [i16::MIN; 3]);
-            for e in &q {
-                for c in 0..3 {
-                    lo[c] = lo[c].min(e[c]);
-                    hi[c] = hi[c].max(e[c]);
-                }
-            }
-            (serde_json::json!(lo), serde_json::json!(hi))
-        });
-        let elements = q.iter().map(|e| {
-            let mut bytes = [0; 8];
-            for (to, c) in bytes.chunks_exact_mut(2).zip(e) {
-                to.copy_from_slice(&c.to_le_bytes());
-            }
-            bytes
-        });
-        let layout = Layout {
-            count: q.len(),
-            component: accessor::ComponentType::I16,
-            ty: accessor::Type::Vec3,
-            target: Some(buffer::Target::ArrayBuffer),
-            normalized: true,
-            stride: Some(8),
-        };
-        Some(self.layout_accessor(elements, layout, bounds))
-    }
-
     /// Appends little-endian components (`N` bytes each; padded to four
     /// bytes) in their own buffer view and makes an accessor of `count`
     /// elements. The buffer is grown once and the components written into
@@ -233,8 +167,6 @@ impl Writer<'_> {
             component,
             ty,
             target,
-            normalized: false,
-            stride: None,
         };
         self.layout_accessor(components, layout, bounds)
     }
@@ -262,8 +194,6 @@ impl Writer<'_> {
             ty: layout.ty as u32,
             bounds: bounds.is_some(),
             target: layout.target.map(|t| t as u32),
-            normalized: layout.normalized,
-            stride: layout.stride,
         };
         if let Some(&a) = self.buf.shared.get(&key) {
             return a;
@@ -289,11 +219,8 @@ impl Writer<'_> {
             component,
             ty,
             target,
-            normalized,
-            stride,
         } = layout;
         let view = self.view(offset, size, target);
-        self.root.buffer_views[view.value()].byte_stride = stride.map(buffer::Stride);
         let (min, max) = bounds.unzip();
         self.root.push(json::Accessor {
             buffer_view: Some(view),
@@ -306,7 +233,7 @@ impl Writer<'_> {
             min,
             max,
             name: None,
-            normalized,
+            normalized: false,
             sparse: None,
         })
     }

@@ -216,15 +216,7 @@ impl<'a> Writer<'a> {
         let position = self.accessor_for(&flat(&m.positions), accessor::Type::Vec3, true, array);
         attributes.insert(Checked::Valid(json::mesh::Semantic::Positions), position);
         if !m.normals.is_empty() {
-            // With --compress, as normalised shorts (unit vectors: within ±1).
-            let normals = flat(&m.normals);
-            let short = self
-                .opts
-                .compress
-                .then(|| self.short_accessor(&normals, false));
-            let a = short
-                .flatten()
-                .unwrap_or_else(|| self.accessor_for(&normals, accessor::Type::Vec3, false, array));
+            let a = self.accessor_for(&flat(&m.normals), accessor::Type::Vec3, false, array);
             attributes.insert(Checked::Valid(json::mesh::Semantic::Normals), a);
         }
         let material = self.material(appearance, m.double_sided, !m.colors.is_empty());

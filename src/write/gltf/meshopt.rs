@@ -1,27 +1,23 @@
-//! `--compress`: the document's buffer views compressed with
-//! EXT_meshopt_compression (meshoptimizer's reference encoder, through the
-//! `meshopt` crate). Lossless: vertex attributes, animation keys and
-//! values and skins' matrices as ATTRIBUTES streams, triangle indices as
-//! TRIANGLES, other indices as INDICES; images and anything the codec
-//! does not take (an element not a multiple of four bytes) are kept as
-//! they are. The compressed streams and kept views fill the first buffer;
-//! a second, the spec's fallback, has the original layout and no bytes.
-//! Every channel is kept, pointer channels included.
+//! EXT_meshopt_compression: the packed buffer's views encoded by
+//! meshoptimizer's reference encoder (the `meshopt` crate). Lossless:
+//! vertex attributes, animation keys and values and skins' matrices as
+//! ATTRIBUTES streams, triangle indices as TRIANGLES, other indices as
+//! INDICES; images and anything the codec does not take (an element not a
+//! multiple of four bytes) are kept as they are. The compressed streams
+//! and kept views fill the first buffer; a second, the spec's fallback,
+//! has the original layout and no bytes.
 
-use super::Document;
-use crate::hash::HashMap;
 use gltf_json as json;
 #[cfg(test)]
 use json::accessor;
-use json::mesh;
-use json::validation::{Checked, USize64};
+use json::validation::USize64;
 
 /// The extension's name.
 pub const EXTENSION: &str = "EXT_meshopt_compression";
 
 /// How a buffer view is encoded.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Stream {
+pub(super) enum Stream {
     /// `count` elements of `stride` bytes.
     Attributes { count: usize, stride: usize },
     /// `count` indices of `size` bytes, three a triangle.
@@ -52,54 +48,6 @@ pub struct Compressed {
     pub views: Vec<(usize, serde_json::Value)>,
     /// The fallback buffer's index.
     pub fallback: usize,
-}
-
-/// How each buffer view is used, from the accessors that read it.
-fn streams(root: &json::Root) -> Vec<Stream> {
-    let mut indices: HashMap<usize, bool> = HashMap::default();
-    for p in root.meshes.iter().flat_map(|m| &m.primitives) {
-        if let Some(i) = p.indices {
-            let triangles = matches!(p.mode, Checked::Valid(mesh::Mode::Triangles));
-            let seen = indices.entry(i.value()).or_insert(triangles);
-            *seen &= triangles;
-        }
-    }
-    let mut out = vec![None::<Stream>; root.buffer_views.len()];
-    let strides: Vec<Option<usize>> = root
-        .buffer_views
-        .iter()
-        .map(|v| v.byte_stride.map(|s| s.0))
-        .collect();
-    for (ai, a) in root.accessors.iter().enumerate() {
-        let Some(view) = a.buffer_view else { continue };
-        let (Checked::Valid(c), Checked::Valid(ty)) = (&a.component_type, &a.type_) else {
-            continue;
-        };
-        let (count, size) = (a.count.0 as usize, c.0.size());
-        let stream = match indices.get(&ai) {
-            Some(&triangles) if size >= 2 && triangles && count % 3 == 0 => {
-                Stream::Triangles { count, size }
-            }
-            Some(_) if size >= 2 => Stream::Indices { count, size },
-            _ => {
-                let stride = strides[view.value()].unwrap_or(size * ty.multiplicity());
-                match stride.is_multiple_of(4)
-                    && stride <= 256
-                    && a.byte_offset.is_none_or(|o| o.0 == 0)
-                {
-                    true => Stream::Attributes { count, stride },
-                    false => Stream::Kept,
-                }
-            }
-        };
-        let slot = &mut out[view.value()];
-        *slot = match *slot {
-            None => Some(stream),
-            Some(s) if s == stream => Some(s),
-            Some(_) => Some(Stream::Kept),
-        };
-    }
-    out.into_iter().map(|s| s.unwrap_or(Stream::Kept)).collect()
 }
 
 /// The encoded bytes of a view, or `None` where encoding does not make it
@@ -172,89 +120,74 @@ fn vertex_stream(bytes: &[u8], stride: usize) -> Option<Vec<u8>> {
     }
 }
 
-impl Document {
-    /// Compresses the buffer views (see the module's documentation): the
-    /// buffer becomes the compressed streams and the views kept, a second,
-    /// fallback buffer without bytes takes the original layout.
-    /// (The buffer is all in memory: `build` never spills one to compress.)
-    pub(super) fn compress(&mut self) {
-        debug_assert!(self.spilled.is_none());
-        if self.root.buffer_views.is_empty() {
-            return;
-        }
-        // The buffer is taken, not copied.
-        let original = std::mem::take(&mut self.bin);
-        let streams = streams(&self.root);
-        let jobs: Vec<(Stream, &[u8])> = self
-            .root
-            .buffer_views
-            .iter()
-            .zip(&streams)
-            .map(|(view, &stream)| {
-                let at = view.byte_offset.map_or(0, |o| o.0 as usize);
-                (stream, &original[at..at + view.byte_length.0 as usize])
-            })
-            .collect();
-        let encoded = encode_all(&jobs);
-        if encoded.iter().all(Option::is_none) {
-            // Nothing smaller: the document as it was.
-            self.bin = original;
-            return;
-        }
-        let mut packed: Vec<u8> = Vec::with_capacity(original.len() / 2);
-        let fallback = self.root.buffers.len();
-        let mut views = Vec::new();
-        let each = self.root.buffer_views.iter_mut().zip(jobs).zip(encoded);
-        for (vi, ((view, (stream, bytes)), encoded)) in each.enumerate() {
-            let offset = packed.len();
-            match encoded {
-                Some(encoded) => {
-                    packed.extend_from_slice(&encoded);
-                    let (count, stride) = match stream {
-                        Stream::Attributes { count, stride } => (count, stride),
-                        Stream::Triangles { count, size } | Stream::Indices { count, size } => {
-                            (count, size)
-                        }
-                        Stream::Kept => unreachable!("kept views are not encoded"),
-                    };
-                    view.buffer = json::Index::new(fallback as u32);
-                    views.push((
-                        vi,
-                        serde_json::json!({
-                            "buffer": 0,
-                            "byteOffset": offset,
-                            "byteLength": encoded.len(),
-                            "byteStride": stride,
-                            "count": count,
-                            "mode": stream.mode(),
-                        }),
-                    ));
-                }
-                None => {
-                    packed.extend_from_slice(bytes);
-                    view.byte_offset = Some(USize64(offset as u64));
-                }
-            }
-            packed.resize(packed.len().next_multiple_of(4), 0);
-        }
-        self.root.buffers[0].byte_length = USize64(packed.len() as u64);
-        self.root.push(json::Buffer {
-            byte_length: USize64(original.len() as u64),
-            name: None,
-            uri: None,
-            extensions: None,
-            extras: None,
-        });
-        self.compressed = Some(Compressed { views, fallback });
-        self.bin = packed;
-        for list in [
-            &mut self.root.extensions_used,
-            &mut self.root.extensions_required,
-        ] {
-            list.push(EXTENSION.to_string());
-            list.sort();
-        }
+/// Encodes each view by its stream (see the module's documentation): the
+/// buffer becomes the compressed streams and the views kept; a second,
+/// fallback buffer without bytes takes the original layout. Returns the
+/// new buffer and what the JSON needs; `None` and `bin` as it was where no
+/// view gets smaller.
+pub(super) fn encode_views(
+    root: &mut json::Root,
+    bin: Vec<u8>,
+    streams: &[Stream],
+) -> (Vec<u8>, Option<Compressed>) {
+    let jobs: Vec<(Stream, &[u8])> = root
+        .buffer_views
+        .iter()
+        .zip(streams)
+        .map(|(view, &stream)| {
+            let at = view.byte_offset.map_or(0, |o| o.0 as usize);
+            (stream, &bin[at..at + view.byte_length.0 as usize])
+        })
+        .collect();
+    let encoded = encode_all(&jobs);
+    if encoded.iter().all(Option::is_none) {
+        return (bin, None);
     }
+    let mut packed: Vec<u8> = Vec::with_capacity(bin.len() / 2);
+    let fallback = root.buffers.len();
+    let mut views = Vec::new();
+    let each = root.buffer_views.iter_mut().zip(jobs).zip(encoded);
+    for (vi, ((view, (stream, bytes)), encoded)) in each.enumerate() {
+        let offset = packed.len();
+        match encoded {
+            Some(encoded) => {
+                packed.extend_from_slice(&encoded);
+                let (count, stride) = match stream {
+                    Stream::Attributes { count, stride } => (count, stride),
+                    Stream::Triangles { count, size } | Stream::Indices { count, size } => {
+                        (count, size)
+                    }
+                    Stream::Kept => unreachable!("kept views are not encoded"),
+                };
+                view.buffer = json::Index::new(fallback as u32);
+                views.push((
+                    vi,
+                    serde_json::json!({
+                        "buffer": 0,
+                        "byteOffset": offset,
+                        "byteLength": encoded.len(),
+                        "byteStride": stride,
+                        "count": count,
+                        "mode": stream.mode(),
+                    }),
+                ));
+            }
+            None => {
+                packed.extend_from_slice(bytes);
+                view.byte_offset = Some(USize64(offset as u64));
+            }
+        }
+        packed.resize(packed.len().next_multiple_of(4), 0);
+    }
+    root.buffers[0].byte_length = USize64(packed.len() as u64);
+    root.push(json::Buffer {
+        byte_length: USize64(bin.len() as u64),
+        name: None,
+        uri: None,
+        extensions: None,
+        extras: None,
+    });
+    (packed, Some(Compressed { views, fallback }))
 }
 
 /// Writes what gltf-json cannot hold into the document's JSON value.

@@ -15,12 +15,13 @@ mod animations;
 mod bin;
 
 pub use bin::{Spill, Spilled};
-pub use buffers::SHORT_ERROR;
+pub use compact::{POSITION_SHARE, SHORT_ERROR, USHORT_ERROR};
 pub use files::{Files, Layout, Part, Parts};
 pub use targets::{Channel, channel};
 mod buffers;
 mod cameras_lights;
 mod castle_skins;
+mod compact;
 mod files;
 mod materials;
 mod meshes;
@@ -63,7 +64,9 @@ pub struct Options {
     pub record: bool,
     /// How nodes are shown and hidden.
     pub visibility: Visibility,
-    /// Compress the buffer views (EXT_meshopt_compression, lossless).
+    /// A compact document: vertices welded and quantised within stated
+    /// roundings (KHR_mesh_quantization), buffer views packed and
+    /// compressed (EXT_meshopt_compression).
     pub compress: bool,
 }
 
@@ -278,13 +281,6 @@ pub fn build(
     w.extensions.sort();
     w.extensions.dedup();
     w.root.extensions_used = w.extensions.iter().map(|e| e.to_string()).collect();
-    // Quantised attributes cannot be read without the extension.
-    w.root.extensions_required = w
-        .extensions
-        .iter()
-        .filter(|&&e| e == buffers::QUANTIZATION)
-        .map(|e| e.to_string())
-        .collect();
     if !w.buf.bin.is_empty() {
         let len = w.buf.bin.len() as u64;
         w.root.push(json::Buffer {

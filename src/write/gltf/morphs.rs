@@ -3,7 +3,6 @@
 //! other triangulations a reshaped sample needs.
 
 use super::Writer;
-use super::buffers::SHORT_ERROR;
 use crate::anim::keyframes::{Interpolation, Keyframes};
 use crate::diag::Diagnostics;
 use crate::scene::NodeId;
@@ -288,7 +287,7 @@ impl<'a> Writer<'a> {
             (None, Some(p)) => Self::remade_normals(m, p),
             _ => None,
         };
-        let made = self.displacements(m, positions.as_deref(), normals.as_deref());
+        let made = self.displacements(positions.as_deref(), normals.as_deref());
         if let Some(k) = kt {
             let delta = uv_deltas(&m.uvs, &m.tex_index, &k.value(i));
             let vertex = Some(buffer::Target::ArrayBuffer);
@@ -299,37 +298,20 @@ impl<'a> Writer<'a> {
     }
 
     /// A morph target of point and normal displacements (three numbers a
-    /// vertex each) of mesh `m`, their accessors made in that order.
+    /// vertex each), their accessors made in that order.
     fn displacements(
         &mut self,
-        m: &crate::mesh::Mesh,
         positions: Option<&[f32]>,
         normals: Option<&[f32]>,
     ) -> json::mesh::MorphTarget {
-        let extent = extent(&m.positions);
-        let positions = positions.map(|d| self.displacement(d, extent));
-        // (Normals are of unit length.)
-        let normals = normals.map(|d| self.displacement(d, 1.0));
+        let vertex = Some(buffer::Target::ArrayBuffer);
+        let positions = positions.map(|d| self.accessor_for(d, accessor::Type::Vec3, true, vertex));
+        let normals = normals.map(|d| self.accessor_for(d, accessor::Type::Vec3, true, vertex));
         json::mesh::MorphTarget {
             positions,
             normals,
             tangents: None,
         }
-    }
-
-    /// One morph target's displacements: with --compress, as normalised
-    /// shorts (KHR_mesh_quantization) where all lie within ±1 and the
-    /// rounding ([`SHORT_ERROR`]) is within 1e-4 of the mesh's `extent`;
-    /// else f32.
-    fn displacement(&mut self, d: &[f32], extent: f32) -> json::Index<json::Accessor> {
-        match self.opts.compress && SHORT_ERROR <= 1e-4 * extent {
-            true => self.short_accessor(d, true),
-            false => None,
-        }
-        .unwrap_or_else(|| {
-            let vertex = Some(buffer::Target::ArrayBuffer);
-            self.accessor_for(d, accessor::Type::Vec3, true, vertex)
-        })
     }
 
     /// Morph targets for every track that animates the mesh's Coordinate
@@ -364,7 +346,7 @@ impl<'a> Writer<'a> {
                 let first = targets.len();
                 let keyframes = reshaped.times.times_only();
                 for (positions, normals) in reshaped.deltas {
-                    targets.push(self.displacements(m, Some(&positions), normals.as_deref()));
+                    targets.push(self.displacements(Some(&positions), normals.as_deref()));
                 }
                 // This clip's triangulations among the mesh's.
                 let mut global = vec![0];
@@ -476,16 +458,4 @@ impl<'a> Writer<'a> {
         let delta = normals.iter().zip(&m.normals).map(|(n, own)| *n - *own);
         Some(delta.flat_map(|n| n.to_array()).collect())
     }
-}
-
-/// The largest side of the box around `points`.
-fn extent(points: &[glam::Vec3]) -> f32 {
-    let (lo, hi) = points.iter().fold(
-        (
-            glam::Vec3::splat(f32::INFINITY),
-            glam::Vec3::splat(f32::NEG_INFINITY),
-        ),
-        |(lo, hi), &p| (lo.min(p), hi.max(p)),
-    );
-    (hi - lo).max_element().max(0.0)
 }

@@ -1,0 +1,409 @@
+//! `--compress`: the finished document made compact before meshoptimizer
+//! encodes it, every channel kept:
+//!
+//! 1. each mesh's vertices welded (vertices equal in every attribute and
+//!    morph target are one) and put in the order its triangles first use
+//!    them, the triangles in the order a vertex cache draws best
+//!    (`vertices`);
+//! 2. attributes quantised (KHR_mesh_quantization), each within a stated
+//!    rounding; positions on a grid whose step and origin the mesh's node
+//!    (or a skin's inverse bind matrices) undoes (`quantize`);
+//! 3. the accessors packed into one buffer view for each kind of stream
+//!    (`pack`), and those views encoded by EXT_meshopt_compression
+//!    (`meshopt`).
+//!
+//! A document that does not get smaller is left as it was.
+
+mod pack;
+mod quantize;
+mod vertices;
+
+pub use quantize::{POSITION_SHARE, SHORT_ERROR, USHORT_ERROR};
+
+use super::Document;
+use super::meshopt;
+use gltf_json as json;
+use json::accessor::ComponentType;
+use json::mesh::Semantic;
+use json::validation::{Checked, USize64};
+
+/// The bytes of each accessor's elements, one after the other (no stride),
+/// by accessor index; empty for an accessor that has no buffer view.
+type Elements = Vec<Vec<u8>>;
+
+/// Where a primitive names a vertex accessor.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+enum Place {
+    /// An attribute.
+    Attribute(Attribute),
+    /// Morph target `0`'s displacement of an attribute.
+    Target(usize, Attribute),
+}
+
+/// The attributes this pass knows (others are kept as they are).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+enum Attribute {
+    Position,
+    Normal,
+    Tangent,
+    TexCoord(u32),
+    Color(u32),
+    Joints(u32),
+    Weights(u32),
+}
+
+impl Attribute {
+    fn of(s: &Checked<Semantic>) -> Option<Attribute> {
+        Some(match s {
+            Checked::Valid(Semantic::Positions) => Attribute::Position,
+            Checked::Valid(Semantic::Normals) => Attribute::Normal,
+            Checked::Valid(Semantic::Tangents) => Attribute::Tangent,
+            Checked::Valid(Semantic::TexCoords(n)) => Attribute::TexCoord(*n),
+            Checked::Valid(Semantic::Colors(n)) => Attribute::Color(*n),
+            Checked::Valid(Semantic::Joints(n)) => Attribute::Joints(*n),
+            Checked::Valid(Semantic::Weights(n)) => Attribute::Weights(*n),
+            _ => return None,
+        })
+    }
+
+    fn semantic(self) -> Checked<Semantic> {
+        Checked::Valid(match self {
+            Attribute::Position => Semantic::Positions,
+            Attribute::Normal => Semantic::Normals,
+            Attribute::Tangent => Semantic::Tangents,
+            Attribute::TexCoord(n) => Semantic::TexCoords(n),
+            Attribute::Color(n) => Semantic::Colors(n),
+            Attribute::Joints(n) => Semantic::Joints(n),
+            Attribute::Weights(n) => Semantic::Weights(n),
+        })
+    }
+}
+
+/// The document being made compact: its JSON, the elements of each
+/// accessor, and the morph targets' texture coordinates gltf-json does not
+/// hold.
+struct Work<'d> {
+    root: &'d mut json::Root,
+    elements: Elements,
+    morph_uvs: &'d mut Vec<(usize, usize, usize)>,
+    /// The KHR_animation_pointer channels (animation, channel, pointer).
+    pointers: &'d [(usize, usize, String)],
+}
+
+impl Work<'_> {
+    /// The vertex accessors of primitive `p` of mesh `m`, by place, in a
+    /// fixed order.
+    fn places(&self, m: usize, p: usize) -> Vec<(Place, usize)> {
+        let prim = &self.root.meshes[m].primitives[p];
+        let mut out: Vec<(Place, usize)> = prim
+            .attributes
+            .iter()
+            .filter_map(|(s, a)| Some((Place::Attribute(Attribute::of(s)?), a.value())))
+            .collect();
+        for (t, target) in prim.targets.iter().flatten().enumerate() {
+            let each = [
+                (Attribute::Position, target.positions),
+                (Attribute::Normal, target.normals),
+                (Attribute::Tangent, target.tangents),
+            ];
+            for (a, i) in each {
+                if let Some(i) = i {
+                    out.push((Place::Target(t, a), i.value()));
+                }
+            }
+        }
+        if p == 0 {
+            for &(mm, t, a) in self.morph_uvs.iter() {
+                if mm == m {
+                    out.push((Place::Target(t, Attribute::TexCoord(0)), a));
+                }
+            }
+        }
+        out.sort();
+        out
+    }
+
+    /// Names accessor `a` at `place` of primitive `p` of mesh `m`.
+    fn set(&mut self, m: usize, p: usize, place: Place, a: usize) {
+        let index = json::Index::new(a as u32);
+        let prim = &mut self.root.meshes[m].primitives[p];
+        match place {
+            Place::Attribute(attr) => {
+                prim.attributes.insert(attr.semantic(), index);
+            }
+            Place::Target(t, Attribute::TexCoord(0)) => {
+                for entry in self.morph_uvs.iter_mut() {
+                    if entry.0 == m && entry.1 == t {
+                        entry.2 = a;
+                    }
+                }
+            }
+            Place::Target(t, attr) => {
+                let target = &mut prim.targets.as_mut().expect("a target named")[t];
+                let slot = match attr {
+                    Attribute::Position => &mut target.positions,
+                    Attribute::Normal => &mut target.normals,
+                    _ => &mut target.tangents,
+                };
+                *slot = Some(index);
+            }
+        }
+    }
+
+    /// A new accessor like `a` (its elements to be given).
+    fn copy(&mut self, a: usize) -> usize {
+        let copy = self.root.accessors[a].clone();
+        self.root.accessors.push(copy);
+        self.elements.push(Vec::new());
+        self.root.accessors.len() - 1
+    }
+
+    /// Gives accessor `a` new elements of `component` (normalised or not),
+    /// `count` of them, its bounds recomputed where it had them.
+    fn rewrite(
+        &mut self,
+        a: usize,
+        bytes: Vec<u8>,
+        count: usize,
+        component: ComponentType,
+        normalized: bool,
+    ) {
+        let acc = &mut self.root.accessors[a];
+        acc.count = USize64(count as u64);
+        acc.component_type = Checked::Valid(json::accessor::GenericComponentType(component));
+        acc.normalized = normalized;
+        if acc.min.is_some() {
+            let (lo, hi) = bounds(acc, &bytes);
+            acc.min = Some(lo);
+            acc.max = Some(hi);
+        }
+        self.elements[a] = bytes;
+    }
+}
+
+/// Components of an accessor: (component type, number of components).
+fn layout(a: &json::Accessor) -> (ComponentType, usize) {
+    let c = match a.component_type {
+        Checked::Valid(c) => c.0,
+        Checked::Invalid => ComponentType::F32,
+    };
+    let n = match a.type_ {
+        Checked::Valid(t) => t.multiplicity(),
+        Checked::Invalid => 1,
+    };
+    (c, n)
+}
+
+/// The size of an accessor's element, tight.
+fn element_size(a: &json::Accessor) -> usize {
+    let (c, n) = layout(a);
+    c.size() * n
+}
+
+/// Each component as a number (f32, or an integer as it is).
+fn numbers(a: &json::Accessor, bytes: &[u8]) -> Vec<f64> {
+    let (c, _) = layout(a);
+    bytes
+        .chunks_exact(c.size())
+        .map(|b| match c {
+            ComponentType::F32 => f64::from(f32::from_le_bytes([b[0], b[1], b[2], b[3]])),
+            ComponentType::I8 => f64::from(b[0] as i8),
+            ComponentType::U8 => f64::from(b[0]),
+            ComponentType::I16 => f64::from(i16::from_le_bytes([b[0], b[1]])),
+            ComponentType::U16 => f64::from(u16::from_le_bytes([b[0], b[1]])),
+            ComponentType::U32 => f64::from(u32::from_le_bytes([b[0], b[1], b[2], b[3]])),
+        })
+        .collect()
+}
+
+/// The f32 components of elements.
+fn floats(bytes: &[u8]) -> Vec<f32> {
+    bytes
+        .chunks_exact(4)
+        .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+        .collect()
+}
+
+/// The least and greatest of each component of an accessor's elements, as
+/// glTF writes them (integers as integers).
+fn bounds(a: &json::Accessor, bytes: &[u8]) -> (serde_json::Value, serde_json::Value) {
+    let (c, n) = layout(a);
+    let values = numbers(a, bytes);
+    let (mut lo, mut hi) = (vec![f64::INFINITY; n], vec![f64::NEG_INFINITY; n]);
+    for e in values.chunks_exact(n) {
+        for k in 0..n {
+            lo[k] = lo[k].min(e[k]);
+            hi[k] = hi[k].max(e[k]);
+        }
+    }
+    let json = |v: Vec<f64>| -> serde_json::Value {
+        match c {
+            ComponentType::F32 => {
+                serde_json::json!(v.iter().map(|&x| x as f32).collect::<Vec<_>>())
+            }
+            _ => serde_json::json!(v.iter().map(|&x| x as i64).collect::<Vec<_>>()),
+        }
+    };
+    (json(lo), json(hi))
+}
+
+/// Each accessor's elements read from the buffer (a stride undone).
+fn read(root: &json::Root, bin: &[u8]) -> Elements {
+    root.accessors
+        .iter()
+        .map(|a| {
+            let Some(view) = a.buffer_view else {
+                return Vec::new();
+            };
+            let v = &root.buffer_views[view.value()];
+            let size = element_size(a);
+            let stride = v.byte_stride.map_or(size, |s| s.0);
+            let start = v.byte_offset.map_or(0, |o| o.0 as usize)
+                + a.byte_offset.map_or(0, |o| o.0 as usize);
+            let count = a.count.0 as usize;
+            let mut out = Vec::with_capacity(count * size);
+            for e in 0..count {
+                out.extend_from_slice(&bin[start + e * stride..][..size]);
+            }
+            out
+        })
+        .collect()
+}
+
+/// Names each accessor the document names by `to` of it.
+fn renumber(
+    root: &mut json::Root,
+    morph_uvs: &mut [(usize, usize, usize)],
+    mut to: impl FnMut(usize) -> usize,
+) {
+    let mut to = |i: &mut json::Index<json::Accessor>| *i = json::Index::new(to(i.value()) as u32);
+    for p in root.meshes.iter_mut().flat_map(|m| &mut m.primitives) {
+        p.attributes.values_mut().for_each(&mut to);
+        p.indices.iter_mut().for_each(&mut to);
+        for t in p.targets.iter_mut().flatten() {
+            [&mut t.positions, &mut t.normals, &mut t.tangents]
+                .into_iter()
+                .flatten()
+                .for_each(&mut to);
+        }
+    }
+    for s in root.animations.iter_mut().flat_map(|a| &mut a.samplers) {
+        to(&mut s.input);
+        to(&mut s.output);
+    }
+    root.skins
+        .iter_mut()
+        .filter_map(|s| s.inverse_bind_matrices.as_mut())
+        .for_each(&mut to);
+    for entry in morph_uvs.iter_mut() {
+        let mut i = json::Index::new(entry.2 as u32);
+        to(&mut i);
+        entry.2 = i.value();
+    }
+}
+
+/// Drops the accessors nothing names (and their elements, if given) and
+/// numbers the rest again, in their order.
+fn prune(
+    root: &mut json::Root,
+    morph_uvs: &mut [(usize, usize, usize)],
+    elements: Option<&mut Elements>,
+) {
+    let mut used = vec![false; root.accessors.len()];
+    renumber(root, morph_uvs, |i| {
+        used[i] = true;
+        i
+    });
+    let mut new = vec![0usize; used.len()];
+    let mut next = 0;
+    for (i, &u) in used.iter().enumerate() {
+        new[i] = next;
+        next += usize::from(u);
+    }
+    renumber(root, morph_uvs, |i| new[i]);
+    let mut keep = used.iter();
+    root.accessors
+        .retain(|_| *keep.next().expect("one flag an accessor"));
+    if let Some(elements) = elements {
+        let mut keep = used.iter();
+        elements.retain(|_| *keep.next().expect("one flag an accessor"));
+    }
+}
+
+/// Accessors the same in every field (packed onto the same bytes) made
+/// one.
+fn merge_equal(root: &mut json::Root, morph_uvs: &mut [(usize, usize, usize)]) {
+    let mut first: crate::hash::HashMap<String, usize> = Default::default();
+    let same: Vec<usize> = root
+        .accessors
+        .iter()
+        .enumerate()
+        .map(|(i, a)| {
+            let text = serde_json::to_string(a).expect("an accessor serialises");
+            *first.entry(text).or_insert(i)
+        })
+        .collect();
+    renumber(root, morph_uvs, |i| same[i]);
+    prune(root, morph_uvs, None);
+}
+
+/// The bytes of a document's JSON and buffer.
+fn size(doc: &Document) -> usize {
+    doc.json().len() + doc.bin.len()
+}
+
+impl Document {
+    /// Makes the document compact (see the module's documentation); one
+    /// that does not get smaller is left as it was. (The buffer is all in
+    /// memory: `build` never spills one to compress.)
+    pub(super) fn compress(&mut self) {
+        debug_assert!(self.spilled.is_none());
+        if self.root.buffer_views.is_empty() {
+            return;
+        }
+        let before = size(self);
+        let (root, morph_uvs) = (self.root.clone(), self.morph_uvs.clone());
+        let bin = std::mem::take(&mut self.bin);
+        let mut work = Work {
+            elements: read(&self.root, &bin),
+            root: &mut self.root,
+            morph_uvs: &mut self.morph_uvs,
+            pointers: &self.pointers,
+        };
+        let meshes = vertices::weld_and_order(&mut work);
+        let quantized = quantize::meshes(&mut work, &meshes);
+        prune(work.root, work.morph_uvs, Some(&mut work.elements));
+        let elements = std::mem::take(&mut work.elements);
+        let uvs: Vec<usize> = self.morph_uvs.iter().map(|&(_, _, a)| a).collect();
+        let (packed, streams) = pack::pack(&mut self.root, elements, &bin, &uvs);
+        merge_equal(&mut self.root, &mut self.morph_uvs);
+        let (encoded, compressed) = meshopt::encode_views(&mut self.root, packed, &streams);
+        self.bin = encoded;
+        self.compressed = compressed;
+        let mut required = Vec::new();
+        if self.compressed.is_some() {
+            required.push(meshopt::EXTENSION);
+        }
+        if quantized {
+            required.push(quantize::EXTENSION);
+        }
+        for name in required {
+            for list in [
+                &mut self.root.extensions_used,
+                &mut self.root.extensions_required,
+            ] {
+                if !list.iter().any(|e| e == name) {
+                    list.push(name.to_string());
+                    list.sort();
+                }
+            }
+        }
+        if size(self) >= before {
+            // Nothing smaller: the document as it was.
+            self.root = root;
+            self.morph_uvs = morph_uvs;
+            self.bin = bin;
+            self.compressed = None;
+        }
+    }
+}

@@ -1,0 +1,199 @@
+//! Vertices welded and ordered: the primitives that share their vertex
+//! accessors (a mesh and its copies with other triangulations) are one
+//! vertex set; in each, vertices equal to the byte in every attribute and
+//! every morph target are one, the triangles are ordered for a vertex
+//! cache (meshoptimizer's), and the vertices in the order the triangles
+//! first use them (a vertex no primitive uses is dropped). Lossless: the
+//! same triangles are drawn, each from the same corners' values.
+
+use super::{Attribute, Place, Work, element_size};
+use gltf_json as json;
+use json::accessor::ComponentType;
+use json::validation::Checked;
+
+/// Primitives that draw from the same vertex accessors.
+pub(super) struct VertexSet {
+    /// (mesh, primitive) of each.
+    pub(super) primitives: Vec<(usize, usize)>,
+    /// Their vertex accessors, by place (after the pass: the set's own).
+    pub(super) places: Vec<(Place, usize)>,
+}
+
+/// The vertex sets of the document, in the order their first primitive
+/// comes.
+fn sets(work: &Work<'_>) -> Vec<VertexSet> {
+    let mut out: Vec<VertexSet> = Vec::new();
+    let mut by_places: crate::hash::HashMap<Vec<(Place, usize)>, usize> = Default::default();
+    for (m, mesh) in work.root.meshes.iter().enumerate() {
+        for p in 0..mesh.primitives.len() {
+            let places = work.places(m, p);
+            let positions = places
+                .iter()
+                .any(|&(place, _)| place == Place::Attribute(Attribute::Position));
+            let indexed = mesh.primitives[p].indices.is_some();
+            if !positions || !indexed {
+                continue;
+            }
+            match by_places.get(&places) {
+                Some(&s) => out[s].primitives.push((m, p)),
+                None => {
+                    by_places.insert(places.clone(), out.len());
+                    out.push(VertexSet {
+                        primitives: vec![(m, p)],
+                        places,
+                    });
+                }
+            }
+        }
+    }
+    out
+}
+
+/// A primitive's indices as u32s.
+fn indices(work: &Work<'_>, a: usize) -> Vec<u32> {
+    let bytes = &work.elements[a];
+    match super::layout(&work.root.accessors[a]).0 {
+        ComponentType::U8 => bytes.iter().map(|&b| u32::from(b)).collect(),
+        ComponentType::U16 => bytes
+            .chunks_exact(2)
+            .map(|b| u32::from(u16::from_le_bytes([b[0], b[1]])))
+            .collect(),
+        _ => bytes
+            .chunks_exact(4)
+            .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+            .collect(),
+    }
+}
+
+/// Welds and orders every vertex set (see the module's documentation);
+/// returns the sets, each with accessors of its own.
+/// (The accessors of the file are read, never changed: new ones take
+/// their place.)
+pub(super) fn weld_and_order(work: &mut Work<'_>) -> Vec<VertexSet> {
+    let mut sets = sets(work);
+    // Each set's accessors are new ones (an accessor may serve several
+    // sets, or several places of one); the old are dropped after.
+    for set in &mut sets {
+        let count = work.root.accessors[set.places[0].1].count.0 as usize;
+        let lists: Vec<(usize, Vec<u32>)> = set
+            .primitives
+            .iter()
+            .map(|&(m, p)| {
+                let a = work.root.meshes[m].primitives[p]
+                    .indices
+                    .expect("indexed")
+                    .value();
+                (a, indices(work, a))
+            })
+            .collect();
+        if lists
+            .iter()
+            .flat_map(|(_, l)| l)
+            .any(|&i| i as usize >= count)
+        {
+            continue;
+        }
+        // Vertices equal in every accessor of the set are one.
+        let sizes: Vec<usize> = set
+            .places
+            .iter()
+            .map(|&(_, a)| element_size(&work.root.accessors[a]))
+            .collect();
+        let width: usize = sizes.iter().sum();
+        let mut keys = vec![0u8; count * width];
+        let mut at = 0;
+        for (&(_, a), &size) in set.places.iter().zip(&sizes) {
+            let bytes = &work.elements[a];
+            for v in 0..count {
+                keys[v * width + at..][..size].copy_from_slice(&bytes[v * size..][..size]);
+            }
+            at += size;
+        }
+        let mut first: crate::hash::HashMap<&[u8], u32> = Default::default();
+        let weld: Vec<u32> = (0..count)
+            .map(|v| {
+                let next = first.len() as u32;
+                *first.entry(&keys[v * width..][..width]).or_insert(next)
+            })
+            .collect();
+        let welded = first.len();
+        // Triangles in a vertex cache's order; vertices in the order the
+        // triangles use them.
+        let mut order = vec![u32::MAX; welded];
+        let mut next = 0u32;
+        let lists: Vec<(usize, Vec<u32>)> = lists
+            .into_iter()
+            .zip(&set.primitives)
+            .map(|((a, list), &(m, p))| {
+                let list: Vec<u32> = list.iter().map(|&i| weld[i as usize]).collect();
+                let triangles = matches!(
+                    work.root.meshes[m].primitives[p].mode,
+                    Checked::Valid(json::mesh::Mode::Triangles)
+                );
+                let list = match triangles && list.len().is_multiple_of(3) {
+                    true => meshopt::optimize_vertex_cache(&list, welded),
+                    false => list,
+                };
+                for &i in &list {
+                    if order[i as usize] == u32::MAX {
+                        order[i as usize] = next;
+                        next += 1;
+                    }
+                }
+                (a, list)
+            })
+            .collect();
+        // A new vertex's source: the first old vertex that became it.
+        let used = next as usize;
+        let mut source = vec![0usize; used];
+        for v in (0..count).rev() {
+            let o = order[weld[v] as usize];
+            if o != u32::MAX {
+                source[o as usize] = v;
+            }
+        }
+        for (place, a) in set.places.iter_mut() {
+            let size = element_size(&work.root.accessors[*a]);
+            let old = &work.elements[*a];
+            let bytes: Vec<u8> = source
+                .iter()
+                .flat_map(|&v| old[v * size..][..size].iter().copied())
+                .collect();
+            let own = work.copy(*a);
+            // Only positions need their bounds.
+            if !matches!(
+                place,
+                Place::Attribute(Attribute::Position) | Place::Target(_, Attribute::Position)
+            ) {
+                work.root.accessors[own].min = None;
+                work.root.accessors[own].max = None;
+            }
+            let (component, _) = super::layout(&work.root.accessors[own]);
+            let normalized = work.root.accessors[own].normalized;
+            work.rewrite(own, bytes, used, component, normalized);
+            for &(m, p) in &set.primitives {
+                work.set(m, p, *place, own);
+            }
+            *a = own;
+        }
+        for ((a, list), &(m, p)) in lists.into_iter().zip(&set.primitives) {
+            let list: Vec<u32> = list.iter().map(|&i| order[i as usize]).collect();
+            let own = work.copy(a);
+            let (component, bytes) = match used <= usize::from(u16::MAX) {
+                true => (
+                    ComponentType::U16,
+                    list.iter()
+                        .flat_map(|&i| (i as u16).to_le_bytes())
+                        .collect(),
+                ),
+                false => (
+                    ComponentType::U32,
+                    list.iter().flat_map(|&i| i.to_le_bytes()).collect(),
+                ),
+            };
+            work.rewrite(own, bytes, list.len(), component, false);
+            work.root.meshes[m].primitives[p].indices = Some(json::Index::new(own as u32));
+        }
+    }
+    sets
+}
