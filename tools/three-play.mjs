@@ -12,7 +12,9 @@
 // light), materials by glTF material index (name, color, opacity, emissive,
 // roughness, the map's uv matrix), meshes (the morphed vertex positions and
 // normals of every mesh with morph targets), skinned (the world positions
-// of each skinned mesh's vertices as three.js draws them). Needs X3DBAKE_THREE: a folder
+// of each skinned mesh's vertices as three.js draws them), and with
+// X3DBAKE_THREE_DRAWN=1 drawn (every mesh's vertices in world space, morphed
+// and skinned, in the scene's order). Needs X3DBAKE_THREE: a folder
 // with node_modules/three and node_modules/@needle-tools/three-animation-pointer.
 
 import fs from "node:fs";
@@ -163,7 +165,22 @@ function state(t) {
       });
     }
   });
-  return { t, nodes: ns, materials: ms, meshes, skinned };
+  const out = { t, nodes: ns, materials: ms, meshes, skinned };
+  if (process.env.X3DBAKE_THREE_DRAWN === "1") {
+    out.drawn = [];
+    gltf.scene.traverse((o) => {
+      if (!o.isMesh) return;
+      if (o.isSkinnedMesh) o.skeleton.update();
+      const v = new THREE.Vector3();
+      const positions = [];
+      for (let i = 0; i < o.geometry.attributes.position.count; i++) {
+        o.getVertexPosition(i, v);
+        positions.push(arr(v.applyMatrix4(o.matrixWorld)));
+      }
+      out.drawn.push({ visible: o.visible, positions });
+    });
+  }
+  return out;
 }
 
 const times = timeArgs.map(Number);

@@ -15,7 +15,7 @@ mod animations;
 mod bin;
 
 pub use bin::{Spill, Spilled};
-pub use compact::{POSITION_SHARE, SHORT_ERROR, USHORT_ERROR};
+pub use compact::{BYTE_ERROR, POSITION_SHARE, SHORT_ERROR, USHORT_ERROR};
 pub use files::{Files, Layout, Part, Parts};
 pub use targets::{Channel, channel};
 mod buffers;

@@ -18,7 +18,7 @@ mod pack;
 mod quantize;
 mod vertices;
 
-pub use quantize::{POSITION_SHARE, SHORT_ERROR, USHORT_ERROR};
+pub use quantize::{BYTE_ERROR, POSITION_SHARE, SHORT_ERROR, USHORT_ERROR};
 
 use super::Document;
 use super::meshopt;

@@ -36,6 +36,9 @@ pub const EXTENSION: &str = "KHR_mesh_quantization";
 /// made from: half its step.
 pub const SHORT_ERROR: f32 = 0.5 / 32767.0;
 
+/// The same for a normalised signed byte.
+pub const BYTE_ERROR: f32 = 0.5 / 127.0;
+
 /// The same for a normalised unsigned short.
 pub const USHORT_ERROR: f32 = 0.5 / 65535.0;
 
