@@ -50,6 +50,30 @@ pub fn budget(asked: usize) -> usize {
     }
 }
 
+/// `f` of each item, in order, on this thread's share of the cores: the
+/// items split into halves of about equal `bytes` (each item's), joined,
+/// while there are at least two, [`SPLIT_BYTES`] and a share of two; the
+/// same results however many threads.
+pub fn map<T: Sync, R: Send>(
+    items: &[T],
+    bytes: &(impl Fn(&T) -> usize + Sync),
+    f: &(impl Fn(&T) -> R + Sync),
+) -> Vec<R> {
+    let total: usize = items.iter().map(bytes).sum();
+    if items.len() < 2 || total < SPLIT_BYTES || share() < 2 {
+        return items.iter().map(f).collect();
+    }
+    let (mut half, mut at) = (0, 0);
+    while at < items.len() - 1 && half + bytes(&items[at]) <= total / 2 {
+        half += bytes(&items[at]);
+        at += 1;
+    }
+    let (a, b) = items.split_at(at.max(1));
+    let (mut a, b) = join(|| map(a, bytes, f), || map(b, bytes, f));
+    a.extend(b);
+    a
+}
+
 /// Runs `a` on this thread and `b` on another at the same time, each with
 /// half this thread's share (on this one after `a` if its share is one or
 /// no thread can be started); a panic in `b` goes on here.

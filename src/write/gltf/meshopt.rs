@@ -78,23 +78,11 @@ fn encode(stream: Stream, bytes: &[u8]) -> Option<Vec<u8>> {
     (encoded.len() < bytes.len()).then_some(encoded)
 }
 
-/// Each view encoded (see [`encode`]), in order, on this thread's share of
-/// the cores (the streams are independent: the same bytes however many).
+/// Each view encoded (see [`encode`]), in order, on this thread's share
+/// of the cores (the streams are independent: the same bytes however
+/// many).
 fn encode_all(jobs: &[(Stream, &[u8])]) -> Vec<Option<Vec<u8>>> {
-    let bytes: usize = jobs.iter().map(|(_, b)| b.len()).sum();
-    if jobs.len() < 2 || bytes < crate::par::SPLIT_BYTES || crate::par::budget(0) < 2 {
-        return jobs.iter().map(|&(s, b)| encode(s, b)).collect();
-    }
-    // Halves of about equal bytes.
-    let (mut half, mut at) = (0, 0);
-    while at < jobs.len() - 1 && half + jobs[at].1.len() <= bytes / 2 {
-        half += jobs[at].1.len();
-        at += 1;
-    }
-    let (a, b) = jobs.split_at(at.max(1));
-    let (mut a, b) = crate::par::join(|| encode_all(a), || encode_all(b));
-    a.extend(b);
-    a
+    crate::par::map(jobs, &|(_, b)| b.len(), &|&(s, b)| encode(s, b))
 }
 
 /// A vertex stream of `stride`-byte elements, in the codec's version 0

@@ -200,20 +200,33 @@ fn element_size(a: &json::Accessor) -> usize {
     c.size() * n
 }
 
-/// Each component as a number (f32, or an integer as it is).
-fn numbers(a: &json::Accessor, bytes: &[u8]) -> Vec<f64> {
-    let (c, _) = layout(a);
-    bytes
-        .chunks_exact(c.size())
-        .map(|b| match c {
-            ComponentType::F32 => f64::from(f32::from_le_bytes([b[0], b[1], b[2], b[3]])),
-            ComponentType::I8 => f64::from(b[0] as i8),
-            ComponentType::U8 => f64::from(b[0]),
-            ComponentType::I16 => f64::from(i16::from_le_bytes([b[0], b[1]])),
-            ComponentType::U16 => f64::from(u16::from_le_bytes([b[0], b[1]])),
-            ComponentType::U32 => f64::from(u32::from_le_bytes([b[0], b[1], b[2], b[3]])),
-        })
-        .collect()
+/// A component's number (f32, or an integer as it is).
+fn number(c: ComponentType, b: &[u8]) -> f64 {
+    match c {
+        ComponentType::F32 => f64::from(f32::from_le_bytes([b[0], b[1], b[2], b[3]])),
+        ComponentType::I8 => f64::from(b[0] as i8),
+        ComponentType::U8 => f64::from(b[0]),
+        ComponentType::I16 => f64::from(i16::from_le_bytes([b[0], b[1]])),
+        ComponentType::U16 => f64::from(u16::from_le_bytes([b[0], b[1]])),
+        ComponentType::U32 => f64::from(u32::from_le_bytes([b[0], b[1], b[2], b[3]])),
+    }
+}
+
+/// Items of `N` bytes laid end to end: the buffer made once, at the size
+/// the items say, and each written whole into it (pushing them one by one
+/// was most of this pass's time).
+fn concat<const N: usize>(mut items: impl Iterator<Item = [u8; N]>) -> Vec<u8> {
+    let mut out = vec![0u8; items.size_hint().0 * N];
+    let mut filled = 0;
+    for (to, item) in out.as_chunks_mut::<N>().0.iter_mut().zip(&mut items) {
+        *to = item;
+        filled += 1;
+    }
+    out.truncate(filled * N);
+    for item in items {
+        out.extend_from_slice(&item);
+    }
+    out
 }
 
 /// The f32 components of elements.
@@ -228,12 +241,12 @@ fn floats(bytes: &[u8]) -> Vec<f32> {
 /// glTF writes them (integers as integers).
 fn bounds(a: &json::Accessor, bytes: &[u8]) -> (serde_json::Value, serde_json::Value) {
     let (c, n) = layout(a);
-    let values = numbers(a, bytes);
     let (mut lo, mut hi) = (vec![f64::INFINITY; n], vec![f64::NEG_INFINITY; n]);
-    for e in values.chunks_exact(n) {
-        for k in 0..n {
-            lo[k] = lo[k].min(e[k]);
-            hi[k] = hi[k].max(e[k]);
+    for e in bytes.chunks_exact(c.size() * n) {
+        for (k, b) in e.chunks_exact(c.size()).enumerate() {
+            let x = number(c, b);
+            lo[k] = lo[k].min(x);
+            hi[k] = hi[k].max(x);
         }
     }
     let json = |v: Vec<f64>| -> serde_json::Value {

@@ -16,6 +16,10 @@ use json::validation::{Checked, USize64};
 /// begun (views are encoded on separate threads).
 const VIEW_BYTES: usize = 4 << 20;
 
+/// The largest accessor whose bytes are compared with those packed before
+/// (larger equal ones are rare: the writer shares equal data already).
+const SHARED_MAX: usize = 64 << 10;
+
 /// What an accessor's bytes are for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 enum Kind {
@@ -175,14 +179,16 @@ pub(super) fn pack(
         let acc = &root.accessors[i];
         let size = element_size(acc);
         let bytes = match kind {
-            Kind::Vertices { stride, .. } if stride != size => bytes
-                .chunks_exact(size)
-                .flat_map(|e| {
-                    e.iter()
-                        .copied()
-                        .chain(std::iter::repeat_n(0, stride - size))
-                })
-                .collect(),
+            Kind::Vertices { stride, .. } if stride != size => {
+                let mut padded = vec![0u8; bytes.len() / size * stride];
+                for (to, e) in padded
+                    .chunks_exact_mut(stride)
+                    .zip(bytes.chunks_exact(size))
+                {
+                    to[..size].copy_from_slice(e);
+                }
+                padded
+            }
             _ => bytes,
         };
         let slot = match open.iter().position(|o| o.kind == kind) {
@@ -226,7 +232,9 @@ pub(super) fn pack(
             None => {
                 let at = o.bytes.len();
                 o.bytes.extend_from_slice(&bytes);
-                o.at.insert(bytes, at);
+                if bytes.len() <= SHARED_MAX {
+                    o.at.insert(bytes, at);
+                }
                 at
             }
         };

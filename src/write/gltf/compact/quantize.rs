@@ -22,7 +22,7 @@
 //! Other attributes, and numbers outside those ranges, stay f32.
 
 use super::vertices::VertexSet;
-use super::{Attribute, Place, Work, floats, layout};
+use super::{Attribute, Place, Work, concat, floats, layout};
 use crate::hash::HashMap;
 use gltf_json as json;
 use json::accessor::{ComponentType, Type};
@@ -58,21 +58,37 @@ struct Grid {
     step: f32,
 }
 
+/// The integer nearest `v` (halves away from zero), for |v| < 2⁵², as
+/// `f64::round` but without a call into libm (x86-64's baseline has no
+/// rounding instruction): `v` ± ½ truncated, one step back where that sum
+/// itself rounded up (0.49999999999999994 + ½ is 1).
+fn nearest(v: f64) -> i64 {
+    let r = (v + 0.5f64.copysign(v)) as i64;
+    // (r ∓ ½ is exact: so are the comparisons.)
+    if v >= 0.0 && r as f64 - 0.5 > v {
+        r - 1
+    } else if v < 0.0 && r as f64 + 0.5 < v {
+        r + 1
+    } else {
+        r
+    }
+}
+
 /// A number within ±1 as a normalised short (read back as max(q / 32 767,
 /// -1)).
 fn short(x: f32) -> i16 {
-    (x * 32767.0).round() as i16
+    nearest(f64::from(x) * 32767.0) as i16
 }
 
 /// A number within ±1 as a normalised signed byte (read back as max(q /
 /// 127, -1)).
 fn byte(x: f32) -> i8 {
-    (x * 127.0).round() as i8
+    nearest(f64::from(x) * 127.0) as i8
 }
 
 /// A number in [0, 1] as a normalised unsigned short.
 fn ushort(x: f32) -> u16 {
-    (x * 65535.0).round() as u16
+    nearest(f64::from(x) * 65535.0) as u16
 }
 
 /// Quantises every vertex set's attributes (see the module's
@@ -81,8 +97,16 @@ pub(super) fn meshes(work: &mut Work<'_>, sets: &[VertexSet]) -> bool {
     let mut extension = false;
     let mut grids: HashMap<usize, Grid> = HashMap::default();
     for set in sets {
-        for &(place, a) in &set.places {
-            extension |= attribute(work, place, a);
+        let (elements, accessors) = (&work.elements, &work.root.accessors);
+        let made = crate::par::map(&set.places, &|&(_, a)| elements[a].len(), &|&(place, a)| {
+            attribute(place, &accessors[a], &elements[a])
+        });
+        for (&(_, a), q) in set.places.iter().zip(made) {
+            if let Some(q) = q {
+                let count = work.root.accessors[a].count.0 as usize;
+                work.rewrite(a, q.bytes, count, q.component, true);
+                extension |= q.extension;
+            }
         }
         // Positions: only where each mesh of the set is this one primitive
         // (the grid is undone by the mesh's node).
@@ -101,55 +125,60 @@ pub(super) fn meshes(work: &mut Work<'_>, sets: &[VertexSet]) -> bool {
     extension
 }
 
-/// Quantises one attribute accessor where its numbers allow; whether it
-/// needs the extension.
-fn attribute(work: &mut Work<'_>, place: Place, a: usize) -> bool {
-    let acc = &work.root.accessors[a];
+/// An accessor's new elements (normalised integers): their bytes,
+/// component type and whether they need the extension.
+struct Quantized {
+    bytes: Vec<u8>,
+    component: ComponentType,
+    extension: bool,
+}
+
+/// An attribute accessor's elements quantised, where its numbers allow.
+fn attribute(place: Place, acc: &json::Accessor, elements: &[u8]) -> Option<Quantized> {
     if layout(acc).0 != ComponentType::F32 {
-        return false;
+        return None;
     }
-    let ty = acc.type_;
-    let values = floats(&work.elements[a]);
-    let count = acc.count.0 as usize;
-    let within = |lo: f32, hi: f32| values.iter().all(|x| (lo..=hi).contains(x));
-    let shorts = |work: &mut Work<'_>| {
-        let bytes = values
+    // (Read where needed, not copied: this runs on every vertex number.)
+    let values = || {
+        elements
+            .as_chunks::<4>()
+            .0
             .iter()
-            .flat_map(|&x| short(x).to_le_bytes())
-            .collect();
-        work.rewrite(a, bytes, count, ComponentType::I16, true);
-        true
+            .map(|&b| f32::from_le_bytes(b))
     };
-    let bytes = |work: &mut Work<'_>| {
-        let bytes = values.iter().map(|&x| byte(x) as u8).collect();
-        work.rewrite(a, bytes, count, ComponentType::I8, true);
-        true
+    let within = |lo: f32, hi: f32| values().all(|x| (lo..=hi).contains(&x));
+    let made = |bytes, component, extension| {
+        Some(Quantized {
+            bytes,
+            component,
+            extension,
+        })
     };
-    let ushorts = |work: &mut Work<'_>, values: &[u16]| {
-        let bytes = values.iter().flat_map(|x| x.to_le_bytes()).collect();
-        work.rewrite(a, bytes, count, ComponentType::U16, true);
-        false
+    let shorts = || {
+        let bytes = concat(values().map(|x| short(x).to_le_bytes()));
+        made(bytes, ComponentType::I16, true)
+    };
+    let bytes = || {
+        let bytes = values().map(|x| byte(x) as u8).collect();
+        made(bytes, ComponentType::I8, true)
     };
     match place {
-        Place::Attribute(Attribute::Normal | Attribute::Tangent) if within(-1.0, 1.0) => {
-            bytes(work)
-        }
+        Place::Attribute(Attribute::Normal | Attribute::Tangent) if within(-1.0, 1.0) => bytes(),
         Place::Attribute(Attribute::TexCoord(_) | Attribute::Color(_)) if within(0.0, 1.0) => {
-            let q: Vec<u16> = values.iter().map(|&x| ushort(x)).collect();
-            ushorts(work, &q)
+            let bytes = concat(values().map(|x| ushort(x).to_le_bytes()));
+            made(bytes, ComponentType::U16, false)
         }
-        Place::Attribute(Attribute::TexCoord(_)) if within(-1.0, 1.0) => shorts(work),
+        Place::Attribute(Attribute::TexCoord(_)) if within(-1.0, 1.0) => shorts(),
         Place::Attribute(Attribute::Weights(_))
-            if within(0.0, 1.0) && ty == Checked::Valid(Type::Vec4) =>
+            if within(0.0, 1.0) && acc.type_ == Checked::Valid(Type::Vec4) =>
         {
-            let q: Vec<u16> = values.chunks_exact(4).flat_map(weights).collect();
-            ushorts(work, &q)
+            let w: Vec<f32> = values().collect();
+            let bytes = concat(w.chunks_exact(4).flat_map(weights).map(u16::to_le_bytes));
+            made(bytes, ComponentType::U16, false)
         }
-        Place::Target(_, Attribute::Normal | Attribute::Tangent) if within(-1.0, 1.0) => {
-            bytes(work)
-        }
-        Place::Target(_, Attribute::TexCoord(_)) if within(-1.0, 1.0) => shorts(work),
-        _ => false,
+        Place::Target(_, Attribute::Normal | Attribute::Tangent) if within(-1.0, 1.0) => bytes(),
+        Place::Target(_, Attribute::TexCoord(_)) if within(-1.0, 1.0) => shorts(),
+        _ => None,
     }
 }
 
@@ -200,9 +229,10 @@ fn positions(work: &mut Work<'_>, set: &VertexSet) -> Option<Grid> {
         .fold(0.0, f64::max);
     let moved = targets
         .iter()
-        .flat_map(|&a| floats(&work.elements[a]))
-        .map(|x| f64::from(x.abs()))
-        .fold(0.0, f64::max);
+        .flat_map(|&a| work.elements[a].as_chunks::<4>().0)
+        .map(|&b| f32::from_le_bytes(b).abs())
+        .fold(0.0f32, f32::max);
+    let moved = f64::from(moved);
     let reach = half.max(moved);
     if !reach.is_finite() || points.iter().any(|x| !x.is_finite()) {
         return None;
@@ -217,22 +247,23 @@ fn positions(work: &mut Work<'_>, set: &VertexSet) -> Option<Grid> {
         step = 1.0;
     }
     let grid = Grid { centre, step };
-    let s = f64::from(step);
-    let on_grid = |x: f64| (x / s).round().clamp(-GRID_HALF, GRID_HALF) as i16;
+    // (Times the step's inverse: a division per number cost more than the
+    // rest of this pass; the quotient moves by an ulp at most.)
+    let per = 1.0 / f64::from(step);
+    let on_grid = |x: f64| nearest((x * per).clamp(-GRID_HALF, GRID_HALF)) as i16;
     let count = work.root.accessors[base].count.0 as usize;
-    let q: Vec<u8> = points
-        .chunks_exact(3)
-        .flat_map(|p| {
-            (0..3).flat_map(move |k| on_grid(f64::from(p[k]) - f64::from(centre[k])).to_le_bytes())
-        })
-        .collect();
+    let q = concat(points.chunks_exact(3).map(|p| {
+        let q: [i16; 3] = std::array::from_fn(|k| on_grid(f64::from(p[k]) - f64::from(centre[k])));
+        let b = q.map(i16::to_le_bytes);
+        [b[0][0], b[0][1], b[1][0], b[1][1], b[2][0], b[2][1]]
+    }));
     work.rewrite(base, q, count, ComponentType::I16, false);
     for a in targets {
-        let d = floats(&work.elements[a]);
-        let q = d
-            .iter()
-            .flat_map(|&x| on_grid(f64::from(x)).to_le_bytes())
-            .collect();
+        let d = work.elements[a].as_chunks::<4>().0;
+        let q = concat(
+            d.iter()
+                .map(|&b| on_grid(f64::from(f32::from_le_bytes(b))).to_le_bytes()),
+        );
         work.rewrite(a, q, count, ComponentType::I16, false);
     }
     Some(grid)
@@ -373,6 +404,26 @@ mod tests {
 
     /// A vertex's weights still sum to one exactly; each within the
     /// rounding but the largest, which takes the rest.
+    /// `nearest` is `round` wherever this pass rounds: f32s times the
+    /// largest scale, and quotients up to the grid's half.
+    #[test]
+    fn nearest_rounds_as_round() {
+        let mut x = 0x1234_5678_u32;
+        for _ in 0..100_000 {
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            let f = f32::from_bits(x % 0x3f80_0000) * if x & 1 == 0 { 1.0 } else { -1.0 };
+            let v = f64::from(f) * 65535.0;
+            assert_eq!(nearest(v), v.round() as i64, "{f}");
+            let q = f64::from(f) * GRID_HALF;
+            assert_eq!(nearest(q), q.round() as i64, "{f}");
+        }
+        for v in [0.5, -0.5, 1.5, -2.5, 0.49999999999999994, 8190.5] {
+            assert_eq!(nearest(v), v.round() as i64, "{v}");
+        }
+    }
+
     #[test]
     fn weights_sum_to_one_after_rounding() {
         for w in [

@@ -65,6 +65,71 @@ fn indices(work: &Work<'_>, a: usize) -> Vec<u32> {
     }
 }
 
+/// Each of `count` vertices as the number of the first vertex equal to it
+/// in every column (an accessor's elements, of `size` bytes) among those
+/// before, and how many differ. (By sorting: comparing the columns of many
+/// morph targets ends at their first difference; hashing would read them
+/// all.)
+fn weld(columns: &[(&[u8], usize)], count: usize) -> (Vec<u32>, usize) {
+    let cmp = |a: u32, b: u32| {
+        let (a, b) = (a as usize, b as usize);
+        columns
+            .iter()
+            .map(|&(c, size)| c[a * size..][..size].cmp(&c[b * size..][..size]))
+            .find(|o| o.is_ne())
+            .unwrap_or(std::cmp::Ordering::Equal)
+    };
+    let mut sorted: Vec<u32> = (0..count as u32).collect();
+    sorted.sort_unstable_by(|&a, &b| cmp(a, b).then(a.cmp(&b)));
+    // Each vertex's first equal.
+    let mut first = vec![0u32; count];
+    let mut run = 0;
+    for i in 0..count {
+        if cmp(sorted[i], sorted[run]).is_ne() {
+            run = i;
+        }
+        first[sorted[i] as usize] = sorted[run];
+    }
+    let mut number = vec![u32::MAX; count];
+    let mut next = 0u32;
+    let weld = (0..count)
+        .map(|v| {
+            let f = first[v] as usize;
+            if number[f] == u32::MAX {
+                number[f] = next;
+                next += 1;
+            }
+            number[f]
+        })
+        .collect();
+    (weld, next as usize)
+}
+
+/// The elements (of `size` bytes) of `bytes` at `from`, in that order.
+fn gather(bytes: &[u8], size: usize, from: &[usize]) -> Vec<u8> {
+    fn of<const N: usize>(bytes: &[u8], from: &[usize]) -> Vec<u8> {
+        let (elements, _) = bytes.as_chunks::<N>();
+        let mut out = Vec::with_capacity(from.len() * N);
+        for &v in from {
+            out.extend_from_slice(&elements[v]);
+        }
+        out
+    }
+    match size {
+        4 => of::<4>(bytes, from),
+        8 => of::<8>(bytes, from),
+        12 => of::<12>(bytes, from),
+        16 => of::<16>(bytes, from),
+        _ => {
+            let mut out = Vec::with_capacity(from.len() * size);
+            for &v in from {
+                out.extend_from_slice(&bytes[v * size..][..size]);
+            }
+            out
+        }
+    }
+}
+
 /// Welds and orders every vertex set (see the module's documentation);
 /// returns the sets, each with accessors of its own.
 /// (The accessors of the file are read, never changed: new ones take
@@ -94,29 +159,17 @@ pub(super) fn weld_and_order(work: &mut Work<'_>) -> Vec<VertexSet> {
             continue;
         }
         // Vertices equal in every accessor of the set are one.
-        let sizes: Vec<usize> = set
+        let columns: Vec<(&[u8], usize)> = set
             .places
             .iter()
-            .map(|&(_, a)| element_size(&work.root.accessors[a]))
-            .collect();
-        let width: usize = sizes.iter().sum();
-        let mut keys = vec![0u8; count * width];
-        let mut at = 0;
-        for (&(_, a), &size) in set.places.iter().zip(&sizes) {
-            let bytes = &work.elements[a];
-            for v in 0..count {
-                keys[v * width + at..][..size].copy_from_slice(&bytes[v * size..][..size]);
-            }
-            at += size;
-        }
-        let mut first: crate::hash::HashMap<&[u8], u32> = Default::default();
-        let weld: Vec<u32> = (0..count)
-            .map(|v| {
-                let next = first.len() as u32;
-                *first.entry(&keys[v * width..][..width]).or_insert(next)
+            .map(|&(_, a)| {
+                (
+                    work.elements[a].as_slice(),
+                    element_size(&work.root.accessors[a]),
+                )
             })
             .collect();
-        let welded = first.len();
+        let (weld, welded) = weld(&columns, count);
         // Triangles in a vertex cache's order; vertices in the order the
         // triangles use them.
         let mut order = vec![u32::MAX; welded];
@@ -152,13 +205,11 @@ pub(super) fn weld_and_order(work: &mut Work<'_>) -> Vec<VertexSet> {
                 source[o as usize] = v;
             }
         }
-        for (place, a) in set.places.iter_mut() {
-            let size = element_size(&work.root.accessors[*a]);
-            let old = &work.elements[*a];
-            let bytes: Vec<u8> = source
-                .iter()
-                .flat_map(|&v| old[v * size..][..size].iter().copied())
-                .collect();
+        let (elements, accessors) = (&work.elements, &work.root.accessors);
+        let gathered = crate::par::map(&set.places, &|&(_, a)| elements[a].len(), &|&(_, a)| {
+            gather(&elements[a], element_size(&accessors[a]), &source)
+        });
+        for ((place, a), bytes) in set.places.iter_mut().zip(gathered) {
             let own = work.copy(*a);
             // Only positions need their bounds.
             if !matches!(
@@ -188,7 +239,7 @@ pub(super) fn weld_and_order(work: &mut Work<'_>) -> Vec<VertexSet> {
                 ),
                 false => (
                     ComponentType::U32,
-                    list.iter().flat_map(|&i| i.to_le_bytes()).collect(),
+                    super::concat(list.iter().map(|&i| i.to_le_bytes())),
                 ),
             };
             work.rewrite(own, bytes, list.len(), component, false);
