@@ -14,7 +14,7 @@
 // normals of every mesh with morph targets), skinned (the world positions
 // of each skinned mesh's vertices as three.js draws them), and with
 // X3DBAKE_THREE_DRAWN=1 drawn (every mesh's vertices in world space, morphed
-// and skinned, in the scene's order). Needs X3DBAKE_THREE: a folder
+// and skinned, in the scene's order, and the size of its unmorphed shape). Needs X3DBAKE_THREE: a folder
 // with node_modules/three and node_modules/@needle-tools/three-animation-pointer.
 
 import fs from "node:fs";
@@ -172,12 +172,17 @@ function state(t) {
       if (!o.isMesh) return;
       if (o.isSkinnedMesh) o.skeleton.update();
       const v = new THREE.Vector3();
+      const base = o.geometry.attributes.position;
       const positions = [];
-      for (let i = 0; i < o.geometry.attributes.position.count; i++) {
+      // The size of the mesh unmorphed (its largest side), where it is.
+      const box = new THREE.Box3();
+      for (let i = 0; i < base.count; i++) {
         o.getVertexPosition(i, v);
         positions.push(arr(v.applyMatrix4(o.matrixWorld)));
+        box.expandByPoint(v.fromBufferAttribute(base, i).applyMatrix4(o.matrixWorld));
       }
-      out.drawn.push({ visible: o.visible, positions });
+      const size = box.getSize(new THREE.Vector3());
+      out.drawn.push({ visible: o.visible, positions, rest: Math.max(size.x, size.y, size.z) });
     });
   }
   return out;

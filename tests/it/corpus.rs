@@ -6,9 +6,9 @@ use crate::util;
 use std::path::{Path, PathBuf};
 
 /// The scene files x3dbake reads (every encoding it knows so far).
-const READ: &[&str] = &["x3d", "x3dv", "wrl", "gz", "x3dj"];
+pub(crate) const READ: &[&str] = &["x3d", "x3dv", "wrl", "gz", "x3dj"];
 
-fn corpus_files(exts: &[&str]) -> Option<Vec<PathBuf>> {
+pub(crate) fn corpus_files(exts: &[&str]) -> Option<Vec<PathBuf>> {
     let dir = util::root().join("../shared/corpus");
     if !dir.is_dir() {
         eprintln!("note: ../shared/corpus not found; corpus test skipped");
