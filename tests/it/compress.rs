@@ -357,8 +357,8 @@ fn draws_as_the_default(
     packed_path: &Path,
 ) -> (usize, usize, usize) {
     let (mut compared, mut welded) = (0, 0);
-    let (plain, _) = File::open(&plain_path);
-    let (packed, n) = File::open(&packed_path);
+    let (plain, _) = File::open(plain_path);
+    let (packed, n) = File::open(packed_path);
     let list = |f: &File, key: &str| f.json[key].as_array().cloned().unwrap_or_default();
     let (pm, cm) = (list(&plain, "meshes"), list(&packed, "meshes"));
     assert_eq!(pm.len(), cm.len(), "{scene}");
