@@ -521,13 +521,13 @@ fn plays_as_the_default(three_dir: &Path, scene: &str, plain: &Path, packed: &Pa
         let out = util::node(&args, None, &env);
         serde_json::from_slice::<Value>(&out).expect("three-play prints JSON")
     };
-    let holders: Vec<bool> = util::document_json(&std::fs::read(&plain).unwrap()).0["nodes"]
+    let holders: Vec<bool> = util::document_json(&std::fs::read(plain).unwrap()).0["nodes"]
         .as_array()
         .unwrap()
         .iter()
         .map(|n| n["mesh"].is_number())
         .collect();
-    let (a, b) = (play(&plain), play(&packed));
+    let (a, b) = (play(plain), play(packed));
     let (aa, ba) = (
         a["animations"].as_array().unwrap(),
         b["animations"].as_array().unwrap(),
