@@ -315,10 +315,20 @@ fn undo_grids(work: &mut Work<'_>, grids: &HashMap<usize, Grid>) {
             continue;
         }
         let node = &root.nodes[n];
+        // The grid's scale may go on the node itself only where it scales
+        // nothing else: no transform, no channel, no children, no camera
+        // and no light.
+        let light = node
+            .extensions
+            .as_ref()
+            .is_some_and(|e| e.khr_lights_punctual.is_some());
         let bare = node.translation.is_none()
             && node.rotation.is_none()
             && node.scale.is_none()
             && node.matrix.is_none()
+            && node.children.as_ref().is_none_or(Vec::is_empty)
+            && node.camera.is_none()
+            && !light
             && !moves;
         let held = match bare {
             true => n,
@@ -401,6 +411,61 @@ fn bind_on_grid(work: &mut Work<'_>, s: usize, grid: Grid) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The grid goes on a node that holds the mesh only where it scales
+    /// nothing else: a node with children, a camera or a transform gives
+    /// its mesh a node of its own under it (with the grid), and keeps its
+    /// own place.
+    #[test]
+    fn the_grid_scales_nothing_but_its_mesh() {
+        let mut root = json::Root::default();
+        let node = crate::write::gltf::nodes::node;
+        let mut bare = node(None);
+        bare.mesh = Some(json::Index::new(0));
+        let mut parent = node(None);
+        parent.mesh = Some(json::Index::new(0));
+        parent.children = Some(vec![json::Index::new(0)]);
+        let mut placed = node(None);
+        placed.mesh = Some(json::Index::new(0));
+        placed.translation = Some([1.0, 2.0, 3.0]);
+        let mut camera = node(None);
+        camera.mesh = Some(json::Index::new(0));
+        camera.camera = Some(json::Index::new(0));
+        for n in [bare, parent, placed, camera] {
+            root.push(n);
+        }
+        let (mut morph_uvs, pointers) = (Vec::new(), Vec::new());
+        let mut work = Work {
+            root: &mut root,
+            elements: Vec::new(),
+            morph_uvs: &mut morph_uvs,
+            pointers: &pointers,
+        };
+        let grid = Grid {
+            centre: [0.5, 0.0, -0.5],
+            step: 0.25,
+        };
+        let grids: HashMap<usize, Grid> = [(0, grid)].into_iter().collect();
+        undo_grids(&mut work, &grids);
+        let nodes = &root.nodes;
+        assert_eq!(nodes.len(), 7, "a node of its own for three of them");
+        assert_eq!(nodes[0].scale, Some([0.25; 3]));
+        assert_eq!(nodes[0].translation, Some([0.5, 0.0, -0.5]));
+        for (n, own) in [(1usize, 4usize), (2, 5), (3, 6)] {
+            assert_eq!(nodes[n].mesh, None, "node {n}");
+            assert_eq!(nodes[n].scale, None, "node {n}");
+            assert!(
+                nodes[n]
+                    .children
+                    .as_ref()
+                    .unwrap()
+                    .contains(&json::Index::new(own as u32))
+            );
+            assert_eq!(nodes[own].mesh, Some(json::Index::new(0)));
+            assert_eq!(nodes[own].scale, Some([0.25; 3]));
+        }
+        assert_eq!(nodes[2].translation, Some([1.0, 2.0, 3.0]));
+    }
 
     /// A vertex's weights still sum to one exactly; each within the
     /// rounding but the largest, which takes the rest.
