@@ -233,9 +233,7 @@ pub(super) fn weld_and_order(work: &mut Work<'_>) -> Vec<VertexSet> {
             let (component, bytes) = match used <= usize::from(u16::MAX) {
                 true => (
                     ComponentType::U16,
-                    list.iter()
-                        .flat_map(|&i| (i as u16).to_le_bytes())
-                        .collect(),
+                    super::concat(list.iter().map(|&i| (i as u16).to_le_bytes())),
                 ),
                 false => (
                     ComponentType::U32,
