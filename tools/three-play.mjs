@@ -14,7 +14,9 @@
 // normals of every mesh with morph targets), skinned (the world positions
 // of each skinned mesh's vertices as three.js draws them), and with
 // X3DBAKE_THREE_DRAWN=1 drawn (every mesh's vertices in world space, morphed
-// and skinned, in the scene's order, and the size of its unmorphed shape). Needs X3DBAKE_THREE: a folder
+// and skinned, in the scene's order, and the size of its unmorphed shape;
+// with X3DBAKE_THREE_POSE=OTHER.glb posed by OTHER's rotations, see below).
+// Needs X3DBAKE_THREE: a folder
 // with node_modules/three and node_modules/@needle-tools/three-animation-pointer.
 
 import fs from "node:fs";
@@ -68,35 +70,45 @@ class StandInTextures {
   }
 }
 
-const bytes = fs.readFileSync(file);
-const loader = new GLTFLoader();
-// --compress files: EXT_meshopt_compression, decoded as a page would.
-loader.setMeshoptDecoder(MeshoptDecoder);
-// The plugin maps KHR_texture_transform offset and scale but not rotation:
-// the one missing line, as a resolver.
-loader.register((p) => {
-  const ext = new GLTFAnimationPointerExtension(p);
-  ext.setAnimationPointerResolver({
-    resolvePath: (path) =>
-      path.replace(/pbrMetallicRoughness\/baseColorTexture\/extensions\/KHR_texture_transform\/rotation$/, "map/rotation"),
+// A file loaded, with its nodes by glTF index and materials by index.
+async function open(file) {
+  const bytes = fs.readFileSync(file);
+  const loader = new GLTFLoader();
+  // --compress files: EXT_meshopt_compression, decoded as a page would.
+  loader.setMeshoptDecoder(MeshoptDecoder);
+  // The plugin maps KHR_texture_transform offset and scale but not rotation:
+  // the one missing line, as a resolver.
+  loader.register((p) => {
+    const ext = new GLTFAnimationPointerExtension(p);
+    ext.setAnimationPointerResolver({
+      resolvePath: (path) =>
+        path.replace(/pbrMetallicRoughness\/baseColorTexture\/extensions\/KHR_texture_transform\/rotation$/, "map/rotation"),
+    });
+    return ext;
   });
-  return ext;
-});
-loader.register((p) => new StandInTextures(p));
-const buffer = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength);
-const gltf = await new Promise((resolve, reject) => loader.parse(buffer, "", resolve, reject));
-const parser = gltf.parser;
+  loader.register((p) => new StandInTextures(p));
+  const buffer = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength);
+  const gltf = await new Promise((resolve, reject) => loader.parse(buffer, "", resolve, reject));
+  const parser = gltf.parser;
+  const nodes = new Map();
+  const materials = new Map();
+  gltf.scene.traverse((o) => {
+    const a = parser.associations.get(o);
+    if (a && a.nodes !== undefined && !nodes.has(a.nodes)) nodes.set(a.nodes, o);
+    for (const m of [o.material].flat()) {
+      const am = m && parser.associations.get(m);
+      if (am && am.materials !== undefined && !materials.has(am.materials)) materials.set(am.materials, m);
+    }
+  });
+  return { gltf, nodes, materials };
+}
 
-const nodes = new Map();
-const materials = new Map();
-gltf.scene.traverse((o) => {
-  const a = parser.associations.get(o);
-  if (a && a.nodes !== undefined && !nodes.has(a.nodes)) nodes.set(a.nodes, o);
-  for (const m of [o.material].flat()) {
-    const am = m && parser.associations.get(m);
-    if (am && am.materials !== undefined && !materials.has(am.materials)) materials.set(am.materials, m);
-  }
-});
+const { gltf, nodes, materials } = await open(file);
+// X3DBAKE_THREE_POSE=OTHER.glb: the drawn vertices are those of this file's
+// meshes posed by the other file's node rotations (played alike), so that
+// two files whose rotation keys differ can still be compared for what their
+// meshes draw.
+const pose = process.env.X3DBAKE_THREE_POSE ? await open(process.env.X3DBAKE_THREE_POSE) : null;
 
 const arr = (v) => v.toArray().map(Number);
 function morphed(mesh, name) {
@@ -168,6 +180,13 @@ function state(t) {
   const out = { t, nodes: ns, materials: ms, meshes, skinned };
   if (process.env.X3DBAKE_THREE_DRAWN === "1") {
     out.drawn = [];
+    if (pose) {
+      for (const [index, o] of nodes) {
+        const p = pose.nodes.get(index);
+        if (p) o.quaternion.copy(p.quaternion);
+      }
+      gltf.scene.updateMatrixWorld(true);
+    }
     gltf.scene.traverse((o) => {
       if (!o.isMesh) return;
       if (o.isSkinnedMesh) o.skeleton.update();
@@ -193,12 +212,17 @@ const animations = gltf.animations.map((clip) => {
   const mixer = new THREE.AnimationMixer(gltf.scene);
   const action = mixer.clipAction(clip);
   action.play();
+  const posed = pose && new THREE.AnimationMixer(pose.gltf.scene);
+  const poseAction = posed && posed.clipAction(pose.gltf.animations[gltf.animations.indexOf(clip)]);
+  if (poseAction) poseAction.play();
   const samples = times.map((t) => {
     mixer.setTime(t);
+    if (posed) posed.setTime(t);
     return state(t);
   });
   action.stop();
   mixer.uncacheRoot(gltf.scene);
+  if (poseAction) poseAction.stop();
   return { name: clip.name, tracks: clip.tracks.map((k) => k.name), samples };
 });
 console.log(JSON.stringify({ animations }));

@@ -618,6 +618,8 @@ impl BakeArgs {
                     },
                     tolerance: self.tolerance,
                     keep_constant: self.keep_constant,
+                    // (--compress's room is the glTF writer's to give.)
+                    rotation_rounding: 0.0,
                     // 0: the thread's share of the cores (a batch worker's: see batch).
                     threads: 0,
                 },

@@ -50,6 +50,9 @@ pub struct KeyOptions {
     pub tolerance: Option<f64>,
     /// With a tolerance: keep tracks that never leave the target's own value.
     pub keep_constant: bool,
+    /// Room the fits leave, in radians, for rounding rotation keys after
+    /// (`--compress` writes them as 16-bit integers); 0: none.
+    pub rotation_rounding: f64,
     /// How many threads the fits made ahead may keep busy (0: one a core).
     /// A batch baking several files at once gives each its share, so that
     /// no more threads are busy than there are cores.
@@ -64,8 +67,18 @@ impl Default for KeyOptions {
             interpolation: SampleInterpolation::Linear,
             tolerance: None,
             keep_constant: false,
+            rotation_rounding: 0.0,
             threads: 0,
         }
+    }
+}
+
+/// The bound a track's keys are fitted within: its bound `tol`, less the
+/// room left for rounding its values afterwards.
+fn fit_bound(opts: &KeyOptions, track: &Track, tol: f64) -> f64 {
+    match track.is_rotation() {
+        true => tol - opts.rotation_rounding,
+        false => tol,
     }
 }
 
@@ -116,6 +129,7 @@ fn default_fit(opts: &KeyOptions, track: &Track, cubic: bool) -> Option<(f64, &'
     let tol = opts
         .tolerance
         .unwrap_or_else(|| fit::default_tolerance(track));
+    let tol = fit_bound(opts, track, tol);
     let shapes = if cubic {
         Shape::EITHER
     } else {
@@ -240,6 +254,7 @@ impl<'s> KeyChooser<'s> {
             // them when it needs fewer: always for cubic keys, and where
             // thinning left few keys (a fit costs microseconds a key).
             (Some(k), Some(tol)) => {
+                let tol = fit_bound(&opts, track, tol);
                 let (k, error, refit) = match reduce::thin(k, tol, per) {
                     Ok((k, error)) => {
                         let few = k.len() <= REFIT_KEYS;
@@ -267,6 +282,7 @@ impl<'s> KeyChooser<'s> {
                 match (default_fit(&opts, track, cubic), tol) {
                     (Some((tol, shapes)), _) => self.fitted(clip, track, tol, shapes, diags)?,
                     (None, Some(tol)) if straight && opts.mode == Mode::Sample => {
+                        let tol = fit_bound(&opts, track, tol);
                         self.fitted(clip, track, tol, Shape::STRAIGHT, diags)?
                     }
                     // Samples: no bound.
@@ -279,7 +295,7 @@ impl<'s> KeyChooser<'s> {
         };
         // Constant when the keys' curve is within what the fit left of the
         // tolerance: then the true curve is within the tolerance.
-        let room = (tol - error).max(0.0);
+        let room = (fit_bound(&opts, track, tol) - error).max(0.0);
         reduce::collapse_constant(&mut k, room, rotation, per);
         let mut own = Vec::new();
         track.initial_value(self.scene, &mut own);

@@ -112,7 +112,7 @@ fn vertex_stream(bytes: &[u8], stride: usize) -> Option<Vec<u8>> {
 /// buffer becomes the compressed streams and the views kept; a second,
 /// fallback buffer without bytes takes the original layout. Returns the
 /// new buffer and what the JSON needs; `None` and `bin` as it was where no
-/// view gets smaller.
+/// view gets smaller (the buffer's length then `bin`'s).
 pub(super) fn encode_views(
     root: &mut json::Root,
     bin: Vec<u8>,
@@ -129,6 +129,8 @@ pub(super) fn encode_views(
         .collect();
     let encoded = encode_all(&jobs);
     if encoded.iter().all(Option::is_none) {
+        // (The views packed anew: the buffer is as long as they made it.)
+        root.buffers[0].byte_length = USize64(bin.len() as u64);
         return (bin, None);
     }
     let mut packed: Vec<u8> = Vec::with_capacity(bin.len() / 2);

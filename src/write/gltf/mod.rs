@@ -15,7 +15,7 @@ mod animations;
 mod bin;
 
 pub use bin::{Spill, Spilled};
-pub use compact::{BYTE_ERROR, POSITION_SHARE, SHORT_ERROR, USHORT_ERROR};
+pub use compact::{BYTE_ERROR, POSITION_SHARE, ROTATION_ROUNDING, SHORT_ERROR, USHORT_ERROR};
 pub use files::{Files, Layout, Part, Parts};
 pub use targets::{Channel, channel};
 mod buffers;
@@ -238,6 +238,14 @@ pub fn build(
     diags: &mut Diagnostics,
     spill: Option<Spill>,
 ) -> Document {
+    // With --compress, rotation keys are written as 16-bit integers where
+    // the bound leaves room for their rounding: the fits make it.
+    let mut opts = *opts;
+    let round_rotations = opts.compress && compact::rounds_rotations(opts.keys.tolerance);
+    if round_rotations {
+        opts.keys.rotation_rounding = compact::ROTATION_ROUNDING;
+    }
+    let opts = &opts;
     let mut w = Writer {
         images,
         scene,
@@ -304,7 +312,7 @@ pub fn build(
         compressed: None,
     };
     if opts.compress && !w.diags.has_errors() {
-        doc.compress();
+        doc.compress(round_rotations);
     }
     doc
 }

@@ -7,7 +7,8 @@
 //!    (`vertices`);
 //! 2. attributes quantised (KHR_mesh_quantization), each within a stated
 //!    rounding; positions on a grid whose step and origin the mesh's node
-//!    (or a skin's inverse bind matrices) undoes (`quantize`);
+//!    (or a skin's inverse bind matrices) undoes; rotation keys where the
+//!    fits left room for their rounding (`quantize`);
 //! 3. the accessors packed into one buffer view for each kind of stream
 //!    (`pack`), and those views encoded by EXT_meshopt_compression
 //!    (`meshopt`).
@@ -18,7 +19,9 @@ mod pack;
 mod quantize;
 mod vertices;
 
-pub use quantize::{BYTE_ERROR, POSITION_SHARE, SHORT_ERROR, USHORT_ERROR};
+pub use quantize::{
+    BYTE_ERROR, POSITION_SHARE, ROTATION_ROUNDING, SHORT_ERROR, USHORT_ERROR, rounds_rotations,
+};
 
 use super::Document;
 use super::meshopt;
@@ -369,7 +372,9 @@ impl Document {
     /// Makes the document compact (see the module's documentation); one
     /// that does not get smaller is left as it was. (The buffer is all in
     /// memory: `build` never spills one to compress.)
-    pub(super) fn compress(&mut self) {
+    /// With `rotations`, rotation keys too (as normalised 16-bit
+    /// integers: the fits left room for it, see [`rounds_rotations`]).
+    pub(super) fn compress(&mut self, rotations: bool) {
         debug_assert!(self.spilled.is_none());
         if self.root.buffer_views.is_empty() {
             return;
@@ -385,6 +390,10 @@ impl Document {
         };
         let meshes = vertices::weld_and_order(&mut work);
         let quantized = quantize::meshes(&mut work, &meshes);
+        if rotations {
+            // (glTF itself takes normalised integers for rotations.)
+            quantize::rotations(&mut work);
+        }
         prune(work.root, work.morph_uvs, Some(&mut work.elements));
         let elements = std::mem::take(&mut work.elements);
         let uvs: Vec<usize> = self.morph_uvs.iter().map(|&(_, _, a)| a).collect();

@@ -46,6 +46,21 @@ pub const USHORT_ERROR: f32 = 0.5 / 65535.0;
 /// the larger of its mesh's half-size and largest displacement.
 pub const POSITION_SHARE: f64 = 0.5 / GRID_HALF;
 
+/// How far a rotation key written as normalised 16-bit integers is from
+/// its rotation, in radians: each component within [`SHORT_ERROR`], the
+/// quaternion within 2 × 1.53e-5 = 3.05e-5, the rotation (twice the
+/// angle) within 6.1e-5; rounded up.
+pub const ROTATION_ROUNDING: f64 = 6.2e-5;
+
+/// Whether rotation keys are rounded under a bound of `tolerance` (the
+/// default 1e-4 rad where none): where the bound less the rounding is at
+/// least half the rounding, the fits keep to that (1e-4: 3.8e-5) and the
+/// rounded keys to the bound.
+pub fn rounds_rotations(tolerance: Option<f64>) -> bool {
+    let bound = tolerance.unwrap_or(crate::anim::fit::DEFAULT_ANGLE);
+    bound - ROTATION_ROUNDING >= ROTATION_ROUNDING / 2.0
+}
+
 /// The integers a grid runs to from its centre, either way: 14 bits, so
 /// that each position is within [`POSITION_SHARE`] (6.1e-5) of its mesh's
 /// reach.
@@ -267,6 +282,55 @@ fn positions(work: &mut Work<'_>, set: &VertexSet) -> Option<Grid> {
         work.rewrite(a, q, count, ComponentType::I16, false);
     }
     Some(grid)
+}
+
+/// The output of each rotation channel (LINEAR or STEP, a node's, used by
+/// no other channel) as normalised 16-bit integers, within
+/// [`ROTATION_ROUNDING`].
+pub(super) fn rotations(work: &mut Work<'_>) {
+    let root = &*work.root;
+    // Outputs by how many channels read them, and how many of those are
+    // rotations that may be rounded.
+    let mut uses: HashMap<usize, (usize, usize)> = HashMap::default();
+    for (ai, a) in root.animations.iter().enumerate() {
+        for (ci, c) in a.channels.iter().enumerate() {
+            let s = &a.samplers[c.sampler.value()];
+            let pointer = work
+                .pointers
+                .iter()
+                .any(|&(pa, pc, _)| (pa, pc) == (ai, ci));
+            let straight = matches!(
+                s.interpolation,
+                Checked::Valid(
+                    json::animation::Interpolation::Linear | json::animation::Interpolation::Step
+                )
+            );
+            let rotation = !pointer && c.target.path == Checked::Valid(Property::Rotation);
+            let u = uses.entry(s.output.value()).or_default();
+            u.0 += 1;
+            u.1 += usize::from(rotation && straight);
+        }
+    }
+    let mut outputs: Vec<usize> = uses
+        .into_iter()
+        .filter(|&(_, (all, rounded))| all == rounded)
+        .map(|(a, _)| a)
+        .collect();
+    outputs.sort_unstable();
+    for a in outputs {
+        if layout(&work.root.accessors[a]) != (ComponentType::F32, 4) {
+            continue;
+        }
+        let q = work.elements[a].as_chunks::<4>().0;
+        let values = q.iter().map(|&b| f32::from_le_bytes(b));
+        // (A unit quaternion's component may be 1 + an f32 step.)
+        if !values.clone().all(|x| x.abs() <= 1.0 + 1e-6) {
+            continue;
+        }
+        let bytes = concat(values.map(|x| short(x.clamp(-1.0, 1.0)).to_le_bytes()));
+        let count = work.root.accessors[a].count.0 as usize;
+        work.rewrite(a, bytes, count, ComponentType::I16, true);
+    }
 }
 
 /// Undoes each mesh's grid where it is drawn: by the node that shows it,
