@@ -273,12 +273,15 @@ fn positions(work: &mut Work<'_>, set: &VertexSet) -> Option<Grid> {
         [b[0][0], b[0][1], b[1][0], b[1][1], b[2][0], b[2][1]]
     }));
     work.rewrite(base, q, count, ComponentType::I16, false);
-    for a in targets {
-        let d = work.elements[a].as_chunks::<4>().0;
-        let q = concat(
+    let elements = &work.elements;
+    let made = crate::par::map(&targets, &|&a| elements[a].len(), &|&a| {
+        let d = elements[a].as_chunks::<4>().0;
+        concat(
             d.iter()
                 .map(|&b| on_grid(f64::from(f32::from_le_bytes(b))).to_le_bytes()),
-        );
+        )
+    });
+    for (a, q) in targets.into_iter().zip(made) {
         work.rewrite(a, q, count, ComponentType::I16, false);
     }
     Some(grid)
