@@ -250,6 +250,11 @@ pub struct BakeArgs {
     /// extension (three.js with its meshopt decoder, Babylon.js).
     #[arg(help_heading = "Output", long)]
     pub compress: bool,
+    /// What the routes do when the user acts, as a KHR_interactivity
+    /// behaviour graph (Babylon.js plays it): a click on a TouchSensor's
+    /// shapes starts the clocks it starts, toggles what it toggles.
+    #[arg(help_heading = "Output", long, conflicts_with = "timeline")]
+    pub interactive: bool,
     /// How nodes are shown and hidden (an animated Switch's choices or
     /// `visible`, a moving mesh's cuts): KHR_node_visibility, or a STEP
     /// scale (zero when hidden) for viewers and engines without it.
@@ -521,6 +526,7 @@ impl BakeArgs {
                 ("--tolerance", self.tolerance.is_some()),
                 ("--report", self.report.is_some()),
                 ("--compress", self.compress),
+                ("--interactive", self.interactive),
             ];
             if let Some((flag, _)) = given.iter().find(|(_, g)| *g) {
                 return Err(format!(
@@ -633,6 +639,7 @@ impl BakeArgs {
                     ..Default::default()
                 },
                 compress: self.compress,
+                interactive: self.interactive,
                 visibility: match self.visibility {
                     CliVisibility::Extension => gltf::Visibility::Extension,
                     CliVisibility::Scale => gltf::Visibility::Scale,

@@ -23,6 +23,7 @@ mod cameras_lights;
 mod castle_skins;
 mod compact;
 mod files;
+mod interactive;
 mod materials;
 mod meshes;
 mod meshopt;
@@ -68,6 +69,9 @@ pub struct Options {
     /// roundings (KHR_mesh_quantization), buffer views packed and
     /// compressed (EXT_meshopt_compression).
     pub compress: bool,
+    /// What the routes do when the user acts, as a KHR_interactivity
+    /// behaviour graph (see `interactive`).
+    pub interactive: bool,
 }
 
 impl Default for Options {
@@ -78,6 +82,7 @@ impl Default for Options {
             record: false,
             visibility: Visibility::Extension,
             compress: false,
+            interactive: false,
         }
     }
 }
@@ -111,6 +116,9 @@ pub struct Document {
     /// With [`Options::compress`]: the compressed views' extension objects,
     /// written into the JSON when it is made.
     compressed: Option<meshopt::Compressed>,
+    /// With [`Options::interactive`]: the KHR_interactivity extension
+    /// object, likewise.
+    interactivity: Option<serde_json::Value>,
 }
 
 /// Tracks a document wrote otherwise than their kind's way, by (clip,
@@ -177,7 +185,8 @@ impl Document {
 
     /// The JSON text (compact; the same input gives the same bytes).
     pub fn json(&self) -> String {
-        if self.pointers.is_empty() && self.morph_uvs.is_empty() && self.compressed.is_none() {
+        let plain = self.compressed.is_none() && self.interactivity.is_none();
+        if self.pointers.is_empty() && self.morph_uvs.is_empty() && plain {
             // Serialising plain data structures cannot fail.
             return self.root.to_string().expect("glTF JSON serialises");
         }
@@ -187,6 +196,9 @@ impl Document {
         let mut v: serde_json::Value = serde_json::from_str(&text).expect("glTF JSON reads back");
         if let Some(c) = &self.compressed {
             meshopt::patch(&mut v, c);
+        }
+        if let Some(graph) = &self.interactivity {
+            v["extensions"][interactive::EXTENSION] = graph.clone();
         }
         for (m, t, a) in &self.morph_uvs {
             v["meshes"][*m]["primitives"][0]["targets"][*t]["TEXCOORD_0"] = (*a).into();
@@ -283,8 +295,26 @@ pub fn build(
         w.root.scene = Some(s);
     }
     w.warn_unwritten();
+    let mut clip_refs = HashMap::default();
     for (ci, clip) in clips.iter().enumerate() {
+        let animation = w.root.animations.len();
         w.animation(ci, clip, opts);
+        if w.root.animations.len() > animation {
+            let clip_ref = interactive::ClipRef {
+                animation,
+                duration: clip.duration(),
+                looping: clip.looping(),
+            };
+            clip_refs.insert(clip.clock_node, clip_ref);
+        }
+    }
+    let interactivity = opts
+        .interactive
+        .then(|| w.behaviour_graph(&clip_refs))
+        .flatten();
+    if interactivity.is_some() {
+        w.extensions.push(interactive::EXTENSION);
+        w.extensions.push(interactive::SELECTABILITY);
     }
     w.extensions.sort();
     w.extensions.dedup();
@@ -310,6 +340,7 @@ pub fn build(
         written: w.anim.written,
         tracks: w.anim.tracks,
         compressed: None,
+        interactivity,
     };
     if opts.compress && !w.diags.has_errors() {
         doc.compress(round_rotations);
