@@ -42,6 +42,10 @@ for (let i = 0; i < args.length; i++) {
 }
 
 const errors = [];
+// Babylon logs to the console (its banner, warnings): kept off stdout,
+// which is the JSON's.
+const print = (text) => process.stdout.write(text + "\n");
+console.log = console.info = console.warn = (...a) => process.stderr.write(a.join(" ") + "\n");
 const modules = path.join(root, "node_modules");
 const load = (p) => import(pathToFileURL(path.join(modules, p)).href);
 const BABYLON = await load("@babylonjs/core/index.js");
@@ -131,4 +135,4 @@ for (let k = 0; k <= last; k++) {
   for (const p of picks) if (frame(p.t) === k) pick(p.node);
   for (const t of at) if (frame(t) === k) samples.push(sample(t));
 }
-console.log(JSON.stringify({ graphs, samples, errors }));
+print(JSON.stringify({ graphs, samples, errors }));

@@ -14,6 +14,7 @@ mod fuzz_regressions;
 mod geometry;
 mod gltf;
 mod inspect;
+mod interactive;
 mod interp;
 mod layout;
 mod morphs;

@@ -17,7 +17,7 @@
 use super::Writer;
 use super::cameras_lights::light_intensity;
 use crate::hash::HashMap;
-use crate::scene::{NodeId, NodeType};
+use crate::scene::{NodeId, NodeType, Scene};
 use serde_json::{Map, Value, json};
 
 /// The extension, and the one its select event comes from.
@@ -648,6 +648,32 @@ impl Graph<'_, '_> {
         }
         self.starting.pop();
     }
+}
+
+/// The fields the graph may set (`visible`, a light's `on`, a Switch's
+/// choice, from an event utility or a TouchSensor): the writer makes
+/// them as it makes animated ones (a node's visibility, a light that is
+/// off, a Switch's choices as nodes of their own).
+pub(super) fn event_fields(scene: &Scene) -> impl Iterator<Item = (NodeId, String)> + '_ {
+    use NodeType::*;
+    scene
+        .routes
+        .iter()
+        .filter(move |r| {
+            matches!(
+                scene.node_type(r.from),
+                Some(
+                    TouchSensor
+                        | BooleanFilter
+                        | BooleanToggle
+                        | BooleanTrigger
+                        | IntegerTrigger
+                        | TimeTrigger
+                )
+            )
+        })
+        .map(|r| (r.to, plain(&r.to_field).to_string()))
+        .filter(|(_, f)| matches!(f.as_str(), "visible" | "on" | "whichChoice"))
 }
 
 /// The pointer to a node's KHR_node_visibility.

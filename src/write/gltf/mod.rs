@@ -278,6 +278,10 @@ pub fn build(
         tree: Tree::default(),
         anim: Animated::new(scene, clips, opts),
     };
+    if opts.interactive {
+        let fields = interactive::event_fields(scene);
+        w.anim.animated.extend(fields);
+    }
     w.root.asset.generator = Some(format!("x3dbake {}", env!("CARGO_PKG_VERSION")));
     let mut roots = Vec::new();
     let mut ancestors = Vec::new();

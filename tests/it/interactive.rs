@@ -1,0 +1,176 @@
+//! `--interactive`: the behaviour graph played by a real client. Babylon.js
+//! (tools/babylon-play.mjs: its NullEngine, KHR_interactivity and
+//! KHR_node_selectability) loads each fixture's .glb, the graph must be
+//! valid, picks are simulated at given times, and every node's transform
+//! and visibility at 20 times must equal x3dbake's own world-time bake of
+//! the same clicks (`--timeline --event`, played by three.js) within 1e-4.
+//!
+//! Babylon starts an animation at the frame after the one it is started
+//! in (its first step plays clip time 0), and sets a field in the frame of
+//! the click: so x3dbake is told of each click one frame after Babylon
+//! sees it, and no sample falls on a click's own frame. A clock that a
+//! clock's end starts (the `done` flow) starts in Babylon at the end
+//! itself, as in x3dbake's world time.
+
+use crate::util::{self, bake_ok};
+use glam::DQuat;
+use serde_json::Value;
+use std::path::Path;
+
+/// Babylon's frame, in seconds (a power of two: frame times are exact).
+const STEP: f64 = 1.0 / 128.0;
+
+/// A fixture, the glTF node clicked and when (seconds from the load), and
+/// the sensor's events x3dbake is told of for each click.
+struct Case {
+    file: &'static str,
+    node: usize,
+    clicks: &'static [f64],
+    events: &'static [&'static str],
+}
+
+const CASES: [Case; 3] = [
+    Case {
+        file: "fixtures/interactive/door.x3d",
+        node: 0,
+        clicks: &[0.5, 1.5, 3.0],
+        events: &["Handle.touchTime={t}"],
+    },
+    Case {
+        file: "fixtures/interactive/lamp.x3d",
+        node: 0,
+        clicks: &[0.5, 1.5, 2.0],
+        events: &["Switch.isActive=true", "Switch.isActive=false"],
+    },
+    Case {
+        file: "fixtures/interactive/chain.x3d",
+        node: 0,
+        clicks: &[0.5, 1.0],
+        events: &["Button.touchTime={t}"],
+    },
+];
+
+/// Babylon's node states (`samples`) with the graphs' validity.
+fn babylon(dir: &Path, glb: &Path, node: usize, clicks: &[f64], times: &[f64]) -> Value {
+    let mut args = vec![
+        util::root()
+            .join("tools/babylon-play.mjs")
+            .to_string_lossy()
+            .into_owned(),
+        glb.to_string_lossy().into_owned(),
+        "--step".into(),
+        STEP.to_string(),
+    ];
+    for t in clicks {
+        args.extend(["--pick".into(), format!("{node}@{t}")]);
+    }
+    args.push("--at".into());
+    args.extend(times.iter().map(f64::to_string));
+    let out = util::node(&args, None, &[("X3DBAKE_BABYLON", dir)]);
+    serde_json::from_slice(&out).expect("babylon-play prints JSON")
+}
+
+/// x3dbake's world-time bake of the clicks, played by three.js at `times`:
+/// its one clip's samples.
+fn timeline(three: &Path, scene: &str, out: &Path, case: &Case, times: &[f64]) -> Vec<Value> {
+    let mut flags: Vec<String> = vec!["--timeline".into(), "--end".into(), "8".into()];
+    for &t in case.clicks {
+        // The frame after the click: where Babylon's clip time begins.
+        let seen = t + STEP;
+        for e in case.events {
+            flags.push("--event".into());
+            flags.push(format!("{seen}:{}", e.replace("{t}", &seen.to_string())));
+        }
+    }
+    let flags: Vec<&str> = flags.iter().map(String::as_str).collect();
+    bake_ok(scene, out, &flags);
+    let mut args = vec![
+        util::root().join("tools/three-play.mjs").into_os_string(),
+        out.as_os_str().to_owned(),
+    ];
+    args.extend(times.iter().map(|t| t.to_string().into()));
+    let played = util::node(&args, None, &[("X3DBAKE_THREE", three)]);
+    let v: Value = serde_json::from_slice(&played).expect("three-play prints JSON");
+    let clips = v["animations"].as_array().unwrap();
+    assert_eq!(clips.len(), 1, "{scene}: one world-time clip");
+    clips[0]["samples"].as_array().unwrap().clone()
+}
+
+fn floats(v: &Value) -> Vec<f64> {
+    v.as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_f64().unwrap())
+        .collect()
+}
+
+#[test]
+fn babylon_plays_the_graph_as_x3dbake_bakes_the_clicks() {
+    let Some(bab) = util::tool_dir("X3DBAKE_BABYLON", "Babylon.js playback of --interactive")
+    else {
+        return;
+    };
+    let Some(three) = util::tool_dir("X3DBAKE_THREE", "three.js playback of --timeline") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let mut files = Vec::new();
+    let mut compared = 0;
+    for case in CASES {
+        let scene = util::root().join(case.file);
+        let scene = scene.to_string_lossy();
+        let glb = dir.path().join("interactive.glb");
+        bake_ok(&scene, &glb, &["--interactive"]);
+        // 20 times, on frames, over the clicks and what they start.
+        let times: Vec<f64> = (0..20).map(|i| f64::from(i) * 40.0 * STEP).collect();
+        let played = babylon(&bab, &glb, case.node, case.clicks, &times);
+        for g in played["graphs"].as_array().unwrap() {
+            assert_eq!(g["valid"], true, "{scene}: {}", g["diagnostics"]);
+            assert_eq!(g["diagnostics"], serde_json::json!([]), "{scene}");
+        }
+        assert_eq!(played["graphs"].as_array().unwrap().len(), 1, "{scene}");
+        assert_eq!(played["errors"], serde_json::json!([]), "{scene}");
+        let baked = timeline(
+            &three,
+            &scene,
+            &dir.path().join(format!("timeline{compared}.glb")),
+            &case,
+            &times,
+        );
+        let samples = played["samples"].as_array().unwrap();
+        assert_eq!(samples.len(), times.len());
+        let mut moved = false;
+        for (b, x) in samples.iter().zip(&baked) {
+            for n in x["nodes"].as_array().unwrap() {
+                let i = n["index"].as_u64().unwrap() as usize;
+                let m = &b["nodes"][i];
+                let what = format!("{scene} at {}: node {i} {n} and Babylon's {m}", b["t"]);
+                assert_eq!(m["visible"], n["visible"], "{what}");
+                for k in ["position", "scale"] {
+                    let (p, q) = (floats(&n[k]), floats(&m[k]));
+                    let off = p
+                        .iter()
+                        .zip(&q)
+                        .map(|(a, b)| (a - b).abs())
+                        .fold(0.0, f64::max);
+                    assert!(off <= 1e-4, "{what}");
+                }
+                let (p, q) = (floats(&n["quaternion"]), floats(&m["quaternion"]));
+                let angle = DQuat::from_slice(&p)
+                    .normalize()
+                    .angle_between(DQuat::from_slice(&q).normalize());
+                assert!(angle <= 1e-4, "{what}: {angle} rad");
+                moved |= floats(&n["position"]).iter().any(|&x| x != 0.0)
+                    || floats(&n["quaternion"])[3] != 1.0
+                    || n["visible"] == false;
+            }
+        }
+        assert!(moved, "{scene}: nothing happened");
+        files.push(glb.with_file_name(format!("case{compared}.glb")));
+        std::fs::rename(&glb, files.last().unwrap()).unwrap();
+        compared += 1;
+    }
+    eprintln!("{compared} scenes: Babylon played each graph as the world-time bake");
+    // (The validator does not know KHR_interactivity: an info, no error.)
+    util::assert_validator_clean(&files);
+}
