@@ -5,7 +5,7 @@
 use super::{InterpOptions, NodeFn, node_function};
 use crate::diag::Diagnostics;
 use crate::interp::Kind;
-use crate::scene::{NodeId, Scene};
+use crate::scene::{NodeId, NodeType, Scene};
 
 /// How an interpolator node can be written: its exact form, or sampled.
 fn form(f: &NodeFn) -> &'static str {
@@ -67,6 +67,34 @@ pub fn check(scene: &Scene, diags: &mut Diagnostics) -> Checked {
 /// Node types that produce a fraction or a value over time.
 pub fn is_clock(type_name: &str) -> bool {
     matches!(type_name, "TimeSensor" | "Timer")
+}
+
+/// The event utilities that turn one event into another (`--interactive`
+/// carries them in its graph).
+pub fn is_event_utility(ty: NodeType) -> bool {
+    use NodeType::*;
+    matches!(
+        ty,
+        BooleanFilter | BooleanToggle | BooleanTrigger | IntegerTrigger | TimeTrigger
+    )
+}
+
+/// Sensors a person works (pointing, keys, moving about).
+pub fn is_user_sensor(ty: NodeType) -> bool {
+    use NodeType::*;
+    matches!(
+        ty,
+        TouchSensor
+            | PlaneSensor
+            | CylinderSensor
+            | SphereSensor
+            | KeySensor
+            | StringSensor
+            | ProximitySensor
+            | VisibilitySensor
+            | TransformSensor
+            | GeoProximitySensor
+    )
 }
 
 /// The Followers component's node types (the Chaser and Damper families).

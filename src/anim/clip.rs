@@ -301,6 +301,10 @@ pub struct ClipOptions {
     pub cycles: u32,
     /// How spline tangents are read.
     pub rule: TangentRule,
+    /// A behaviour graph carries the user's events (`--interactive`): the
+    /// routes from sensors, event utilities and clocks' `isActive` are not
+    /// reported as unbaked (the graph names what it cannot carry).
+    pub interactive: bool,
 }
 
 impl Default for ClipOptions {
@@ -308,6 +312,7 @@ impl Default for ClipOptions {
         ClipOptions {
             cycles: 1,
             rule: TangentRule::AsWritten,
+            interactive: false,
         }
     }
 }

@@ -1,12 +1,13 @@
 //! What the clips leave to world time or cannot bake, said: ROUTEs no
 //! clip bakes, fields several clips (or several events) set.
 
+use super::check::{is_event_utility, is_user_sensor};
 use super::clip::Clip;
 use super::track::Track;
 use super::walk::Builder;
 use crate::diag::Diagnostics;
 use crate::hash::{HashMap, HashSet};
-use crate::scene::{NodeId, Scene};
+use crate::scene::{NodeId, NodeType, Route, Scene};
 
 /// Routes no track follows: events from sensors, scripts and chains, which
 /// are not simulated. Each is named (nothing is lost in silence), with what
@@ -24,7 +25,7 @@ pub(super) fn report_unbaked_routes(b: &mut Builder<'_>, clips: &[Clip]) {
         .map(|t| (t.target, t.field.as_str()))
         .collect();
     for (ri, r) in scene.routes.iter().enumerate() {
-        if b.used[ri] {
+        if b.used[ri] || b.opts.interactive && carried_by_graph(scene, r) {
             continue;
         }
         let effect = if involved.contains(&r.to) || animated.contains(&(r.to, r.to_field.as_str()))
@@ -184,5 +185,16 @@ pub(super) fn report_conflicts(diags: &mut Diagnostics, scene: &Scene, clips: &[
             ),
             Some(t.span),
         );
+    }
+}
+
+/// Whether `--interactive`'s behaviour graph takes a route (or names it
+/// in a warning of its own): one from a sensor a person works, an event
+/// utility or a clock's `isActive`.
+fn carried_by_graph(scene: &Scene, r: &Route) -> bool {
+    match scene.node_type(r.from) {
+        Some(NodeType::TimeSensor) => r.from_field == "isActive",
+        Some(ty) => is_user_sensor(ty) || is_event_utility(ty),
+        None => false,
     }
 }

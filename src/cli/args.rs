@@ -385,6 +385,7 @@ pub fn clip_options(c: &ClipArgs) -> ClipOptions {
             Tangents::AsWritten => TangentRule::AsWritten,
             Tangents::C1 => TangentRule::C1,
         },
+        interactive: false,
     }
 }
 
@@ -609,7 +610,10 @@ impl BakeArgs {
             writes,
             target,
             format,
-            clip_opts: clip_options(&self.clip),
+            clip_opts: ClipOptions {
+                interactive: self.interactive,
+                ..clip_options(&self.clip)
+            },
             gltf_opts: gltf::Options {
                 keys: KeyOptions {
                     mode: match mode {

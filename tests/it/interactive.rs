@@ -174,3 +174,65 @@ fn babylon_plays_the_graph_as_x3dbake_bakes_the_clicks() {
     // (The validator does not know KHR_interactivity: an info, no error.)
     util::assert_validator_clean(&files);
 }
+
+/// What a graph cannot hold is named: a sensor with no graph event, a
+/// Script's field, a start that comes round to itself; the rest of the
+/// graph is still made, and without the flag there is none.
+#[test]
+fn what_the_graph_cannot_hold_is_named() {
+    let (dir, path) = util::scene_file(
+        "named.x3d",
+        "<X3D><Scene>\
+         <Transform DEF='T'><TouchSensor DEF='Touch'/><PlaneSensor DEF='Drag'/><Shape><Box/></Shape></Transform>\
+         <Script DEF='S'><field name='go' type='SFTime' accessType='inputOnly'/></Script>\
+         <TimeSensor DEF='C' cycleInterval='1'/>\
+         <PositionInterpolator DEF='P' key='0 1' keyValue='0 0 0 1 0 0'/>\
+         <BooleanFilter DEF='F'/><TimeTrigger DEF='Again'/>\
+         <ROUTE fromNode='Touch' fromField='touchTime' toNode='S' toField='go'/>\
+         <ROUTE fromNode='Drag' fromField='translation_changed' toNode='T' toField='set_translation'/>\
+         <ROUTE fromNode='Touch' fromField='touchTime' toNode='C' toField='set_startTime'/>\
+         <ROUTE fromNode='C' fromField='fraction_changed' toNode='P' toField='set_fraction'/>\
+         <ROUTE fromNode='P' fromField='value_changed' toNode='T' toField='set_translation'/>\
+         <ROUTE fromNode='C' fromField='isActive' toNode='F' toField='set_boolean'/>\
+         <ROUTE fromNode='F' fromField='inputFalse' toNode='Again' toField='set_boolean'/>\
+         <ROUTE fromNode='Again' fromField='triggerTime' toNode='C' toField='set_startTime'/>\
+         </Scene></X3D>",
+    );
+    let input = path.as_str();
+    let glb = dir.path().join("named.glb");
+    let o = util::run(&[input, "-o", &glb.to_string_lossy(), "--interactive"]);
+    assert!(o.status.success(), "{}", util::stderr(&o));
+    let err = util::stderr(&o);
+    for said in [
+        "`Drag`: a PlaneSensor has no event in a KHR_interactivity graph",
+        "`S.go` set by a user's action: a Script's event has no place",
+        "`C`: its start comes round to start it again",
+    ] {
+        assert!(err.contains(said), "{said:?} not in:\n{err}");
+    }
+    // The routes the graph takes are not also called unbaked.
+    assert!(!err.contains("is not baked"), "{err}");
+    let (doc, _) = util::document_json(&std::fs::read(&glb).unwrap());
+    let graph = &doc["extensions"]["KHR_interactivity"]["graphs"][0];
+    let ops: Vec<&str> = graph["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| {
+            graph["declarations"][n["declaration"].as_u64().unwrap() as usize]["op"]
+                .as_str()
+                .unwrap()
+        })
+        .collect();
+    let starts = ops.iter().filter(|&&op| op == "animation/start").count();
+    assert_eq!(starts, 1, "{ops:?}");
+    assert!(ops.contains(&"event/onSelect"), "{ops:?}");
+    let plain = dir.path().join("plain.glb");
+    bake_ok(input, &plain, &[]);
+    let (doc, _) = util::document_json(&std::fs::read(&plain).unwrap());
+    assert!(
+        doc.get("extensions")
+            .is_none_or(|e| e.get("KHR_interactivity").is_none())
+    );
+    assert!(!doc["extensionsUsed"].to_string().contains("interactivity"));
+}

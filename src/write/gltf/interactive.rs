@@ -16,6 +16,7 @@
 
 use super::Writer;
 use super::cameras_lights::light_intensity;
+use crate::anim::check::{is_event_utility, is_user_sensor};
 use crate::hash::HashMap;
 use crate::scene::{NodeId, NodeType, Scene};
 use serde_json::{Map, Value, json};
@@ -655,22 +656,13 @@ impl Graph<'_, '_> {
 /// them as it makes animated ones (a node's visibility, a light that is
 /// off, a Switch's choices as nodes of their own).
 pub(super) fn event_fields(scene: &Scene) -> impl Iterator<Item = (NodeId, String)> + '_ {
-    use NodeType::*;
     scene
         .routes
         .iter()
         .filter(move |r| {
-            matches!(
-                scene.node_type(r.from),
-                Some(
-                    TouchSensor
-                        | BooleanFilter
-                        | BooleanToggle
-                        | BooleanTrigger
-                        | IntegerTrigger
-                        | TimeTrigger
-                )
-            )
+            scene
+                .node_type(r.from)
+                .is_some_and(|ty| ty == NodeType::TouchSensor || is_event_utility(ty))
         })
         .map(|r| (r.to, plain(&r.to_field).to_string()))
         .filter(|(_, f)| matches!(f.as_str(), "visible" | "on" | "whichChoice"))
@@ -679,23 +671,6 @@ pub(super) fn event_fields(scene: &Scene) -> impl Iterator<Item = (NodeId, Strin
 /// The pointer to a node's KHR_node_visibility.
 fn visibility_pointer(node: usize) -> String {
     format!("/nodes/{node}/extensions/KHR_node_visibility/visible")
-}
-
-/// Sensors a user works that a graph has no event for.
-fn is_user_sensor(ty: NodeType) -> bool {
-    use NodeType::*;
-    matches!(
-        ty,
-        PlaneSensor
-            | CylinderSensor
-            | SphereSensor
-            | KeySensor
-            | StringSensor
-            | ProximitySensor
-            | VisibilitySensor
-            | TransformSensor
-            | GeoProximitySensor
-    )
 }
 
 impl Writer<'_> {

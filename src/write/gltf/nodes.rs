@@ -2,7 +2,7 @@
 //! scaleOrientation as exact node chains), Switch choices and visibility.
 
 use super::{MAX_DEPTH, Visibility, Writer};
-use crate::anim::check::{is_clock, is_follower, is_interpolator};
+use crate::anim::check::{is_clock, is_event_utility, is_follower, is_interpolator};
 use crate::hash::HashMap;
 use crate::interp::rotation;
 use crate::scene::{NodeClass, NodeId, NodeType, Scene};
@@ -406,7 +406,9 @@ impl<'a> Writer<'a> {
                 || is_follower(name)
                 // Draws nothing itself: its surfaces are drawn (at its
                 // tessellationScale) by the Shapes that use them.
-                || ty == NodeType::NurbsSet;
+                || ty == NodeType::NurbsSet
+                // In the behaviour graph.
+                || self.opts.interactive && (ty == NodeType::TouchSensor || is_event_utility(ty));
             if baked {
                 continue;
             }
