@@ -67,6 +67,10 @@ const scene = new BABYLON.Scene(engine);
 new BABYLON.ArcRotateCamera("camera", 0, 0, 10, BABYLON.Vector3.Zero(), scene);
 const bytes = fs.readFileSync(file);
 await BABYLON.AppendSceneAsync(new Uint8Array(bytes), scene, { pluginExtension: ".glb" });
+// The graphs start once the scene is ready (their event/onStart): Babylon
+// finds that on its own timers, which a loop of renders never yields to.
+await scene.whenReadyAsync(true);
+await new Promise((resolve) => setTimeout(resolve, 0));
 const result = interactivity.GetKHRInteractivityImportResult(scene);
 const graphs = (result?.graphs ?? []).map((g) => ({
   valid: g.graph.valid,

@@ -8,9 +8,11 @@
 //! Babylon starts an animation at the frame after the one it is started
 //! in (its first step plays clip time 0), and sets a field in the frame of
 //! the click: so x3dbake is told of each click one frame after Babylon
-//! sees it, and no sample falls on a click's own frame. A clock that a
-//! clock's end starts (the `done` flow) starts in Babylon at the end
-//! itself, as in x3dbake's world time.
+//! sees it, and no sample falls on a click's own frame. A clip the graph
+//! starts with the scene (`event/onStart`) is one frame ahead at each
+//! frame: x3dbake's world loads one frame later (`--load-time`). A clock
+//! that a clock's end starts (the `done` flow) starts in Babylon at the
+//! end itself, as in x3dbake's world time.
 
 use crate::util::{self, bake_ok};
 use glam::DQuat;
@@ -73,7 +75,11 @@ fn babylon(dir: &Path, glb: &Path, node: usize, clicks: &[f64], times: &[f64]) -
 /// x3dbake's world-time bake of the clicks, played by three.js at `times`:
 /// its one clip's samples.
 fn timeline(three: &Path, scene: &str, out: &Path, case: &Case, times: &[f64]) -> Vec<Value> {
+    // Babylon plays the clips that start with the graph (event/onStart)
+    // one frame ahead: the world loads a frame later for x3dbake.
+    let load = format!("{}", 2_000_000_000.0 + STEP);
     let mut flags: Vec<String> = vec!["--timeline".into(), "--end".into(), "8".into()];
+    flags.extend(["--load-time".into(), load]);
     for &t in case.clicks {
         // The frame after the click: where Babylon's clip time begins.
         let seen = t + STEP;
