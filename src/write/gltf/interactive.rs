@@ -280,6 +280,7 @@ impl Graph<'_, '_> {
                 );
             }
             for place in places {
+                let before = (self.declarations.len(), self.variables.len());
                 let select = self.node(
                     "event/onSelect",
                     Some(SELECTABILITY),
@@ -295,6 +296,20 @@ impl Graph<'_, '_> {
                     ("isActive", Event::Bool(false)),
                 ];
                 self.send_each(sensor, &click, &from, 0);
+                // A click that sets nothing off (its routes all named in
+                // warnings): no event for it.
+                let acts = self.nodes[select..].iter().any(|n| {
+                    let op = &self.declarations[n["declaration"].as_u64().unwrap_or(0) as usize].0;
+                    matches!(
+                        op.as_str(),
+                        "animation/start" | "pointer/set" | "variable/set"
+                    )
+                });
+                if !acts {
+                    self.nodes.truncate(select);
+                    self.declarations.truncate(before.0);
+                    self.variables.truncate(before.1);
+                }
             }
         }
     }
