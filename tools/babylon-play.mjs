@@ -6,6 +6,10 @@
 //   X3DBAKE_BABYLON=DIR node tools/babylon-play.mjs BAKED.glb \
 //     --step S --pick NODE@T ... --at T1 T2 ...
 //
+//   X3DBAKE_BABYLON=DIR node tools/babylon-play.mjs --graphs A.glb B.glb ...
+//
+// --graphs: only load each file and say whether its graphs are valid:
+// {"files": [{"file", "graphs", "errors"}]}.
 // --step S: the frame length in seconds (default 0.01); every time given
 // should be a whole number of frames. --pick NODE@T: at world time T (from
 // load) the user selects glTF node NODE (a pick event on its first mesh, as
@@ -27,7 +31,9 @@ if (!args.length || !root) {
   console.error("usage: X3DBAKE_BABYLON=DIR node tools/babylon-play.mjs BAKED.glb [--step S] [--pick NODE@T]... --at T...");
   process.exit(2);
 }
-const file = args.shift();
+const graphsOnly = args[0] === "--graphs";
+if (graphsOnly) args.shift();
+const files = graphsOnly ? args.splice(0) : [args.shift()];
 let step = 0.01;
 const picks = [];
 const at = [];
@@ -40,7 +46,6 @@ for (let i = 0; i < args.length; i++) {
     while (i + 1 < args.length && !args[i + 1].startsWith("--")) at.push(Number(args[++i]));
   } else throw new Error(`unknown argument ${args[i]}`);
 }
-
 const errors = [];
 // Babylon logs to the console (its banner, warnings): kept off stdout,
 // which is the JSON's.
@@ -57,29 +62,44 @@ BABYLON.Logger.OnNewCacheEntry = (entry) => {
 
 // One frame is `step` seconds for the flow graph and the animations alike
 // (deterministic lock step, one sub-step a frame).
-const engine = new BABYLON.NullEngine({
-  deterministicLockstep: true,
-  lockstepMaxSteps: 1,
-  timeStep: step,
-});
-engine.getDeltaTime = () => step * 1000;
-const scene = new BABYLON.Scene(engine);
-new BABYLON.ArcRotateCamera("camera", 0, 0, 10, BABYLON.Vector3.Zero(), scene);
-const bytes = fs.readFileSync(file);
-await BABYLON.AppendSceneAsync(new Uint8Array(bytes), scene, { pluginExtension: ".glb" });
-// The graphs start once the scene is ready (their event/onStart): Babylon
-// finds that on its own timers, which a loop of renders never yields to.
-await scene.whenReadyAsync(true);
-await new Promise((resolve) => setTimeout(resolve, 0));
-const result = interactivity.GetKHRInteractivityImportResult(scene);
-const graphs = (result?.graphs ?? []).map((g) => ({
-  valid: g.graph.valid,
-  diagnostics: g.diagnostics.map((d) => `${d.severity} ${d.path}: ${d.message}`),
-}));
+async function open(file) {
+  const engine = new BABYLON.NullEngine({
+    deterministicLockstep: true,
+    lockstepMaxSteps: 1,
+    timeStep: step,
+  });
+  engine.getDeltaTime = () => step * 1000;
+  const scene = new BABYLON.Scene(engine);
+  new BABYLON.ArcRotateCamera("camera", 0, 0, 10, BABYLON.Vector3.Zero(), scene);
+  const bytes = fs.readFileSync(file);
+  await BABYLON.AppendSceneAsync(new Uint8Array(bytes), scene, { pluginExtension: ".glb" });
+  // The graphs start once the scene is ready (their event/onStart): Babylon
+  // finds that on its own timers, which a loop of renders never yields to.
+  await scene.whenReadyAsync(true);
+  await new Promise((resolve) => setTimeout(resolve, 0));
+  const result = interactivity.GetKHRInteractivityImportResult(scene);
+  const graphs = (result?.graphs ?? []).map((g) => ({
+    valid: g.graph.valid,
+    diagnostics: g.diagnostics.map((d) => `${d.severity} ${d.path}: ${d.message}`),
+  }));
+  return { engine, scene, result, graphs };
+}
+
+if (graphsOnly) {
+  const out = [];
+  for (const file of files) {
+    errors.length = 0;
+    const { engine, graphs } = await open(file);
+    out.push({ file, graphs, errors: errors.slice() });
+    engine.dispose();
+  }
+  print(JSON.stringify({ files: out }));
+  process.exit(0);
+}
+const { scene, result, graphs } = await open(files[0]);
 
 // glTF node index -> Babylon node (the loader keeps it on the glTF JSON).
-const loader = scene.metadata?.gltf;
-const gltfNodes = result?.glTF?.nodes ?? loader?.nodes ?? [];
+const gltfNodes = result?.glTF?.nodes ?? [];
 const nodes = gltfNodes.map((n) => n._babylonTransformNode);
 
 function meshUnder(node) {

@@ -242,3 +242,59 @@ fn what_the_graph_cannot_hold_is_named() {
     );
     assert!(!doc["extensionsUsed"].to_string().contains("interactivity"));
 }
+
+/// Every corpus scene baked with --interactive: the graph Babylon loads is
+/// valid, with no error, and the validator finds nothing wrong.
+#[test]
+fn every_corpus_graph_is_valid_in_babylon() {
+    let Some(scenes) = crate::corpus::corpus_files(crate::corpus::READ) else {
+        return;
+    };
+    let Some(bab) = util::tool_dir("X3DBAKE_BABYLON", "Babylon.js loading --interactive graphs")
+    else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let mut with_graph = Vec::new();
+    for (i, scene) in scenes.iter().enumerate() {
+        let glb = dir.path().join(format!("{i}.glb"));
+        let o = util::run(&[
+            &scene.to_string_lossy(),
+            "-o",
+            &glb.to_string_lossy(),
+            "--interactive",
+        ]);
+        if !o.status.success() {
+            continue; // (the corpus test says which scenes do not bake)
+        }
+        let (doc, _) = util::document_json(&std::fs::read(&glb).unwrap());
+        if doc["extensions"].get("KHR_interactivity").is_some() {
+            with_graph.push(glb);
+        }
+    }
+    let mut args = vec![
+        util::root().join("tools/babylon-play.mjs").into_os_string(),
+        "--graphs".into(),
+    ];
+    args.extend(with_graph.iter().map(|p| p.as_os_str().to_owned()));
+    let out = util::node(&args, None, &[("X3DBAKE_BABYLON", &bab)]);
+    let v: Value = serde_json::from_slice(&out).expect("babylon-play prints JSON");
+    let files = v["files"].as_array().unwrap();
+    assert_eq!(files.len(), with_graph.len());
+    for f in files {
+        let graphs = f["graphs"].as_array().unwrap();
+        assert_eq!(graphs.len(), 1, "{f}");
+        assert!(
+            graphs[0]["valid"] == true && graphs[0]["diagnostics"] == serde_json::json!([]),
+            "{f}"
+        );
+        assert_eq!(f["errors"], serde_json::json!([]), "{f}");
+    }
+    eprintln!(
+        "{} of {} corpus scenes have a graph; Babylon finds each valid",
+        files.len(),
+        scenes.len()
+    );
+    assert!(files.len() >= 40, "{} graphs", files.len());
+    util::assert_validator_clean(&with_graph);
+}
