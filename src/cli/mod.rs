@@ -98,7 +98,7 @@ fn on_interrupt() {
     }
 }
 
-#[cfg(not(unix))]
+#[cfg(windows)]
 fn on_interrupt() {
     let _ = ctrlc::set_handler(|| {
         output::remove_temporaries();
