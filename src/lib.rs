@@ -42,6 +42,7 @@
 #![deny(unsafe_code)]
 
 mod bake;
+mod messages;
 
 // The inner modules live in `internal` (see there); `crate::anim` and the
 // like name them throughout.
@@ -55,10 +56,13 @@ pub use bake::{Bake, Error};
 pub use diag::{Diagnostic, Diagnostics, MAX_KEPT, Severity};
 pub use interp::TangentRule;
 pub use limits::Limits;
-pub use load::{Fetch, FileFetch};
+pub use load::{Fetch, FileFetch, MemoryFetch};
 pub use scene::{FieldType, NodeClass, NodeId, NodeType, Scene, Value};
 pub use source::{Sources, Span};
 pub use syntax::Encoding;
+
+/// This version of x3dbake.
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 
 /// glTF 2.0 output: the options, the document and its files.
 pub mod gltf {

@@ -112,6 +112,79 @@ impl Fetch for FileFetch {
     }
 }
 
+/// Reads files from memory, named by their paths (`models/door.x3d`,
+/// `textures/wood.png`): what a page that was given files, or a service
+/// that holds them, reads from. A URL is taken relative to the file that
+/// names it, `.` and `..` resolved; where no file has that path, the one
+/// file with its name (and no other of that name) is taken, since a
+/// folder dropped into a page may not keep the layout the scene was
+/// written in. Only local names are looked up, as with [`FileFetch`].
+#[derive(Debug, Default)]
+pub struct MemoryFetch {
+    files: Vec<(String, Vec<u8>)>,
+}
+
+impl MemoryFetch {
+    /// The files, each a path and its bytes.
+    pub fn new(files: Vec<(String, Vec<u8>)>) -> MemoryFetch {
+        MemoryFetch { files }
+    }
+
+    /// The bytes of the file at `path`, if it is held.
+    pub fn get(&self, path: &str) -> Option<&[u8]> {
+        let i = self.files.iter().position(|(p, _)| p == path)?;
+        Some(&self.files[i].1)
+    }
+}
+
+/// `path` with `.` dropped and each `..` taking the name before it.
+fn normalised(path: &Path) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    for c in path.components() {
+        match c {
+            std::path::Component::CurDir => {}
+            std::path::Component::ParentDir => {
+                parts.pop();
+            }
+            c => parts.push(c.as_os_str().to_string_lossy().into_owned()),
+        }
+    }
+    parts.join("/")
+}
+
+impl Fetch for MemoryFetch {
+    fn fetch(&mut self, from: &str, url: &str) -> std::io::Result<(String, Vec<u8>)> {
+        let local = url
+            .strip_prefix("file://")
+            .or_else(|| url.strip_prefix("file:"))
+            .unwrap_or(url);
+        if has_scheme(local) {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::Unsupported,
+                "not fetched: x3dbake reads local files only",
+            ));
+        }
+        let base = Path::new(from).parent().unwrap_or(Path::new(""));
+        let path = normalised(&base.join(percent_decode(local)));
+        let name = path.rsplit('/').next().unwrap_or(&path).to_string();
+        let named = |p: &String| p.rsplit('/').next() == Some(name.as_str());
+        let found = match self.files.iter().position(|(p, _)| *p == path) {
+            Some(i) => Some(i),
+            None => match self.files.iter().filter(|(p, _)| named(p)).count() {
+                1 => self.files.iter().position(|(p, _)| named(p)),
+                _ => None,
+            },
+        };
+        match found {
+            Some(i) => Ok(self.files[i].clone()),
+            None => Err(std::io::Error::new(
+                std::io::ErrorKind::NotFound,
+                format!("{path} is not among the files given"),
+            )),
+        }
+    }
+}
+
 fn percent_decode(s: &str) -> String {
     let b = s.as_bytes();
     let mut out = Vec::with_capacity(b.len());
@@ -633,5 +706,53 @@ fn merge(scene: &mut Scene, child: Scene, prefix: &str) -> Merged {
             .collect(),
         proto_offset,
         protos: names,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Fetch, MemoryFetch};
+
+    fn held() -> MemoryFetch {
+        let f = |p: &str| (p.to_string(), p.as_bytes().to_vec());
+        MemoryFetch::new(vec![
+            f("world/main.x3d"),
+            f("world/parts/door.x3d"),
+            f("textures/wood.png"),
+            f("a/same.png"),
+            f("b/same.png"),
+        ])
+    }
+
+    #[test]
+    fn memory_files_are_found_as_the_file_system_would_find_them() {
+        let mut m = held();
+        let got = |m: &mut MemoryFetch, from: &str, url: &str| m.fetch(from, url).map(|(n, _)| n);
+        assert_eq!(
+            got(&mut m, "world/main.x3d", "parts/door.x3d").unwrap(),
+            "world/parts/door.x3d"
+        );
+        assert_eq!(
+            got(&mut m, "world/main.x3d", "./parts/../parts/door.x3d").unwrap(),
+            "world/parts/door.x3d"
+        );
+        assert_eq!(
+            got(&mut m, "world/parts/door.x3d", "../../textures/wood.png").unwrap(),
+            "textures/wood.png"
+        );
+        assert_eq!(
+            got(&mut m, "world/main.x3d", "file:parts/door%2Ex3d").unwrap(),
+            "world/parts/door.x3d"
+        );
+        // Not where the scene says: the one file of that name.
+        assert_eq!(
+            got(&mut m, "world/main.x3d", "maps/wood.png").unwrap(),
+            "textures/wood.png"
+        );
+        // Two of that name, or none, or another scheme: not found.
+        assert!(got(&mut m, "world/main.x3d", "same.png").is_err());
+        assert!(got(&mut m, "world/main.x3d", "nothing.png").is_err());
+        assert!(got(&mut m, "world/main.x3d", "https://example.com/wood.png").is_err());
+        assert_eq!(m.get("textures/wood.png"), Some(&b"textures/wood.png"[..]));
     }
 }
