@@ -93,10 +93,9 @@ try {
     }
     results.push({ name: c.name, ok, messages, ms, bytes });
   }
-  // The preview of the last file drawn: let it render, then count the
-  // pixels unlike the background.
-  await page.waitForTimeout(500);
-  painted = await page.evaluate(() => {
+  // The preview of the last file drawn: the pixels unlike the background,
+  // once it has drawn some (or after 10 s, none).
+  const count = () => {
     const src = document.getElementById("preview");
     const c = document.createElement("canvas");
     c.width = src.width;
@@ -109,7 +108,11 @@ try {
       if (Math.abs(d[i] - 0x20) + Math.abs(d[i + 1] - 0x24) + Math.abs(d[i + 2] - 0x2a) > 24) n++;
     }
     return n;
-  });
+  };
+  if (results.some((r) => r.ok)) {
+    await page.waitForFunction(count, null, { timeout: 10000 }).catch(() => {});
+  }
+  painted = await page.evaluate(count);
   if (shot) await page.screenshot({ path: shot, fullPage: false });
 } catch (e) {
   errors.push(`web-check: ${e.message}`);

@@ -118,6 +118,9 @@ fn track_section(out: &mut String, r: &Report, clip: &Clip, track: &Track, k: Op
             track.sampled_because(scene).unwrap_or_default()
         )
     };
+    // Keys whose values are the track's own (a morph target's weights
+    // channel holds times only: its values are the targets').
+    let plotted = k.filter(|k| k.values.len() == k.len() * k.width);
     let written = match k {
         Some(k) => format!("{} keys, {}", k.len(), interpolation_name(k)),
         None => "no channel of its own: written with another field of its node, or named in \
@@ -195,7 +198,7 @@ fn track_section(out: &mut String, r: &Report, clip: &Clip, track: &Track, k: Op
             COLOURS[c],
             points.join(" ")
         );
-        if let Some(k) = k.filter(|k| c < k.width) {
+        if let Some(k) = plotted.filter(|k| c < k.width) {
             for i in 0..k.len() {
                 let _ = write!(
                     out,
@@ -208,7 +211,7 @@ fn track_section(out: &mut String, r: &Report, clip: &Clip, track: &Track, k: Op
         }
     }
     out.push_str("</svg>\n");
-    let Some(k) = k else {
+    let Some(k) = plotted else {
         return;
     };
     // The error panel: the written curve, as a glTF player plays it, its

@@ -33,5 +33,6 @@ mod skins;
 mod three;
 mod untrusted;
 mod util;
+mod web;
 mod whole_scene;
 mod world_time;

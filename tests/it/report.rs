@@ -141,3 +141,16 @@ fn the_reports_error_is_what_a_gltf_player_shows() {
         eprintln!("{name}: three.js {worst:.3e}, the report {r:.3e}");
     }
 }
+
+/// Every bundled scene has a report, morph targets' tracks among them
+/// (their weights channel holds times only: no key to plot, no panic).
+#[test]
+fn every_fixture_has_a_report() {
+    let mut morphs = 0;
+    for scene in util::fixtures("scenes", "x3d") {
+        let (_dir, _glb, _page, html) = baked_with_report(&scene.to_string_lossy());
+        assert!(html.contains("</html>"), "{}", scene.display());
+        morphs += usize::from(html.contains("morph"));
+    }
+    assert!(morphs > 0, "no report shows a morph target");
+}

@@ -235,6 +235,19 @@ fn run(files: Files, main: &str, settings: &str) -> Result<Baked, String> {
     })
 }
 
+#[wasm_bindgen]
+extern "C" {
+    #[wasm_bindgen(js_namespace = console)]
+    fn error(message: &str);
+}
+
+/// A panic (a bug: the command line never panics either) is written to
+/// the console with its message and place before the module stops.
+#[wasm_bindgen(start)]
+pub fn start() {
+    std::panic::set_hook(Box::new(|info| error(&format!("x3dbake: {info}"))));
+}
+
 /// The version of x3dbake the page runs.
 #[wasm_bindgen]
 pub fn version() -> String {
