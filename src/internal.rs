@@ -15,6 +15,8 @@ pub mod interp;
 pub mod limits;
 #[path = "load/mod.rs"]
 pub mod load;
+#[path = "math.rs"]
+pub mod math;
 #[path = "mesh/mod.rs"]
 pub mod mesh;
 #[path = "par.rs"]

@@ -14,6 +14,9 @@ cd "$(dirname "$0")/.."
 out=${1:-web/dist}
 three=${X3DBAKE_THREE:?X3DBAKE_THREE must name a folder with node_modules/three}
 export CFLAGS_wasm32_unknown_unknown="-include $PWD/web/wasm-math.h"
+# An 8 MiB stack, as a native main thread has (WebAssembly's default is
+# 1 MiB, all of which QuickJS's 1 MiB limit for Scripts would take).
+export CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUSTFLAGS="-C link-arg=-zstack-size=8388608"
 cargo build --quiet --manifest-path web/Cargo.toml --release \
   --target wasm32-unknown-unknown --target-dir target/web
 rm -rf "$out"

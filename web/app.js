@@ -140,6 +140,15 @@ function preview(bytes) {
   const buffer = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength);
   loader.parse(buffer, "", (gltf) => {
     const scene = gltf.scene;
+    // three.js draws morph targets only with positions: targets that move
+    // normals (or texture coordinates) alone get zero displacements.
+    scene.traverse((o) => {
+      const m = o.geometry?.morphAttributes;
+      if (m && !m.position && (m.normal || m.uv)) {
+        const count = o.geometry.attributes.position.count;
+        m.position = (m.normal ?? m.uv).map(() => new THREE.Float32BufferAttribute(new Float32Array(count * 3), 3));
+      }
+    });
     scene.add(new THREE.HemisphereLight(0xffffff, 0x444444, 2.5));
     const sun = new THREE.DirectionalLight(0xffffff, 2);
     sun.position.set(3, 5, 4);

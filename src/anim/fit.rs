@@ -14,6 +14,7 @@
 //! or h²). The test `tests/it/bound.rs` plays the results in three.js at
 //! 1 kHz.
 
+use crate::math;
 use super::clock::{FractionMap, Piece};
 use super::keyframes::{Interpolation, Keyframes, Segment, align};
 use super::reduce::distance;
@@ -396,7 +397,7 @@ impl Curve<'_> {
                 let good = best.as_ref().map_or(0.0, |(_, l, _)| *l);
                 let predicted = match e {
                     e if e.is_nan() => 0.0,
-                    e => len * (TIGHT * accept / e.max(f64::MIN_POSITIVE)).powf(1.0 / order),
+                    e => len * math::powf(TIGHT * accept / e.max(f64::MIN_POSITIVE), 1.0 / order),
                 };
                 h = if bad.is_finite() {
                     let gap = bad - good;

@@ -2,6 +2,7 @@
 //! bound the error exactly), constant tracks, and the distance every bound
 //! is measured in. Curves that are not linear are fitted in `fit`.
 
+use crate::math;
 use super::keyframes::{Interpolation, Keyframes};
 use crate::interp::rotation::slerp;
 use glam::DQuat;
@@ -22,7 +23,7 @@ pub fn distance(a: &[f64], b: &[f64], rotation: bool, per_element: usize) -> f64
                 // storage leaves it, reads as 5e-4 rad).
                 let (a, b) = (DQuat::from_slice(p), DQuat::from_slice(q));
                 let b = if a.dot(b) < 0.0 { -b } else { b };
-                4.0 * (a - b).length().atan2((a + b).length())
+                4.0 * math::atan2((a - b).length(), (a + b).length())
             })
             .fold(0.0, f64::max);
     }

@@ -20,6 +20,7 @@ pub use keys::{Hint, KeyWarning, Seg, lookup, lookup_near};
 pub use spline::TangentRule;
 pub use values::Values;
 
+use crate::math;
 use glam::{DQuat, DVec3};
 use std::borrow::Cow;
 
@@ -550,9 +551,9 @@ fn slerp_vec(a: DVec3, b: DVec3, t: f64) -> DVec3 {
         let axis = a.any_orthonormal_vector();
         return DQuat::from_axis_angle(axis, t * std::f64::consts::PI) * a;
     }
-    let omega = cos.acos();
-    let sin = omega.sin();
-    a * (((1.0 - t) * omega).sin() / sin) + b * ((t * omega).sin() / sin)
+    let omega = math::acos(cos);
+    let sin = math::sin(omega);
+    a * (math::sin((1.0 - t) * omega) / sin) + b * (math::sin(t * omega) / sin)
 }
 
 impl<'a> Exact<'a> {

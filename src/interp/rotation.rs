@@ -1,6 +1,7 @@
 //! Rotations: axis-angle ⇄ quaternion, slerp on the shorter arc, and
 //! Shoemake's squad.
 
+use crate::math;
 use glam::{DQuat, DVec3};
 
 /// An X3D SFRotation (axis x, y, z, angle) as a unit quaternion. The axis
@@ -22,7 +23,7 @@ pub fn to_axis_angle(q: DQuat) -> [f64; 4] {
     if s < 1e-12 {
         return [0.0, 0.0, 1.0, 0.0];
     }
-    let angle = 2.0 * s.atan2(q.w);
+    let angle = 2.0 * math::atan2(s, q.w);
     let a = v / s;
     [a.x, a.y, a.z, angle]
 }
@@ -38,10 +39,10 @@ pub fn slerp(a: DQuat, b: DQuat, t: f64) -> DQuat {
     if cos >= 1.0 - 1e-15 {
         return a;
     }
-    let omega = cos.acos();
-    let sin = omega.sin();
-    let s0 = ((1.0 - t) * omega).sin() / sin;
-    let s1 = (t * omega).sin() / sin;
+    let omega = math::acos(cos);
+    let sin = math::sin(omega);
+    let s0 = math::sin((1.0 - t) * omega) / sin;
+    let s1 = math::sin(t * omega) / sin;
     DQuat::from_xyzw(
         a.x * s0 + b.x * s1,
         a.y * s0 + b.y * s1,
@@ -56,21 +57,21 @@ fn log(q: DQuat) -> DQuat {
     let vl = v.length();
     let l = q.length();
     if vl < 1e-15 {
-        return DQuat::from_xyzw(0.0, 0.0, 0.0, l.ln());
+        return DQuat::from_xyzw(0.0, 0.0, 0.0, math::ln(l));
     }
-    let v = v / vl * (q.w / l).clamp(-1.0, 1.0).acos();
-    DQuat::from_xyzw(v.x, v.y, v.z, l.ln())
+    let v = v / vl * math::acos((q.w / l).clamp(-1.0, 1.0));
+    DQuat::from_xyzw(v.x, v.y, v.z, math::ln(l))
 }
 
 fn exp(q: DQuat) -> DQuat {
     let v = DVec3::new(q.x, q.y, q.z);
     let vl = v.length();
-    let ew = q.w.exp();
+    let ew = math::exp(q.w);
     if vl < 1e-15 {
         return DQuat::from_xyzw(0.0, 0.0, 0.0, ew);
     }
-    let v = v * (ew * vl.sin() / vl);
-    DQuat::from_xyzw(v.x, v.y, v.z, ew * vl.cos())
+    let v = v * (ew * math::sin(vl) / vl);
+    DQuat::from_xyzw(v.x, v.y, v.z, ew * math::cos(vl))
 }
 
 /// Shoemake's inner control point at `q1` between neighbours `q0` and `q2`:
@@ -90,12 +91,12 @@ pub fn squad_inner(q0: DQuat, q1: DQuat, q2: DQuat) -> DQuat {
 /// same rotation) give `a`.
 pub fn slerp_plain(a: DQuat, b: DQuat, t: f64) -> DQuat {
     let cos = a.dot(b).clamp(-1.0, 1.0);
-    let omega = cos.acos();
-    let sin = omega.sin();
+    let omega = math::acos(cos);
+    let sin = math::sin(omega);
     if sin < 1e-12 {
         return a;
     }
-    let (s0, s1) = (((1.0 - t) * omega).sin() / sin, (t * omega).sin() / sin);
+    let (s0, s1) = (math::sin((1.0 - t) * omega) / sin, math::sin(t * omega) / sin);
     DQuat::from_xyzw(
         a.x * s0 + b.x * s1,
         a.y * s0 + b.y * s1,

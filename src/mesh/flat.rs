@@ -1,6 +1,7 @@
 //! Geometry2D: Arc2D, ArcClose2D, Circle2D, Disk2D, Polyline2D,
 //! Polypoint2D, Rectangle2D and TriangleSet2D, in the z = 0 plane facing +z.
 
+use crate::math;
 use super::generated::{Corner, Drawing, faces_mesh, polyline};
 use super::primitives::{SLICES, quad};
 use super::sets::point_mesh;
@@ -29,7 +30,7 @@ fn arc(r: f32, start: f32, end: f32) -> (Vec<Vec2>, bool) {
         let points = (0..SEGMENTS)
             .map(|k| {
                 let a = start + TAU * k as f32 / SEGMENTS as f32;
-                Vec2::new(a.cos(), a.sin()) * r
+                Vec2::new(math::cos(a), math::sin(a)) * r
             })
             .collect();
         return (points, true);
@@ -41,7 +42,7 @@ fn arc(r: f32, start: f32, end: f32) -> (Vec<Vec2>, bool) {
     let points = (0..=segments)
         .map(|k| {
             let a = start + sweep * k as f32 / segments as f32;
-            Vec2::new(a.cos(), a.sin()) * r
+            Vec2::new(math::cos(a), math::sin(a)) * r
         })
         .collect();
     (points, false)

@@ -1,5 +1,6 @@
 //! Normals made from a mesh's points: per face, or smooth within a crease angle.
 
+use crate::math;
 use glam::Vec3;
 
 /// Normals made from a mesh's points: each face's normal (Newell's), and
@@ -41,7 +42,7 @@ impl MadeNormals {
         let mut made = MadeNormals {
             face_start,
             flip: !ccw,
-            crease_cos: (crease > 0.0).then(|| crease.cos()),
+            crease_cos: (crease > 0.0).then(|| math::cos(crease)),
             ..MadeNormals::default()
         };
         if made.crease_cos.is_some() {

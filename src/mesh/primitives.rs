@@ -1,5 +1,6 @@
 //! Box, Sphere, Cylinder and Cone, tessellated.
 
+use crate::math;
 use super::{Mesh, Primitive};
 use crate::scene::{NodeId, Scene};
 use glam::{Vec2, Vec3};
@@ -101,9 +102,9 @@ pub(super) fn sphere(r: f32) -> Mesh {
             let phi = TAU * j as f32 / SLICES as f32;
             // X3D: texture seam at the back (−Z), u increasing counter-clockwise from above.
             let n = Vec3::new(
-                -phi.sin() * theta.sin(),
-                theta.cos(),
-                -phi.cos() * theta.sin(),
+                -math::sin(phi) * math::sin(theta),
+                math::cos(theta),
+                -math::cos(phi) * math::sin(theta),
             );
             m.positions.push(n * r);
             m.normals.push(n);
@@ -134,7 +135,7 @@ pub(super) fn side(m: &mut Mesh, h: f32, r0: f32, r1: f32) {
     let base = m.positions.len() as u32;
     for j in 0..=SLICES {
         let phi = TAU * j as f32 / SLICES as f32;
-        let (s, c) = (-phi.sin(), -phi.cos());
+        let (s, c) = (-math::sin(phi), -math::cos(phi));
         let n = Vec3::new(s, slope, c).normalize();
         for (y, r, v) in [(-h / 2.0, r0, 0.0), (h / 2.0, r1, 1.0)] {
             m.positions.push(Vec3::new(s * r, y, c * r));
@@ -157,7 +158,7 @@ pub(super) fn cap(m: &mut Mesh, y: f32, r: f32, up: bool) {
     m.uvs.push(Vec2::splat(0.5));
     for j in 0..=SLICES {
         let phi = TAU * j as f32 / SLICES as f32;
-        let (s, c) = (-phi.sin(), -phi.cos());
+        let (s, c) = (-math::sin(phi), -math::cos(phi));
         m.positions.push(Vec3::new(s * r, y, c * r));
         m.normals.push(n);
         m.uvs.push(Vec2::new(0.5 + s / 2.0, 0.5 - c / 2.0));

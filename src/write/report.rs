@@ -4,6 +4,7 @@
 //! warnings. Plain SVG on a time axis in seconds, a legend per component,
 //! no script.
 
+use crate::math;
 use crate::anim::clip::{Clip, Track};
 use crate::anim::fit::default_tolerance;
 use crate::anim::keyframes::{Interpolation, Keyframes};
@@ -306,7 +307,7 @@ fn component_names(track: &Track, width: usize) -> Vec<String> {
 /// steps to the end, each tick a light line across the plot.
 fn time_axis(duration: f64, plot: f64, x: &dyn Fn(f64) -> f64) -> String {
     let raw = duration / 8.0;
-    let power = 10f64.powf(raw.log10().floor());
+    let power = math::powf(10f64, math::log10(raw).floor());
     let step = [1.0, 2.0, 5.0, 10.0]
         .iter()
         .map(|m| m * power)
@@ -320,7 +321,7 @@ fn time_axis(duration: f64, plot: f64, x: &dyn Fn(f64) -> f64) -> String {
             break;
         }
         // As many decimals as the step has.
-        let decimals = (-step.log10().floor()).max(0.0) as usize;
+        let decimals = (-math::log10(step).floor()).max(0.0) as usize;
         let label = format!("{t:.decimals$}");
         let _ = write!(
             out,

@@ -29,6 +29,7 @@
 //! Rotations follow as quaternions, each destination taken in the
 //! hemisphere of the one before, the value normalised.
 
+use crate::math;
 use super::frames::value_of;
 use super::{Ev, Field, Player, Sending};
 use crate::anim::clock::Clock;
@@ -263,7 +264,7 @@ fn step(u: f64, duration: f64) -> f64 {
     } else if u >= duration {
         1.0
     } else {
-        0.5 - 0.5 * (std::f64::consts::PI * u / duration).cos()
+        0.5 - 0.5 * math::cos(std::f64::consts::PI * u / duration)
     }
 }
 
@@ -294,7 +295,7 @@ fn step_area(v: f64, duration: f64) -> f64 {
         duration / 2.0 + (v - duration)
     } else {
         let pi = std::f64::consts::PI;
-        v / 2.0 - duration / (2.0 * pi) * (pi * v / duration).sin()
+        v / 2.0 - duration / (2.0 * pi) * math::sin(pi * v / duration)
     }
 }
 
@@ -346,7 +347,7 @@ fn ramp(stages: &mut [Vec<f64>], dp: &[f64], dq: &[f64], h: f64, tau: f64) {
         })
         .collect();
     let s = h / tau;
-    let decay = (-s).exp();
+    let decay = math::exp(-s);
     for (k, y) in stages.iter_mut().enumerate() {
         // eₖ(t) = e⁻ˢ Σⱼ eₖ₋ⱼ(t₀) sʲ/j! (stages counted from 1 in the
         // formula, from 0 here).

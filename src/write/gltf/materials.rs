@@ -1,6 +1,7 @@
 //! Materials and textures: X3D Material as metallic-roughness, ImageTexture
 //! with its image embedded, TextureTransform as KHR_texture_transform.
 
+use crate::math;
 use super::Writer;
 use super::nodes::gltf_name;
 use super::png::sfimage_png;
@@ -93,7 +94,7 @@ impl TexFields {
         // X3D: Tc' = M·Tc + k with M = S·R(a), k = M·(T + C) − C. With
         // v_gltf = 1 − v the matrix becomes S·R(−a), which is glTF's
         // rotation a, and the offset is (k_u + m01, 1 − m11 − k_v).
-        let (sn, cs) = a.sin_cos();
+        let (sn, cs) = math::sin_cos(a);
         let m = [[s[0] * cs, -s[0] * sn], [s[1] * sn, s[1] * cs]];
         let (px, py) = (t[0] + c[0], t[1] + c[1]);
         let k = [
