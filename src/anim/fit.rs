@@ -14,11 +14,11 @@
 //! or h²). The test `tests/it/bound.rs` plays the results in three.js at
 //! 1 kHz.
 
-use crate::math;
 use super::clock::{FractionMap, Piece};
 use super::keyframes::{Interpolation, Keyframes, Segment, align};
 use super::reduce::distance;
 use super::track::Track;
+use crate::math;
 use glam::DQuat;
 
 /// The default bound on a value track, relative to the largest value the

@@ -2,9 +2,9 @@
 //! bound the error exactly), constant tracks, and the distance every bound
 //! is measured in. Curves that are not linear are fitted in `fit`.
 
-use crate::math;
 use super::keyframes::{Interpolation, Keyframes};
 use crate::interp::rotation::slerp;
+use crate::math;
 use glam::DQuat;
 
 /// How far apart two values are: Euclidean distance per element (the

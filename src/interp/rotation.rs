@@ -96,7 +96,10 @@ pub fn slerp_plain(a: DQuat, b: DQuat, t: f64) -> DQuat {
     if sin < 1e-12 {
         return a;
     }
-    let (s0, s1) = (math::sin((1.0 - t) * omega) / sin, math::sin(t * omega) / sin);
+    let (s0, s1) = (
+        math::sin((1.0 - t) * omega) / sin,
+        math::sin(t * omega) / sin,
+    );
     DQuat::from_xyzw(
         a.x * s0 + b.x * s1,
         a.y * s0 + b.y * s1,

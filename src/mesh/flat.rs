@@ -1,11 +1,11 @@
 //! Geometry2D: Arc2D, ArcClose2D, Circle2D, Disk2D, Polyline2D,
 //! Polypoint2D, Rectangle2D and TriangleSet2D, in the z = 0 plane facing +z.
 
-use crate::math;
 use super::generated::{Corner, Drawing, faces_mesh, polyline};
 use super::primitives::{SLICES, quad};
 use super::sets::point_mesh;
 use super::{Mesh, Overrides, Primitive};
+use crate::math;
 use crate::scene::{NodeId, Scene};
 use glam::{Vec2, Vec3};
 use std::f32::consts::TAU;

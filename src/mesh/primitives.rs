@@ -1,7 +1,7 @@
 //! Box, Sphere, Cylinder and Cone, tessellated.
 
-use crate::math;
 use super::{Mesh, Primitive};
+use crate::math;
 use crate::scene::{NodeId, Scene};
 use glam::{Vec2, Vec3};
 use std::f32::consts::{PI, TAU};

@@ -4,11 +4,11 @@
 //! warnings. Plain SVG on a time axis in seconds, a legend per component,
 //! no script.
 
-use crate::math;
 use crate::anim::clip::{Clip, Track};
 use crate::anim::fit::default_tolerance;
 use crate::anim::keyframes::{Interpolation, Keyframes};
 use crate::anim::reduce::distance;
+use crate::math;
 use crate::scene::{FieldType, Scene};
 use std::fmt::Write as _;
 

@@ -29,12 +29,12 @@
 //! Rotations follow as quaternions, each destination taken in the
 //! hemisphere of the one before, the value normalised.
 
-use crate::math;
 use super::frames::value_of;
 use super::{Ev, Field, Player, Sending};
 use crate::anim::clock::Clock;
 use crate::anim::{NodeFn, track_numbers};
 use crate::hash::{HashMap, HashSet};
+use crate::math;
 use crate::scene::{FieldType, NodeId, Scene};
 use std::cell::RefCell;
 use std::rc::Rc;

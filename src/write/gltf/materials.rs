@@ -1,11 +1,11 @@
 //! Materials and textures: X3D Material as metallic-roughness, ImageTexture
 //! with its image embedded, TextureTransform as KHR_texture_transform.
 
-use crate::math;
 use super::Writer;
 use super::nodes::gltf_name;
 use super::png::sfimage_png;
 use crate::hash::HashMap;
+use crate::math;
 use crate::scene::{NodeId, NodeType, Scene};
 use gltf_json as json;
 use json::Index;
