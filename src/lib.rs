@@ -69,7 +69,7 @@ pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 pub mod gltf {
     pub use crate::write::gltf::{
         Document, Files, KeyOptions, Layout, Mode, Options, Part, Parts, SampleInterpolation,
-        Spill, Spilled, TrackFates, Visibility,
+        Spill, Spilled, TrackFates, Visibility, spill_after,
     };
 }
 

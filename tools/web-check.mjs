@@ -72,6 +72,7 @@ try {
         cycles: "1", visibility: "extension", start: "", end: "", loadTime: "", events: "" };
       for (const [id, v] of Object.entries(defaults)) document.getElementById(id).value = v;
       for (const id of ["compress", "interactive", "timeline"]) document.getElementById(id).checked = false;
+      document.getElementById("report").checked = true;
       for (const [id, v] of Object.entries(s)) {
         const el = document.getElementById(id);
         if (el.type === "checkbox") el.checked = Boolean(v);

@@ -74,6 +74,7 @@ function settings() {
     rate: num("rate") ?? 30,
     tolerance: num("tolerance"),
     cycles: num("cycles") ?? 1,
+    report: $("report").checked,
     compress: $("compress").checked,
     interactive: $("interactive").checked,
     visibility: $("visibility").value,
@@ -114,7 +115,7 @@ $("convert").addEventListener("click", async () => {
   link.hidden = false;
   $("status").textContent = `converted in ${ms.toFixed(0)} ms`;
   $("status").dataset.ms = String(ms);
-  $("report").srcdoc = out.report;
+  $("report-page").srcdoc = out.report;
   if (ext !== "csv") preview(out.bytes);
 });
 

@@ -193,7 +193,7 @@ fn bake_one(job: &Job, index: usize, path: &str) -> (Outcome, String) {
                 });
                 gltf::Spill {
                     open: Box::new(move || output::spill_file(near.as_deref())),
-                    after: output::spill_after(input),
+                    after: gltf::spill_after(input),
                     room: glb,
                     // A file replaced on ext4 is flushed whole at the rename
                     // (its "auto_da_alloc"): started as it is written, that

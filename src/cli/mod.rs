@@ -184,7 +184,7 @@ fn inspect(
                 let input = bake.sources.get(bake.file).text_len();
                 let discard = x3dbake::gltf::Spill {
                     open: Box::new(output::null_file),
-                    after: output::spill_after(input),
+                    after: x3dbake::gltf::spill_after(input),
                     room: false,
                     write_back: false,
                 };

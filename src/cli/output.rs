@@ -63,13 +63,6 @@ pub fn spill_file(_: Option<&Path>) -> Option<fs::File> {
     None
 }
 
-/// How much of a glTF buffer stays in memory before the rest is moved to
-/// a file as it is made: a quarter of the input's text, 2 to 64 MiB
-/// (docs/performance.md).
-pub fn spill_after(input_len: usize) -> usize {
-    (input_len / 4).clamp(2 << 20, 64 << 20)
-}
-
 /// The null device, opened to take a buffer whose bytes are not wanted;
 /// None where there is none (the buffer then stays in memory).
 pub fn null_file() -> Option<fs::File> {

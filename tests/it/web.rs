@@ -30,7 +30,7 @@ fn files_in(dir: &Path) -> Vec<PathBuf> {
     v
 }
 
-fn cases() -> Vec<Case> {
+fn cases(dir: &Path) -> Vec<Case> {
     let scenes = util::root().join("fixtures/scenes");
     // The scenes and the files they link (given by name, as files picked
     // one by one are: the page finds them by name).
@@ -96,6 +96,18 @@ fn cases() -> Vec<Case> {
             vec!["--tolerance", "0.01", "--visibility", "scale"],
         ),
     ]);
+    // A buffer past the size where the command line moves it to a file
+    // (its GLB head then has room to spare): the page keeps it, the same
+    // bytes.
+    let big = dir.join("big.x3d");
+    std::fs::write(&big, big_scene()).unwrap();
+    cases.push(Case {
+        name: "big.glb".into(),
+        files: vec![big.clone()],
+        main: big,
+        settings: json!({}),
+        flags: vec![],
+    });
     let door = util::root().join("fixtures/interactive/door.x3d");
     cases.push(Case {
         name: "timeline.glb".into(),
@@ -120,6 +132,27 @@ fn cases() -> Vec<Case> {
     cases
 }
 
+/// A mesh of 20 000 points morphed through 12 keys: a glTF buffer of
+/// 2.9 MB, past the 2 MiB the command line keeps in memory.
+fn big_scene() -> String {
+    let n = 20_000;
+    let point = |i: usize, k: usize| format!("{} {} {}", i % 200, i / 200, (i * 7 + k * 13) % 17);
+    let points = |k: usize| (0..n).map(|i| point(i, k)).collect::<Vec<_>>().join(" ");
+    let keys: Vec<String> = (0..12).map(|k| format!("{}", k as f64 / 11.0)).collect();
+    let values: Vec<String> = (0..12).map(points).collect();
+    format!(
+        "<X3D><Scene><Shape><PointSet><Coordinate DEF='C' point='{}'/></PointSet></Shape>\
+         <TimeSensor DEF='T' loop='true'/>\
+         <CoordinateInterpolator DEF='I' key='{}' keyValue='{}'/>\
+         <ROUTE fromNode='T' fromField='fraction_changed' toNode='I' toField='set_fraction'/>\
+         <ROUTE fromNode='I' fromField='value_changed' toNode='C' toField='point'/>\
+         </Scene></X3D>",
+        points(0),
+        keys.join(" "),
+        values.join(" ")
+    )
+}
+
 #[test]
 fn the_page_converts_as_the_command_line_does() {
     let Some(web) = util::tool_dir("X3DBAKE_WEB", "the page (tools/web-build.sh)") else {
@@ -133,7 +166,7 @@ fn the_page_converts_as_the_command_line_does() {
     std::fs::create_dir_all(&page_dir).unwrap();
     std::fs::create_dir_all(&cli_dir).unwrap();
     let mut list: Vec<Value> = Vec::new();
-    let cases = cases();
+    let cases = cases(dir.path());
     for c in &cases {
         list.push(json!({
             "name": c.name,

@@ -52,6 +52,8 @@ struct Settings {
     interactive: bool,
     visibility: String,
     wide: bool,
+    /// The bake report (`--report`).
+    report: bool,
     timeline: bool,
     start: Option<f64>,
     end: Option<f64>,
@@ -75,6 +77,7 @@ impl Default for Settings {
             interactive: false,
             visibility: "extension".into(),
             wide: false,
+            report: false,
             timeline: false,
             start: None,
             end: None,
@@ -93,7 +96,7 @@ pub struct Baked {
     pub bytes: Vec<u8>,
     /// The messages, as the command line prints them.
     pub messages: String,
-    /// The bake report (an HTML page), for glTF output.
+    /// The bake report (an HTML page), for glTF output with `report`.
     pub report: String,
 }
 
@@ -159,7 +162,7 @@ fn run(files: Files, main: &str, settings: &str) -> Result<Baked, String> {
             rotation_rounding: 0.0,
             threads: 0,
         },
-        record: true,
+        record: s.report,
         limits: Limits::default(),
         compress: s.compress,
         interactive: s.interactive,
@@ -203,17 +206,23 @@ fn run(files: Files, main: &str, settings: &str) -> Result<Baked, String> {
     if let Some(span) = timeline {
         bake.play_timeline(span);
     }
+    // As the command line decides it for a .glb: past the same size the
+    // buffer would move to a file (here there is none: it stays), and the
+    // GLB's head gets the same room, so the bytes are the same.
+    let glb = s.format != "gltf";
+    let spill = glb.then(|| gltf::Spill {
+        open: Box::new(|| None),
+        after: gltf::spill_after(bake.sources.get(bake.file).text_len()),
+        room: true,
+        write_back: false,
+    });
     let mut doc = bake
-        .gltf(&opts, Some(&mut fetch))
+        .gltf_spilled(&opts, Some(&mut fetch), spill)
         .map_err(|e| format!("{main}: {e}"))?;
     if bake.diags.has_errors() {
         return Ok(failed(bake.messages(false, false)));
     }
-    let layout = if s.format == "gltf" {
-        Layout::Embedded
-    } else {
-        Layout::Glb
-    };
+    let layout = if glb { Layout::Glb } else { Layout::Embedded };
     let files = doc
         .files(&layout)
         .map_err(|e| format!("cannot lay the glTF document out: {e}"))?;
@@ -226,7 +235,11 @@ fn run(files: Files, main: &str, settings: &str) -> Result<Baked, String> {
     }
     drop(files);
     let messages = bake.messages(false, false);
-    let report = bake.report_html(&doc, main, s.tolerance, &messages);
+    let report = if s.report {
+        bake.report_html(&doc, main, s.tolerance, &messages)
+    } else {
+        String::new()
+    };
     Ok(Baked {
         ok: true,
         bytes,

@@ -15,6 +15,15 @@ use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
 /// the buffer has passed [`Spill::after`].
 const SPILL_AT: usize = 1 << 20;
 
+/// How much of a glTF buffer stays in memory before the rest is moved to
+/// a file as it is made: a quarter of the input's text, 2 to 64 MiB
+/// (docs/performance.md). A GLB's head room is decided there too, so a
+/// caller with no file to move it to (the page) passes the same size and
+/// gets the same bytes.
+pub fn spill_after(input_len: usize) -> usize {
+    (input_len / 4).clamp(2 << 20, 64 << 20)
+}
+
 /// Where a buffer goes past a size.
 pub struct Spill {
     /// Makes the file (empty; best an unnamed one) when the buffer first

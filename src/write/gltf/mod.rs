@@ -14,7 +14,7 @@ use json::validation::USize64;
 mod animations;
 mod bin;
 
-pub use bin::{Spill, Spilled};
+pub use bin::{Spill, Spilled, spill_after};
 pub use compact::{BYTE_ERROR, POSITION_SHARE, ROTATION_ROUNDING, SHORT_ERROR, USHORT_ERROR};
 pub use files::{Files, Layout, Part, Parts};
 pub use targets::{Channel, channel};
