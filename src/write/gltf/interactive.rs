@@ -18,7 +18,7 @@ use super::Writer;
 use super::cameras_lights::light_intensity;
 use crate::anim::check::{is_event_utility, is_user_sensor};
 use crate::hash::HashMap;
-use crate::scene::{NodeId, NodeType, Scene};
+use crate::scene::{Dir, NodeId, NodeType, Route, Scene};
 use serde_json::{Map, Value, json};
 
 /// The extension, and the one its select event comes from.
@@ -83,10 +83,13 @@ struct Graph<'w, 'a> {
     warned: crate::hash::HashSet<(NodeId, String)>,
 }
 
-/// The field a route names, without `set_` or `_changed`.
-fn plain(field: &str) -> &str {
-    let f = field.strip_prefix("set_").unwrap_or(field);
-    f.strip_suffix("_changed").unwrap_or(f)
+/// The field a route writes, as the node declares it (`set_startTime`
+/// names `startTime`; `set_boolean` is a field of its own).
+fn written_field(scene: &Scene, r: &Route) -> String {
+    match scene.find_field(r.to, &r.to_field, Dir::In) {
+        Some(f) => f.name.clone(),
+        None => r.to_field.clone(),
+    }
 }
 
 impl Writer<'_> {
@@ -240,13 +243,15 @@ impl Graph<'_, '_> {
     /// FALSE) through its routes. Other sensors with routes are named.
     fn on_select(&mut self) {
         let scene = self.w.scene;
+        // (Once, not a pass over the routes for each node.)
+        let sources: crate::hash::HashSet<NodeId> = scene.routes.iter().map(|r| r.from).collect();
         let mut sensors = Vec::new();
         for (i, node) in scene.nodes.iter().enumerate() {
             let id = NodeId(i as u32);
             if node.in_proto.is_some() {
                 continue;
             }
-            let routed = scene.routes.iter().any(|r| r.from == id);
+            let routed = sources.contains(&id);
             match scene.node_type(id) {
                 Some(NodeType::TouchSensor) if routed => sensors.push(id),
                 Some(ty) if routed && is_user_sensor(ty) => self.warn(
@@ -320,7 +325,7 @@ impl Graph<'_, '_> {
         scene
             .routes
             .iter()
-            .any(|r| r.from == id && plain(&r.from_field) == field)
+            .any(|r| r.from == id && r.from_field == field)
     }
 
     /// `id` sends each of `events` (field and value) in turn, those that
@@ -339,8 +344,8 @@ impl Graph<'_, '_> {
         let routes: Vec<(NodeId, String)> = scene
             .routes
             .iter()
-            .filter(|r| r.from == id && plain(&r.from_field) == field)
-            .map(|r| (r.to, plain(&r.to_field).to_string()))
+            .filter(|r| r.from == id && r.from_field == field)
+            .map(|r| (r.to, written_field(scene, r)))
             .collect();
         if depth > MAX_DEPTH {
             self.warn(
@@ -363,12 +368,12 @@ impl Graph<'_, '_> {
         use NodeType::*;
         match (scene.node_type(id), field, event) {
             (Some(TimeSensor), "startTime", _) => self.start_clock(id, from, depth),
-            (Some(BooleanFilter), "boolean", Event::Bool(b)) => {
+            (Some(BooleanFilter), "set_boolean", Event::Bool(b)) => {
                 let out = if b { "inputTrue" } else { "inputFalse" };
                 let sent = [(out, Event::Bool(b)), ("inputNegate", Event::Bool(!b))];
                 self.send_each(id, &sent, from, depth);
             }
-            (Some(BooleanFilter), "boolean", Event::Var { var, not }) => {
+            (Some(BooleanFilter), "set_boolean", Event::Var { var, not }) => {
                 let negated = Event::Var { var, not: !not };
                 let filtered = self.sends(id, "inputTrue") || self.sends(id, "inputFalse");
                 let flows = match (filtered, self.sends(id, "inputNegate")) {
@@ -382,28 +387,28 @@ impl Graph<'_, '_> {
                 }
                 self.send(id, "inputNegate", negated, &flows[1], depth);
             }
-            (Some(BooleanToggle), "boolean", Event::Bool(true)) => self.toggle(id, from, depth),
-            (Some(BooleanToggle), "boolean", Event::Var { var, not }) => {
+            (Some(BooleanToggle), "set_boolean", Event::Bool(true)) => self.toggle(id, from, depth),
+            (Some(BooleanToggle), "set_boolean", Event::Var { var, not }) => {
                 let (yes, _) = self.branch(var, not, from);
                 self.toggle(id, &yes, depth);
             }
-            (Some(BooleanTrigger), "triggerTime", _) => {
+            (Some(BooleanTrigger), "set_triggerTime", _) => {
                 self.send(id, "triggerTrue", Event::Bool(true), from, depth)
             }
-            (Some(TimeTrigger), "boolean", _) => {
+            (Some(TimeTrigger), "set_boolean", _) => {
                 self.send(id, "triggerTime", Event::Now, from, depth)
             }
-            (Some(IntegerTrigger), "boolean", Event::Bool(true)) => {
+            (Some(IntegerTrigger), "set_boolean", Event::Bool(true)) => {
                 let value = scene.ints(id, "integerKey").first().copied().unwrap_or(-1);
                 self.send(id, "triggerValue", Event::Int(value), from, depth)
             }
-            (Some(IntegerTrigger), "boolean", Event::Var { var, not }) => {
+            (Some(IntegerTrigger), "set_boolean", Event::Var { var, not }) => {
                 let (yes, _) = self.branch(var, not, from);
                 let value = scene.ints(id, "integerKey").first().copied().unwrap_or(-1);
                 self.send(id, "triggerValue", Event::Int(value), &yes, depth)
             }
             // FALSE into a toggle or an integer trigger: nothing happens.
-            (Some(BooleanToggle | IntegerTrigger), "boolean", Event::Bool(false)) => {}
+            (Some(BooleanToggle | IntegerTrigger), "set_boolean", Event::Bool(false)) => {}
             (Some(Switch), "whichChoice", Event::Int(choice)) => self.choose(id, choice, from),
             (Some(_), "visible", Event::Bool(_) | Event::Var { .. }) => {
                 let places = self.w.tree.placed.get(&id).cloned().unwrap_or_default();
@@ -443,18 +448,24 @@ impl Graph<'_, '_> {
         }
     }
 
-    /// A branch on a boolean variable (negated or not): its true and false
-    /// flows.
-    fn branch(&mut self, var: usize, not: bool, from: &Flow) -> (Flow, Flow) {
+    /// A variable/get of `var`: the value input that reads it.
+    fn get(&mut self, var: usize) -> Value {
         let get = self.node(
             "variable/get",
             None,
             json!({ "configuration": { "variable": { "value": [var] } } }),
         );
+        json!({ "node": get, "socket": "value" })
+    }
+
+    /// A branch on a boolean variable (negated or not): its true and false
+    /// flows.
+    fn branch(&mut self, var: usize, not: bool, from: &Flow) -> (Flow, Flow) {
+        let condition = self.get(var);
         let b = self.then(
             from,
             "flow/branch",
-            json!({ "values": { "condition": { "node": get, "socket": "value" } } }),
+            json!({ "values": { "condition": condition } }),
         );
         let (yes, no) = if not {
             ("false", "true")
@@ -490,16 +501,8 @@ impl Graph<'_, '_> {
                 v
             }
         };
-        let get = self.node(
-            "variable/get",
-            None,
-            json!({ "configuration": { "variable": { "value": [var] } } }),
-        );
-        let not = self.node(
-            "math/not",
-            None,
-            json!({ "values": { "a": { "node": get, "socket": "value" } } }),
-        );
+        let state = self.get(var);
+        let not = self.node("math/not", None, json!({ "values": { "a": state } }));
         // (A set's own out flow is not in every reader's version of the
         // extension: what follows a set is the next step of a sequence.)
         let steps = self.fan_out(from, 1 + usize::from(self.sends(id, "toggle")));
@@ -529,18 +532,14 @@ impl Graph<'_, '_> {
         let value = match event {
             Event::Bool(b) => json!({ "type": ty, "value": [values[usize::from(!b)].clone()] }),
             Event::Var { var, not } => {
-                let get = self.node(
-                    "variable/get",
-                    None,
-                    json!({ "configuration": { "variable": { "value": [var] } } }),
-                );
+                let condition = self.get(var);
                 let [a, b] = values;
                 let (a, b) = if not { (b, a) } else { (a, b) };
                 let select = self.node(
                     "math/select",
                     None,
                     json!({ "values": {
-                        "condition": { "node": get, "socket": "value" },
+                        "condition": condition,
                         "a": { "type": ty, "value": [a] },
                         "b": { "type": ty, "value": [b] },
                     } }),
@@ -679,7 +678,7 @@ pub(super) fn event_fields(scene: &Scene) -> impl Iterator<Item = (NodeId, Strin
                 .node_type(r.from)
                 .is_some_and(|ty| ty == NodeType::TouchSensor || is_event_utility(ty))
         })
-        .map(|r| (r.to, plain(&r.to_field).to_string()))
+        .map(|r| (r.to, written_field(scene, r)))
         .filter(|(_, f)| matches!(f.as_str(), "visible" | "on" | "whichChoice"))
 }
 
