@@ -244,8 +244,11 @@ impl<'s> KeyChooser<'s> {
             None => None,
         };
         let (rotation, per) = (track.is_rotation(), track.per_element());
+        // The bound the keys are fitted within (less the room left for
+        // rounding them).
+        let bound = opts.tolerance.map(|tol| fit_bound(&opts, track, tol));
         // The keyframes, and how far their curve is from the true one.
-        let (mut k, error) = match (exact, opts.tolerance) {
+        let (mut k, error) = match (exact, bound) {
             (Some(k), None) => (k, 0.0),
             // Step curves are kept: their error is zero.
             (Some(k), Some(_)) if k.interpolation == Interpolation::Step => (k, 0.0),
@@ -254,7 +257,6 @@ impl<'s> KeyChooser<'s> {
             // them when it needs fewer: always for cubic keys, and where
             // thinning left few keys (a fit costs microseconds a key).
             (Some(k), Some(tol)) => {
-                let tol = fit_bound(&opts, track, tol);
                 let (k, error, refit) = match reduce::thin(k, tol, per) {
                     Ok((k, error)) => {
                         let few = k.len() <= REFIT_KEYS;
@@ -282,7 +284,6 @@ impl<'s> KeyChooser<'s> {
                 match (default_fit(&opts, track, cubic), tol) {
                     (Some((tol, shapes)), _) => self.fitted(clip, track, tol, shapes, diags)?,
                     (None, Some(tol)) if straight && opts.mode == Mode::Sample => {
-                        let tol = fit_bound(&opts, track, tol);
                         self.fitted(clip, track, tol, Shape::STRAIGHT, diags)?
                     }
                     // Samples: no bound.
@@ -290,12 +291,12 @@ impl<'s> KeyChooser<'s> {
                 }
             }
         };
-        let Some(tol) = opts.tolerance else {
+        let Some(bound) = bound else {
             return Some(k);
         };
         // Constant when the keys' curve is within what the fit left of the
         // tolerance: then the true curve is within the tolerance.
-        let room = (fit_bound(&opts, track, tol) - error).max(0.0);
+        let room = (bound - error).max(0.0);
         reduce::collapse_constant(&mut k, room, rotation, per);
         let mut own = Vec::new();
         track.initial_value(self.scene, &mut own);
