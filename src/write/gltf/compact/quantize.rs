@@ -295,13 +295,12 @@ pub(super) fn rotations(work: &mut Work<'_>) {
     // Outputs by how many channels read them, and how many of those are
     // rotations that may be rounded.
     let mut uses: HashMap<usize, (usize, usize)> = HashMap::default();
+    let pointers: crate::hash::HashSet<(usize, usize)> =
+        work.pointers.iter().map(|&(a, c, _)| (a, c)).collect();
     for (ai, a) in root.animations.iter().enumerate() {
         for (ci, c) in a.channels.iter().enumerate() {
             let s = &a.samplers[c.sampler.value()];
-            let pointer = work
-                .pointers
-                .iter()
-                .any(|&(pa, pc, _)| (pa, pc) == (ai, ci));
+            let pointer = pointers.contains(&(ai, ci));
             let straight = matches!(
                 s.interpolation,
                 Checked::Valid(
