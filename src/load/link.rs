@@ -71,17 +71,7 @@ fn has_scheme(url: &str) -> bool {
 
 impl Fetch for FileFetch {
     fn fetch(&mut self, from: &str, url: &str) -> std::io::Result<(String, Vec<u8>)> {
-        let local = url
-            .strip_prefix("file://")
-            .or_else(|| url.strip_prefix("file:"))
-            .unwrap_or(url);
-        if has_scheme(local) {
-            return Err(std::io::Error::new(
-                std::io::ErrorKind::Unsupported,
-                "not fetched: x3dbake reads local files only",
-            ));
-        }
-        let local = percent_decode(local);
+        let local = local_name(url)?;
         let base = Path::new(from).parent().unwrap_or(Path::new(""));
         let mut path = base.join(&local);
         if let Some(root) = &self.root {
@@ -154,18 +144,8 @@ fn normalised(path: &Path) -> String {
 
 impl Fetch for MemoryFetch {
     fn fetch(&mut self, from: &str, url: &str) -> std::io::Result<(String, Vec<u8>)> {
-        let local = url
-            .strip_prefix("file://")
-            .or_else(|| url.strip_prefix("file:"))
-            .unwrap_or(url);
-        if has_scheme(local) {
-            return Err(std::io::Error::new(
-                std::io::ErrorKind::Unsupported,
-                "not fetched: x3dbake reads local files only",
-            ));
-        }
         let base = Path::new(from).parent().unwrap_or(Path::new(""));
-        let path = normalised(&base.join(percent_decode(local)));
+        let path = normalised(&base.join(local_name(url)?));
         let name = path.rsplit('/').next().unwrap_or(&path).to_string();
         let named = |p: &String| p.rsplit('/').next() == Some(name.as_str());
         let found = match self.files.iter().position(|(p, _)| *p == path) {
@@ -183,6 +163,22 @@ impl Fetch for MemoryFetch {
             )),
         }
     }
+}
+
+/// The local file name a URL gives (`file:` dropped, `%xx` decoded); an
+/// error for a URL of another scheme, which is never fetched.
+fn local_name(url: &str) -> std::io::Result<String> {
+    let local = url
+        .strip_prefix("file://")
+        .or_else(|| url.strip_prefix("file:"))
+        .unwrap_or(url);
+    if has_scheme(local) {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::Unsupported,
+            "not fetched: x3dbake reads local files only",
+        ));
+    }
+    Ok(percent_decode(local))
 }
 
 fn percent_decode(s: &str) -> String {
