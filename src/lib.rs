@@ -68,8 +68,8 @@ pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 /// glTF 2.0 output: the options, the document and its files.
 pub mod gltf {
     pub use crate::write::gltf::{
-        Document, Files, KeyOptions, Layout, Mode, Options, Part, Parts, SampleInterpolation,
-        Spill, Spilled, TrackFates, Visibility, spill_after,
+        Compression, Document, Files, KeyOptions, Layout, Mode, Options, Part, Parts,
+        SampleInterpolation, Spill, Spilled, TrackFates, Visibility, spill_after,
     };
 }
 

@@ -4,7 +4,9 @@
 // glTF-Transform resamples that at each tolerance given; its true error is
 // measured against the curve sampled at 4 kHz (between its keys too,
 // stored as float32) with a glTF sampler written here from the glTF spec
-// (LINEAR, STEP, CUBICSPLINE; slerp for rotations); then x3dbake bakes the X3D in its
+// (LINEAR, STEP, CUBICSPLINE; LINEAR rotations played both by slerp, as
+// three.js and Babylon.js do, and by nlerp, as Blender does, the worse
+// counted); then x3dbake bakes the X3D in its
 // default mode with `--tolerance` set to that error, and its keys and error
 // are measured the same way. Morph-weight channels are left out (their
 // error is in weights, not in the points they move). Prints one row a file
@@ -75,8 +77,10 @@ function channels(file) {
   return out;
 }
 
-/** A glTF sampler's value at time t (glTF 2.0, Appendix C). */
-function sample(ch, t, out) {
+/** A glTF sampler's value at time t (glTF 2.0, Appendix C); with `nlerp`,
+ * LINEAR rotations as Blender's importer plays them (each component
+ * interpolated, then normalised) instead of slerp. */
+function sample(ch, t, out, nlerp = false) {
   const { times, values, width, interpolation } = ch;
   const n = times.length;
   const cubic = interpolation === "CUBICSPLINE";
@@ -107,11 +111,15 @@ function sample(ch, t, out) {
         c * values[at(hi, 1) + e] +
         d * dt * values[at(hi, 0) + e];
     }
-  } else if (ch.rotation) {
+  } else if (ch.rotation && !nlerp) {
     slerp(values, lo * 4, hi * 4, u, out);
     return;
   } else {
-    for (let e = 0; e < width; e++) out[e] = values[lo * width + e] * (1 - u) + values[hi * width + e] * u;
+    // (nlerp: the second key in the first's hemisphere.)
+    let dot = 0;
+    for (let e = 0; e < width; e++) dot += values[lo * width + e] * values[hi * width + e];
+    const sign = ch.rotation && dot < 0 ? -1 : 1;
+    for (let e = 0; e < width; e++) out[e] = values[lo * width + e] * (1 - u) + sign * values[hi * width + e] * u;
   }
   if (ch.rotation) {
     const l = Math.hypot(out[0], out[1], out[2], out[3]);
@@ -165,8 +173,15 @@ function measure(file, reference, byIndex) {
     keys += ch.times.length;
     const w = ref.width;
     for (let k = 0; k < ref.times.length; k++) {
+      // Rotations: the worse of slerp (three.js, Babylon.js) and nlerp
+      // (Blender), the error the file shows in the players people use.
+      const want = ref.values.subarray(k * w, k * w + w);
       sample(ch, ref.times[k], out);
-      const e = distance(out, ref.values.subarray(k * w, k * w + w), ref.rotation, w);
+      let e = distance(out, want, ref.rotation, w);
+      if (ref.rotation) {
+        sample(ch, ref.times[k], out, true);
+        e = Math.max(e, distance(out, want, true, w));
+      }
       if (e > error) {
         error = e;
         where = `animation ${ref.anim} ${ref.key} at ${ref.times[k]} s, ${ch.times.length} keys`;

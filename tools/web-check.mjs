@@ -69,9 +69,9 @@ try {
     // The options: each field set as a user would, the rest left as they are.
     await page.evaluate((s) => {
       const defaults = { format: "glb", mode: "exact", interpolation: "linear", rate: "30", tolerance: "",
-        cycles: "1", visibility: "extension", start: "", end: "", loadTime: "", events: "" };
+        cycles: "1", visibility: "scale", start: "", end: "", loadTime: "", events: "" };
       for (const [id, v] of Object.entries(defaults)) document.getElementById(id).value = v;
-      for (const id of ["compress", "interactive", "timeline"]) document.getElementById(id).checked = false;
+      for (const id of ["compress", "interactive", "core", "timeline"]) document.getElementById(id).checked = false;
       document.getElementById("report").checked = true;
       for (const [id, v] of Object.entries(s)) {
         const el = document.getElementById(id);

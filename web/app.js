@@ -76,6 +76,7 @@ function settings() {
     cycles: num("cycles") ?? 1,
     report: $("report").checked,
     compress: $("compress").checked,
+    core: $("core").checked,
     interactive: $("interactive").checked,
     visibility: $("visibility").value,
     timeline: $("timeline").checked,

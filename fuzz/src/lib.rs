@@ -134,7 +134,7 @@ fn bake_with(data: &[u8], fetch: &mut dyn Fetch, images: bool) {
                 ..Default::default()
             },
             // The sampled documents go through --compress as well.
-            compress: mode == gltf::Mode::Sample,
+            compress: (mode == gltf::Mode::Sample).then_some(gltf::Compression::Meshopt),
             ..Default::default()
         };
         let made = if images {

@@ -10,6 +10,7 @@ pub mod fit;
 pub mod keyframes;
 pub mod keys;
 pub mod motion;
+pub mod nlerp;
 pub mod reduce;
 mod route_reports;
 mod track;

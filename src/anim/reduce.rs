@@ -3,6 +3,7 @@
 //! is measured in. Curves that are not linear are fitted in `fit`.
 
 use super::keyframes::{Interpolation, Keyframes};
+use super::nlerp::nlerp;
 use crate::interp::rotation::slerp;
 use crate::math;
 use glam::DQuat;
@@ -84,12 +85,15 @@ impl Fit<'_> {
         };
         let (a, b) = (self.quat(i), self.quat(j));
         let angle = |p: DQuat, q: DQuat| distance(&p.to_array(), &q.to_array(), true, 4);
+        // Played by slerp and by nlerp (see `nlerp`): the worse.
+        let near = if a.dot(b) < 0.0 { -b } else { b };
+        let both = |s: f64, q: DQuat| angle(slerp(a, b, s), q).max(angle(nlerp(a, near, s), q));
         for (k, &middle) in middles.iter().enumerate().take(j).skip(i) {
             let mid = 0.5 * (self.times[k] + self.times[k + 1]);
-            worst = worst.max(angle(slerp(a, b, (mid - t0) / span), middle));
+            worst = worst.max(both((mid - t0) / span, middle));
             if k > i {
                 let s = (self.times[k] - t0) / span;
-                worst = worst.max(angle(slerp(a, b, s), self.quat(k)));
+                worst = worst.max(both(s, self.quat(k)));
             }
             if worst > stop_over {
                 break;

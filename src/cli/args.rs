@@ -147,12 +147,20 @@ pub enum CliMode {
 }
 
 #[derive(Clone, Copy, ValueEnum)]
+pub enum CliCompression {
+    /// Quantised, packed and EXT_meshopt_compression (three.js, Babylon.js).
+    Meshopt,
+    /// Quantised and packed only (Blender too).
+    Quantize,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
 pub enum CliVisibility {
     Extension,
     Scale,
 }
 
-#[derive(Clone, Copy, ValueEnum)]
+#[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
 pub enum CliInterpolation {
     Linear,
     Step,
@@ -218,8 +226,12 @@ pub struct BakeArgs {
     /// 50000000].
     #[arg(help_heading = "Keys", long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     pub max_samples: Option<u64>,
-    /// Interpolation of sampled keys in --mode sample (cubic: tangents from
-    /// the curve's own derivative) [default: linear].
+    /// How keys are joined. linear: LINEAR (and STEP) keys only, which
+    /// every player (three.js, Babylon.js, Blender) plays within the bound;
+    /// cubic: CUBICSPLINE too, splines exact and fewer keys where a spline
+    /// fits (three.js, Babylon.js: Blender drops the tangents); step: in
+    /// --mode sample, samples held. In --mode sample cubic tangents come
+    /// from the curve's own derivative [default: linear].
     #[arg(help_heading = "Keys", long, value_enum)]
     pub interpolation: Option<CliInterpolation>,
     /// The bound on every track: the fewest glTF keys within this distance of
@@ -245,21 +257,43 @@ pub struct BakeArgs {
     /// Embed the buffer in the .gltf as a data URI instead of a .bin file.
     #[arg(help_heading = "Output", long)]
     pub embed: bool,
-    /// Compress the buffer (EXT_meshopt_compression, lossless: geometry,
-    /// indices and animation keys; every channel kept). Readers need the
-    /// extension (three.js with its meshopt decoder, Babylon.js).
-    #[arg(help_heading = "Output", long)]
-    pub compress: bool,
+    /// A compact file, every channel kept: vertices welded and reordered,
+    /// positions on a 14-bit grid (within 6.1e-5 of each mesh's size),
+    /// normals as bytes (within 3.9e-3), uvs, colours, weights and rotation
+    /// keys as 16-bit integers (rotations within 6.2e-5 rad, fitted to leave
+    /// room: the bound holds), KHR_mesh_quantization; then the buffer
+    /// compressed losslessly (EXT_meshopt_compression), which three.js
+    /// (with its meshopt decoder) and Babylon.js read.
+    /// `--compress=quantize` stops before that step: KHR_mesh_quantization
+    /// alone, which Blender reads too.
+    #[arg(
+        help_heading = "Output",
+        long,
+        value_enum,
+        num_args = 0..=1,
+        require_equals = true,
+        default_missing_value = "meshopt",
+        value_name = "HOW"
+    )]
+    pub compress: Option<CliCompression>,
     /// What the routes do when the user acts, as a KHR_interactivity
     /// behaviour graph (Babylon.js plays it): a click on a TouchSensor's
     /// shapes starts the clocks it starts, toggles what it toggles.
     #[arg(help_heading = "Output", long, conflicts_with = "timeline")]
     pub interactive: bool,
+    /// Only what a core glTF 2.0 loader reads, for the `gltf` crate and
+    /// Bevy (they refuse a whole file with a channel that has no node): no
+    /// KHR_animation_pointer channels (materials, lights, cameras, texture
+    /// transforms), each track left out named in a warning.
+    #[arg(help_heading = "Output", long, conflicts_with = "interactive")]
+    pub core: bool,
     /// How nodes are shown and hidden (an animated Switch's choices or
-    /// `visible`, a moving mesh's cuts): KHR_node_visibility, or a STEP
-    /// scale (zero when hidden) for viewers and engines without it.
-    #[arg(help_heading = "Output", long, value_enum, default_value_t = CliVisibility::Extension)]
-    pub visibility: CliVisibility,
+    /// `visible`, a moving mesh's cuts): a STEP scale, zero when hidden,
+    /// which every player shows, or KHR_node_visibility (Babylon.js only;
+    /// three.js and Blender lack it) [default: scale; extension with
+    /// --interactive, whose graph sets it].
+    #[arg(help_heading = "Output", long, value_enum)]
+    pub visibility: Option<CliVisibility>,
     /// Flush each output to disk before it is renamed into place, and the
     /// folder after (survives a power failure or a system crash; costs the
     /// disk's write time). Without it an output still appears whole or not
@@ -526,8 +560,9 @@ impl BakeArgs {
                 ("--interpolation", self.interpolation.is_some()),
                 ("--tolerance", self.tolerance.is_some()),
                 ("--report", self.report.is_some()),
-                ("--compress", self.compress),
+                ("--compress", self.compress.is_some()),
                 ("--interactive", self.interactive),
+                ("--core", self.core),
             ];
             if let Some((flag, _)) = given.iter().find(|(_, g)| *g) {
                 return Err(format!(
@@ -558,9 +593,23 @@ impl BakeArgs {
             Some(p) => Some(ReportTo::File(p)),
             None => None,
         };
+        if self.core && matches!(self.visibility, Some(CliVisibility::Extension)) {
+            return Err(
+                "--core writes no pointer channels, and KHR_node_visibility's are: leave out \
+                 --visibility extension"
+                    .into(),
+            );
+        }
+        if self.interactive && matches!(self.visibility, Some(CliVisibility::Scale)) {
+            return Err(
+                "--interactive shows and hides nodes by KHR_node_visibility (its graph sets it): \
+                 leave out --visibility scale"
+                    .into(),
+            );
+        }
         let mode = self.mode.unwrap_or(CliMode::Exact);
-        if self.interpolation.is_some() && mode != CliMode::Sample {
-            return Err("--interpolation is for --mode sample".into());
+        if self.interpolation == Some(CliInterpolation::Step) && mode != CliMode::Sample {
+            return Err("--interpolation step is for --mode sample".into());
         }
         let outputs: Vec<Option<PathBuf>> = match &target {
             Target::Dir(dir) => paths::outputs_in(dir, &inputs, format.extension())?
@@ -628,6 +677,8 @@ impl BakeArgs {
                     },
                     tolerance: self.tolerance,
                     keep_constant: self.keep_constant,
+                    cubic: mode == CliMode::Exact
+                        && self.interpolation == Some(CliInterpolation::Cubic),
                     // (--compress's room is the glTF writer's to give.)
                     rotation_rounding: 0.0,
                     // 0: the thread's share of the cores (a batch worker's: see batch).
@@ -642,11 +693,16 @@ impl BakeArgs {
                         }),
                     ..Default::default()
                 },
-                compress: self.compress,
+                compress: self.compress.map(|c| match c {
+                    CliCompression::Meshopt => gltf::Compression::Meshopt,
+                    CliCompression::Quantize => gltf::Compression::Quantize,
+                }),
                 interactive: self.interactive,
+                core: self.core,
                 visibility: match self.visibility {
-                    CliVisibility::Extension => gltf::Visibility::Extension,
-                    CliVisibility::Scale => gltf::Visibility::Scale,
+                    Some(CliVisibility::Extension) => gltf::Visibility::Extension,
+                    _ if self.interactive => gltf::Visibility::Extension,
+                    _ => gltf::Visibility::Scale,
                 },
             },
             report,

@@ -324,8 +324,8 @@ fn the_command_line_does_what_a_pipeline_expects() {
         "--embed is for .gltf output",
     );
     usage(
-        &[box_x3d, "-o", "x.glb", "--interpolation", "cubic"],
-        "--interpolation is for --mode sample",
+        &[box_x3d, "-o", "x.glb", "--interpolation", "step"],
+        "--interpolation step is for --mode sample",
     );
     usage(
         &[box_x3d, "-o", "x.csv", "--tolerance", "0.1"],

@@ -402,9 +402,20 @@ fn draws_as_the_default(
     );
     let target = |f: &File, c: &Value| -> Value {
         let mut t = c["target"].clone();
+        // The mesh a node shows, itself or by a node of its own under it.
+        let mesh = |n: &Value| {
+            n["mesh"].as_u64().or_else(|| {
+                let kids = n["children"].as_array()?;
+                let held = kids.iter().filter_map(|k| {
+                    let k = &f.json["nodes"][k.as_u64()? as usize];
+                    k["name"].is_null().then(|| k["mesh"].as_u64()).flatten()
+                });
+                held.last()
+            })
+        };
         if let Some(m) = t["node"]
             .as_u64()
-            .and_then(|n| f.json["nodes"][n as usize]["mesh"].as_u64())
+            .and_then(|n| mesh(&f.json["nodes"][n as usize]))
         {
             t["node"] = serde_json::json!(format!("mesh {m}"));
         }
@@ -566,7 +577,8 @@ fn plays_as_the_default(three_dir: &Path, scene: &str, plain: &Path, packed: &Pa
                     .clone();
                 let mut n = n.clone();
                 if holders[i] {
-                    for k in ["position", "scale"] {
+                    // (A mesh may move to a node of its own under it.)
+                    for k in ["position", "scale", "name"] {
                         n[k] = Value::Null;
                         m[k] = Value::Null;
                     }

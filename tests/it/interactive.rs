@@ -78,7 +78,14 @@ fn timeline(three: &Path, scene: &str, out: &Path, case: &Case, times: &[f64]) -
     // Babylon plays the clips that start with the graph (event/onStart)
     // one frame ahead: the world loads a frame later for x3dbake.
     let load = format!("{}", 2_000_000_000.0 + STEP);
-    let mut flags: Vec<String> = vec!["--timeline".into(), "--end".into(), "8".into()];
+    // (Shown and hidden as the graph does: KHR_node_visibility.)
+    let mut flags: Vec<String> = vec![
+        "--timeline".into(),
+        "--end".into(),
+        "8".into(),
+        "--visibility".into(),
+        "extension".into(),
+    ];
     flags.extend(["--load-time".into(), load]);
     // (Fitted close to the curve: the comparison is of the events, not of
     // the world-time clip's default bound.)

@@ -137,7 +137,7 @@ fn the_timeline_glb_plays_in_three_js_as_in_x_ite() {
         ));
         let choice = row("Pick.whichChoice", i)[0];
         let shown: Vec<f64> = (0..2)
-            .filter(|c| node(s, &format!("Pick_choice{c}"))["visible"] == true)
+            .filter(|c| util::shown(&node(s, &format!("Pick_choice{c}"))))
             .map(|c| c as f64)
             .collect();
         let want: Vec<f64> = if choice >= 0.0 { vec![choice] } else { vec![] };

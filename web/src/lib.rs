@@ -50,6 +50,8 @@ struct Settings {
     clips: Vec<String>,
     compress: bool,
     interactive: bool,
+    /// Core glTF only (`--core`).
+    core: bool,
     visibility: String,
     wide: bool,
     /// The bake report (`--report`).
@@ -75,7 +77,8 @@ impl Default for Settings {
             clips: Vec::new(),
             compress: false,
             interactive: false,
-            visibility: "extension".into(),
+            core: false,
+            visibility: "scale".into(),
             wide: false,
             report: false,
             timeline: false,
@@ -159,17 +162,19 @@ fn run(files: Files, main: &str, settings: &str) -> Result<Baked, String> {
             },
             tolerance: s.tolerance,
             keep_constant: s.keep_constant,
+            cubic: s.mode != "sample" && s.interpolation == "cubic",
             rotation_rounding: 0.0,
             threads: 0,
         },
         record: s.report,
         limits: Limits::default(),
-        compress: s.compress,
+        compress: s.compress.then_some(gltf::Compression::Meshopt),
         interactive: s.interactive,
-        visibility: if s.visibility == "scale" {
-            Visibility::Scale
-        } else {
+        core: s.core,
+        visibility: if s.visibility == "extension" {
             Visibility::Extension
+        } else {
+            Visibility::Scale
         },
     };
     let mut bake = Bake::load(main, input, None, Some(&mut fetch), opts.limits);

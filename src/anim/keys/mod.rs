@@ -8,7 +8,7 @@ mod ahead;
 use super::clip::{Clip, Track};
 use super::fit::{self, Fitted, Shape, TooMany};
 use super::keyframes::{Interpolation, Keyframes, exact_len_bound, keyframe_numbers, sample_len};
-use super::reduce;
+use super::{nlerp, reduce};
 use crate::diag::Diagnostics;
 use crate::interp::Exact;
 use crate::scene::Scene;
@@ -50,6 +50,11 @@ pub struct KeyOptions {
     pub tolerance: Option<f64>,
     /// With a tolerance: keep tracks that never leave the target's own value.
     pub keep_constant: bool,
+    /// CUBICSPLINE keys allowed: splines written exactly, and fits as
+    /// CUBICSPLINE where they need fewer keys. Players that drop the
+    /// tangents (Blender's importer) play those keys wrong; without it every
+    /// curve is LINEAR or STEP keys, splines fitted within the bound.
+    pub cubic: bool,
     /// Room the fits leave, in radians, for rounding rotation keys after
     /// (`--compress` writes them as 16-bit integers); 0: none.
     pub rotation_rounding: f64,
@@ -67,6 +72,7 @@ impl Default for KeyOptions {
             interpolation: SampleInterpolation::Linear,
             tolerance: None,
             keep_constant: false,
+            cubic: false,
             rotation_rounding: 0.0,
             threads: 0,
         }
@@ -112,6 +118,15 @@ pub fn sampled_interpolation(opts: &KeyOptions, track: &Track) -> Interpolation 
     }
 }
 
+/// The track's exact description where its keys may be written as they
+/// are: a spline's only with CUBICSPLINE keys allowed.
+fn exact_keys<'t>(opts: &KeyOptions, track: &'t Track) -> Option<Exact<'t>> {
+    let exact = (opts.mode == Mode::Exact)
+        .then(|| track.exact())
+        .flatten()?;
+    (opts.cubic || !matches!(exact, Exact::Hermite { .. })).then_some(exact)
+}
+
 /// Thinned keys at most this many are fitted again (see `keyframes`).
 const REFIT_KEYS: usize = 64;
 
@@ -123,14 +138,14 @@ fn default_fit(opts: &KeyOptions, track: &Track, cubic: bool) -> Option<(f64, &'
         sampled_interpolation(opts, track),
         Interpolation::Linear | Interpolation::Slerp
     );
-    if opts.mode != Mode::Exact || !straight || track.exact().is_some() {
+    if opts.mode != Mode::Exact || !straight || exact_keys(opts, track).is_some() {
         return None;
     }
     let tol = opts
         .tolerance
         .unwrap_or_else(|| fit::default_tolerance(track));
     let tol = fit_bound(opts, track, tol);
-    let shapes = if cubic {
+    let shapes = if cubic && opts.cubic {
         Shape::EITHER
     } else {
         Shape::STRAIGHT
@@ -232,14 +247,31 @@ impl<'s> KeyChooser<'s> {
         let opts = self.opts;
         // The animation values the exact keys took from the limit.
         let mut charged = 0;
-        let exact = match (opts.mode == Mode::Exact).then(|| track.exact()).flatten() {
+        let exact = match exact_keys(&opts, track) {
             Some(e) => {
                 let per = keyframe_numbers(e.width(), matches!(e, Exact::Hermite { .. }));
                 charged = exact_len_bound(&e, &clip.map).saturating_mul(per);
                 if !self.spend(charged, clip, track, diags) {
                     return None;
                 }
-                Some(Keyframes::exact(e, &clip.map))
+                let k = Keyframes::exact(e, &clip.map);
+                // Slerp keys are cut where nlerp between them would leave
+                // the bound (see `nlerp`); thinning, under a tolerance,
+                // measures both ways too.
+                let full = opts
+                    .tolerance
+                    .unwrap_or_else(|| fit::default_tolerance(track));
+                match nlerp::split(&k, fit_bound(&opts, track, full)) {
+                    Some(cut) => {
+                        let added = (cut.len() - k.len()) * keyframe_numbers(4, false);
+                        if !self.spend(added, clip, track, diags) {
+                            return None;
+                        }
+                        charged += added;
+                        Some(cut)
+                    }
+                    None => Some(k),
+                }
             }
             None => None,
         };
@@ -339,6 +371,11 @@ impl<'s> KeyChooser<'s> {
         value_at: &mut dyn FnMut(f64, &mut Vec<f64>),
         diags: &mut Diagnostics,
     ) -> Option<Keyframes<'static>> {
+        let shapes = if self.opts.cubic {
+            shapes
+        } else {
+            Shape::STRAIGHT
+        };
         let room = self.room(width, shapes.contains(&Shape::Cubic));
         let mut corners: Vec<f64> = tracks
             .iter()

@@ -38,6 +38,8 @@ pub(super) struct Animated<'a> {
     pub(super) folded: crate::hash::HashSet<(usize, usize)>,
     /// (clip, mesh node) pairs given a weights channel.
     pub(super) weight_channels: crate::hash::HashSet<(usize, usize)>,
+    /// Tracks left out for their pointer channels (`Options::core`).
+    pub(super) pointers_left_out: usize,
 }
 
 impl<'a> Animated<'a> {
@@ -65,6 +67,7 @@ impl<'a> Animated<'a> {
             pointers: Vec::new(),
             folded: Default::default(),
             weight_channels: Default::default(),
+            pointers_left_out: 0,
         }
     }
 }
@@ -184,6 +187,7 @@ impl Writer<'_> {
             anim: self.root.animations.len(),
             ..Parts::default()
         };
+        let left_out = self.anim.pointers_left_out;
         for (ti, track) in clip.tracks.iter().enumerate() {
             if self.anim.keys.over_limit() {
                 break; // reported: the document is not written
@@ -215,6 +219,16 @@ impl Writer<'_> {
             }
         }
         if parts.channels.is_empty() {
+            if self.anim.pointers_left_out > left_out {
+                self.diags.warning(
+                    format!(
+                        "clip `{}`: no animation written: its channels are \
+                         KHR_animation_pointer ones, left out (--core)",
+                        clip.name
+                    ),
+                    Some(self.scene.node(clip.clock_node).span),
+                );
+            }
             return;
         }
         if !parts.pointers.is_empty() {
@@ -294,6 +308,21 @@ impl Writer<'_> {
                 target
             }
         };
+        if opts.core && self.is_pointer(&target) {
+            self.diags.warning(
+                format!(
+                    "`{}.{}` in clip `{}`: its glTF channel is a KHR_animation_pointer, which \
+                     core glTF loaders (the `gltf` crate, Bevy) do not read: left out (--core)",
+                    self.scene.display_name(track.target),
+                    track.field,
+                    clip.name
+                ),
+                Some(track.span),
+            );
+            self.anim.tracks.dropped.push((ci, ti));
+            self.anim.pointers_left_out += 1;
+            return None;
+        }
         // One weights channel a mesh node in an animation.
         if let Target::Weight { nodes, .. } = &target
             && nodes
@@ -354,6 +383,18 @@ impl Writer<'_> {
             (_, t) => t,
         };
         Some((target, k))
+    }
+
+    /// Whether a target's channels are KHR_animation_pointer ones (no node).
+    fn is_pointer(&self, target: &Target) -> bool {
+        match target {
+            Target::Pointer { .. } | Target::Texture { .. } => true,
+            Target::Visibility { shown } => shown
+                .iter()
+                .flat_map(|(_, nodes)| nodes)
+                .any(|n| !self.tree.scaled.contains_key(&n.value())),
+            _ => false,
+        }
     }
 
     /// KHR_node_visibility: a bool (unsigned byte) STEP curve for each list

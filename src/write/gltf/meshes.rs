@@ -32,6 +32,9 @@ pub(super) struct Meshes {
     pub(super) morph_uvs: Vec<(usize, usize, usize)>,
     /// Each HAnimDisplacer's morph target.
     pub(super) displacers: HashMap<NodeId, skins::Displaced>,
+    /// A POSITION accessor of zeros for morph targets that move no point,
+    /// by vertex count (its copies share its bytes).
+    pub(super) still_positions: HashMap<usize, Index<json::Accessor>>,
 }
 
 /// The arrays (Coordinate and TextureCoordinate points, Normal vectors) that

@@ -43,13 +43,25 @@ use nodes::Tree;
 /// animated `visible`, a moving mesh's cuts).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Visibility {
-    /// KHR_node_visibility, and its pointer channels.
-    #[default]
+    /// KHR_node_visibility, and its pointer channels (Babylon.js; always
+    /// with [`Options::interactive`], whose graph sets it).
     Extension,
     /// The node's scale: its own when shown, zero when hidden, animated by
-    /// STEP scale channels (for viewers and engines without the
-    /// extension).
+    /// STEP scale channels: what every player shows (three.js and Blender
+    /// have no KHR_node_visibility).
+    #[default]
     Scale,
+}
+
+/// How far `--compress` goes, for the readers a file is for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Compression {
+    /// Quantised (KHR_mesh_quantization) and packed: what Blender's importer
+    /// reads as well as three.js and Babylon.js.
+    Quantize,
+    /// Quantised, packed and compressed (EXT_meshopt_compression): the
+    /// smallest, for three.js (with its meshopt decoder) and Babylon.js.
+    Meshopt,
 }
 
 /// How tracks are written.
@@ -66,12 +78,17 @@ pub struct Options {
     /// How nodes are shown and hidden.
     pub visibility: Visibility,
     /// A compact document: vertices welded and quantised within stated
-    /// roundings (KHR_mesh_quantization), buffer views packed and
-    /// compressed (EXT_meshopt_compression).
-    pub compress: bool,
+    /// roundings (KHR_mesh_quantization), buffer views packed and, as it
+    /// says, compressed (EXT_meshopt_compression).
+    pub compress: Option<Compression>,
     /// What the routes do when the user acts, as a KHR_interactivity
     /// behaviour graph (see `interactive`).
     pub interactive: bool,
+    /// Only what a core glTF 2.0 loader reads: no channel without a node
+    /// (KHR_animation_pointer: materials, lights, cameras, texture
+    /// transforms), each track left out named in a warning. The `gltf`
+    /// crate (Bevy's loader) refuses a whole file holding one.
+    pub core: bool,
 }
 
 impl Default for Options {
@@ -80,9 +97,10 @@ impl Default for Options {
             keys: KeyOptions::default(),
             limits: Limits::default(),
             record: false,
-            visibility: Visibility::Extension,
-            compress: false,
+            visibility: Visibility::Scale,
+            compress: None,
             interactive: false,
+            core: false,
         }
     }
 }
@@ -253,9 +271,16 @@ pub fn build(
     // With --compress, rotation keys are written as 16-bit integers where
     // the bound leaves room for their rounding: the fits make it.
     let mut opts = *opts;
-    let round_rotations = opts.compress && compact::rounds_rotations(opts.keys.tolerance);
+    let round_rotations = opts.compress.is_some() && compact::rounds_rotations(opts.keys.tolerance);
     if round_rotations {
         opts.keys.rotation_rounding = compact::ROTATION_ROUNDING;
+    }
+    if opts.interactive {
+        // The behaviour graph shows and hides nodes by KHR_node_visibility.
+        opts.visibility = Visibility::Extension;
+    } else if opts.core {
+        // Its channels are pointers.
+        opts.visibility = Visibility::Scale;
     }
     let opts = &opts;
     let mut w = Writer {
@@ -268,7 +293,7 @@ pub fn build(
         buf: Buffers {
             // A buffer to be compressed is remade whole in memory: never
             // moved to a file first.
-            bin: bin::Bin::new(spill.filter(|_| !opts.compress)),
+            bin: bin::Bin::new(spill.filter(|_| opts.compress.is_none())),
             times: HashMap::default(),
             shared: HashMap::default(),
             shared_bytes: 0,
@@ -346,8 +371,10 @@ pub fn build(
         compressed: None,
         interactivity,
     };
-    if opts.compress && !w.diags.has_errors() {
-        doc.compress(round_rotations);
+    if let Some(how) = opts.compress
+        && !w.diags.has_errors()
+    {
+        doc.compress(round_rotations, how == Compression::Meshopt);
     }
     doc
 }

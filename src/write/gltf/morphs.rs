@@ -7,7 +7,7 @@ use crate::anim::keyframes::{Interpolation, Keyframes};
 use crate::diag::Diagnostics;
 use crate::scene::NodeId;
 use gltf_json as json;
-use json::{accessor, buffer};
+use json::{Index, accessor, buffer};
 
 /// A geometry node drawn at each sample of a clip: the sample times and
 /// each sample's point and normal displacements.
@@ -287,7 +287,10 @@ impl<'a> Writer<'a> {
             (None, Some(p)) => Self::remade_normals(m, p),
             _ => None,
         };
-        let made = self.displacements(positions.as_deref(), normals.as_deref());
+        let mut made = self.displacements(positions.as_deref(), normals.as_deref());
+        if made.positions.is_none() {
+            made.positions = Some(self.still_positions(m.positions.len()));
+        }
         if let Some(k) = kt {
             let delta = uv_deltas(&m.uvs, &m.tex_index, &k.value(i));
             let vertex = Some(buffer::Target::ArrayBuffer);
@@ -295,6 +298,27 @@ impl<'a> Writer<'a> {
             self.geo.morph_uvs.push((mesh, target, a.value()));
         }
         made
+    }
+
+    /// POSITION displacements of zeros for `count` vertices, for a morph
+    /// target that moves no point: Blender's importer makes a shape key
+    /// only from POSITION (and fails on a weights channel without one),
+    /// Bevy's loader asks for it too. One accessor's bytes for every such
+    /// target of that many vertices, each target an accessor of its own
+    /// (`--compress` rewrites each accessor where it is used).
+    fn still_positions(&mut self, count: usize) -> Index<json::Accessor> {
+        if let Some(&a) = self.geo.still_positions.get(&count) {
+            let copy = self.root.accessors[a.value()].clone();
+            // A view several vertex accessors use states its stride.
+            if let Some(view) = copy.buffer_view {
+                self.root.buffer_views[view.value()].byte_stride = Some(json::buffer::Stride(12));
+            }
+            return self.root.push(copy);
+        }
+        let vertex = Some(buffer::Target::ArrayBuffer);
+        let a = self.accessor_for(&vec![0.0; count * 3], accessor::Type::Vec3, true, vertex);
+        self.geo.still_positions.insert(count, a);
+        a
     }
 
     /// A morph target of point and normal displacements (three numbers a

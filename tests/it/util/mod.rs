@@ -275,6 +275,12 @@ pub fn node_names(json: &serde_json::Value) -> Vec<&str> {
 }
 
 /// The document's JSON (GLB or .gltf).
+/// Whether a node as three-play (or babylon-play) reports it is shown:
+/// visible, and not scaled to nothing (`--visibility scale`).
+pub fn shown(node: &serde_json::Value) -> bool {
+    node["visible"] == true && node["scale"] != serde_json::json!([0, 0, 0])
+}
+
 pub fn document_json(bytes: &[u8]) -> (serde_json::Value, Vec<u8>) {
     if bytes.starts_with(b"glTF") {
         let json_len = u32::from_le_bytes(bytes[12..16].try_into().unwrap()) as usize;

@@ -207,13 +207,18 @@ pub fn read_back(x3d: &Path, baked: &Path, opts: ClipOptions) -> Vec<Played> {
                 Scales(it) => ("scale", it.map(|v| v.to_vec()).collect()),
                 MorphTargetWeights(_) => continue,
             };
-            let name = channel
-                .target()
-                .node()
-                .name()
-                .unwrap()
-                .trim_end_matches("_scaleOrientation");
-            let target = scene.def(name).unwrap();
+            // (A nameless node's scale shows and hides it: a moving mesh's
+            // cut, `--visibility scale`.)
+            let Some(name) = channel.target().node().name() else {
+                assert_eq!(path, "scale", "only visibility on a nameless node");
+                continue;
+            };
+            let name = name.trim_end_matches("_scaleOrientation");
+            let Some(target) = scene.def(name) else {
+                // (A Switch's choice, `NAME_choiceN`.)
+                assert_eq!(path, "scale", "{name}: no such DEF");
+                continue;
+            };
             // The X3D field a node property stands for.
             let field = match (scene.node(target).type_name.as_str(), path) {
                 ("Viewpoint", "translation") => "position",
@@ -221,11 +226,16 @@ pub fn read_back(x3d: &Path, baked: &Path, opts: ClipOptions) -> Vec<Played> {
                 ("PointLight" | "SpotLight", "translation") => "location",
                 (_, p) => p,
             };
-            let track = clip
+            let Some(track) = clip
                 .tracks
                 .iter()
                 .find(|t| t.target == target && t.field == field)
-                .unwrap();
+            else {
+                // A STEP scale that shows and hides the node (its
+                // `visible`: `--visibility scale`).
+                assert_eq!(path, "scale", "{name}: a channel of no track");
+                continue;
+            };
             let center: Vec<f64> = if field == "translation" {
                 scene
                     .value(target, "center")

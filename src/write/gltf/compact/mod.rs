@@ -374,7 +374,7 @@ impl Document {
     /// memory: `build` never spills one to compress.)
     /// With `rotations`, rotation keys too (as normalised 16-bit
     /// integers: the fits left room for it, see [`rounds_rotations`]).
-    pub(super) fn compress(&mut self, rotations: bool) {
+    pub(super) fn compress(&mut self, rotations: bool, meshopt: bool) {
         debug_assert!(self.spilled.is_none());
         if self.root.buffer_views.is_empty() {
             return;
@@ -389,7 +389,7 @@ impl Document {
             pointers: &self.pointers,
         };
         let meshes = vertices::weld_and_order(&mut work);
-        let quantized = quantize::meshes(&mut work, &meshes);
+        let quantized = quantize::meshes(&mut work, &meshes, meshopt);
         if rotations {
             // (glTF itself takes normalised integers for rotations.)
             quantize::rotations(&mut work);
@@ -399,7 +399,13 @@ impl Document {
         let uvs: Vec<usize> = self.morph_uvs.iter().map(|&(_, _, a)| a).collect();
         let (packed, streams) = pack::pack(&mut self.root, elements, &bin, &uvs);
         merge_equal(&mut self.root, &mut self.morph_uvs);
-        let (encoded, compressed) = meshopt::encode_views(&mut self.root, packed, &streams);
+        let (encoded, compressed) = match meshopt {
+            true => meshopt::encode_views(&mut self.root, packed, &streams),
+            false => {
+                self.root.buffers[0].byte_length = json::validation::USize64(packed.len() as u64);
+                (packed, None)
+            }
+        };
         self.bin = encoded;
         self.compressed = compressed;
         let mut required = Vec::new();

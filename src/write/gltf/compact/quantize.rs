@@ -5,8 +5,10 @@
 //! - positions and their morph displacements: signed 16-bit integers on a
 //!   grid of step `s` about the centre `c` of the mesh's box, undone by a
 //!   translation `c` and scale `s` on the node that shows the mesh (on a
-//!   node of its own under it where the node moves or has a transform), or
-//!   for a skinned mesh in its skin's inverse bind matrices; `s` is the
+//!   node of its own under it where the node moves, has a transform or a
+//!   name the X3D gave), or for a skinned mesh in its skin's inverse bind
+//!   matrices (with `--compress=quantize`, for Blender, skinned meshes keep
+//!   f32 positions instead); `s` is the
 //!   larger of the box's half-size and the largest displacement over
 //!   32 767, so each point is read back within 1/65 534 of that
 //!   ([`POSITION_SHARE`]: within 1.6e-5 of the mesh's size in any of its
@@ -108,9 +110,19 @@ fn ushort(x: f32) -> u16 {
 
 /// Quantises every vertex set's attributes (see the module's
 /// documentation); returns whether any needs KHR_mesh_quantization.
-pub(super) fn meshes(work: &mut Work<'_>, sets: &[VertexSet]) -> bool {
+/// With `skins` false, skinned meshes keep f32 positions: Blender's
+/// importer guesses the bind pose from the inverse bind matrices, and a grid
+/// folded into them moves its bones far away.
+pub(super) fn meshes(work: &mut Work<'_>, sets: &[VertexSet], skins: bool) -> bool {
     let mut extension = false;
     let mut grids: HashMap<usize, Grid> = HashMap::default();
+    let skinned: crate::hash::HashSet<usize> = work
+        .root
+        .nodes
+        .iter()
+        .filter(|n| n.skin.is_some())
+        .filter_map(|n| n.mesh.map(|m| m.value()))
+        .collect();
     for set in sets {
         let (elements, accessors) = (&work.elements, &work.root.accessors);
         let made = crate::par::map(&set.places, &|&(_, a)| elements[a].len(), &|&(place, a)| {
@@ -125,10 +137,9 @@ pub(super) fn meshes(work: &mut Work<'_>, sets: &[VertexSet]) -> bool {
         }
         // Positions: only where each mesh of the set is this one primitive
         // (the grid is undone by the mesh's node).
-        let single = set
-            .primitives
-            .iter()
-            .all(|&(m, _)| work.root.meshes[m].primitives.len() == 1);
+        let single = set.primitives.iter().all(|&(m, _)| {
+            work.root.meshes[m].primitives.len() == 1 && (skins || !skinned.contains(&m))
+        });
         if single && let Some(grid) = positions(work, set) {
             extension = true;
             for &(m, _) in &set.primitives {
@@ -388,7 +399,10 @@ fn undo_grids(work: &mut Work<'_>, grids: &HashMap<usize, Grid>) {
             .extensions
             .as_ref()
             .is_some_and(|e| e.khr_lights_punctual.is_some());
-        let bare = node.translation.is_none()
+        // Nor where the X3D named the node: its transform is what the X3D
+        // said.
+        let bare = node.name.is_none()
+            && node.translation.is_none()
             && node.rotation.is_none()
             && node.scale.is_none()
             && node.matrix.is_none()
