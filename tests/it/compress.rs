@@ -410,7 +410,7 @@ fn draws_as_the_default(
                     let k = &f.json["nodes"][k.as_u64()? as usize];
                     k["name"].is_null().then(|| k["mesh"].as_u64()).flatten()
                 });
-                held.last()
+                held.next_back()
             })
         };
         if let Some(m) = t["node"]
