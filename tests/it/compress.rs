@@ -406,7 +406,7 @@ fn draws_as_the_default(
         let mesh = |n: &Value| {
             n["mesh"].as_u64().or_else(|| {
                 let kids = n["children"].as_array()?;
-                let held = kids.iter().filter_map(|k| {
+                let mut held = kids.iter().filter_map(|k| {
                     let k = &f.json["nodes"][k.as_u64()? as usize];
                     k["name"].is_null().then(|| k["mesh"].as_u64()).flatten()
                 });
