@@ -210,3 +210,67 @@ fn corpus_scenes_with_non_transform_targets_keep_those_tracks() {
         }
     }
 }
+
+/// The `gltf` crate (what Bevy's loader and most Rust tools read glTF
+/// with) parses a whole file or none: it refuses a channel without a node.
+/// Every corpus scene baked with `--core` is read by it whole, with every
+/// animation that holds a node channel; a default bake is refused only
+/// where it holds a KHR_animation_pointer channel, and `--core` names each
+/// track it leaves out.
+#[test]
+fn the_gltf_crate_reads_every_corpus_scene_baked_with_core() {
+    let Some(files) = corpus_files(READ) else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let (mut failed, mut read, mut default_read, mut left_out) = (Vec::new(), 0, 0, 0);
+    for (i, f) in files.iter().enumerate() {
+        let (default, core) = (
+            dir.path().join(format!("{i}.glb")),
+            dir.path().join(format!("{i}-core.glb")),
+        );
+        let input = f.to_string_lossy();
+        if !util::bake(&input, &default, &[]).status.success() {
+            continue; // (the validator test names the scenes that do not bake)
+        }
+        let o = util::run(&[&input, "-o", &core.to_string_lossy(), "--core"]);
+        assert!(o.status.success(), "{input}: {}", util::stderr(&o));
+        left_out += util::stderr(&o).matches("(--core)").count();
+        let (json, _) = util::document_json(&std::fs::read(&default).unwrap());
+        let pointers = json.to_string().contains("KHR_animation_pointer");
+        match gltf::Gltf::from_slice(&std::fs::read(&default).unwrap()) {
+            Ok(_) => default_read += 1,
+            Err(e) if pointers => assert!(e.to_string().contains("node"), "{input}: {e}"),
+            Err(e) => failed.push(format!("{input} (default): {e}")),
+        }
+        match gltf::Gltf::from_slice(&std::fs::read(&core).unwrap()) {
+            Ok(doc) => {
+                read += 1;
+                let (core_json, _) = util::document_json(&std::fs::read(&core).unwrap());
+                assert!(!core_json.to_string().contains("KHR_animation_pointer"));
+                // Every animation of the default file with a node channel
+                // is there.
+                let with_nodes = json["animations"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .filter(|a| {
+                        a["channels"]
+                            .as_array()
+                            .unwrap()
+                            .iter()
+                            .any(|c| c["target"]["path"] != "pointer")
+                    })
+                    .count();
+                assert_eq!(doc.animations().count(), with_nodes, "{input}");
+            }
+            Err(e) => failed.push(format!("{input} (--core): {e}")),
+        }
+    }
+    eprintln!(
+        "the gltf crate: {read} of {read} --core bakes read, {default_read} default bakes; \
+         {left_out} tracks left out by --core"
+    );
+    none_failed(&failed, read);
+    assert!(read >= 60, "{read} scenes read");
+}
