@@ -32,6 +32,9 @@ pub(super) struct Meshes {
     pub(super) morph_uvs: Vec<(usize, usize, usize)>,
     /// Each HAnimDisplacer's morph target.
     pub(super) displacers: HashMap<NodeId, skins::Displaced>,
+    /// Animated TextureCoordinate nodes of meshes that draw no texture:
+    /// neither they nor their animation are written.
+    pub(super) unread_uvs: crate::hash::HashSet<NodeId>,
     /// A POSITION accessor of zeros for morph targets that move no point,
     /// by vertex count (its copies share its bytes).
     pub(super) still_positions: HashMap<usize, Index<json::Accessor>>,
@@ -223,11 +226,23 @@ impl<'a> Writer<'a> {
             attributes.insert(Checked::Valid(json::mesh::Semantic::Normals), a);
         }
         let material = self.material(appearance, m.double_sided, !m.colors.is_empty());
-        // Texture coordinates only where a texture reads them (or their
-        // animation is written): others would be an unused attribute.
-        let read = uses_tex_coords(&self.root.materials[material.value()])
-            || m.tex_coord
-                .is_some_and(|t| self.anim.clips_of.contains_key(&t));
+        // Texture coordinates only where a texture reads them: others
+        // would be an unused attribute, and so would their animation.
+        let read = uses_tex_coords(&self.root.materials[material.value()]);
+        if let Some(t) = m
+            .tex_coord
+            .filter(|t| !read && self.anim.clips_of.contains_key(t))
+            && self.geo.unread_uvs.insert(t)
+        {
+            self.diags.warning(
+                format!(
+                    "`{}.point`: texture coordinates animated, but no texture of theirs is \
+                     drawn (no image): the animation is not written",
+                    self.scene.display_name(t)
+                ),
+                Some(self.scene.node(t).span),
+            );
+        }
         if !m.uvs.is_empty() && read {
             // X3D texture space has v up from the bottom; glTF's runs down
             // (but for images Castle reads upside down).

@@ -235,7 +235,10 @@ impl<'a> Writer<'a> {
         let found = [
             find(m.coord, "point"),
             find(m.normal, "vector"),
-            find(m.tex_coord, "point"),
+            find(
+                m.tex_coord.filter(|t| !self.geo.unread_uvs.contains(t)),
+                "point",
+            ),
         ];
         let &lead = found.iter().flatten().next()?;
         // Several: all sampled at the same times, in one set of targets
@@ -357,7 +360,8 @@ impl<'a> Writer<'a> {
         // Only the clips that animate one of the mesh's arrays or the
         // geometry node itself (a scan of every clip for every mesh took
         // their product).
-        let mut animating: Vec<usize> = [m.coord, m.normal, m.tex_coord, Some(geometry)]
+        let uvs = m.tex_coord.filter(|t| !self.geo.unread_uvs.contains(t));
+        let mut animating: Vec<usize> = [m.coord, m.normal, uvs, Some(geometry)]
             .into_iter()
             .flatten()
             .flat_map(|node| self.anim.clips_of.get(&node).into_iter().flatten().copied())

@@ -346,7 +346,8 @@ impl Writer<'_> {
             // Morph targets are made with their mesh (none uses these).
             Some(Channel::Morph) | None => None,
         };
-        if found.is_none() {
+        // (Unread texture coordinates were named with their mesh.)
+        if found.is_none() && !self.geo.unread_uvs.contains(&track.target) {
             self.diags.warning(
                 format!(
                     "`{}.{}` ({}) has no glTF animation target yet: not written",
