@@ -8,8 +8,21 @@
 //
 //   X3DBAKE_BABYLON=DIR node tools/babylon-play.mjs --graphs A.glb B.glb ...
 //
+//   X3DBAKE_BABYLON=DIR node tools/babylon-play.mjs --animations A.glb B.glb ... --at T1 T2 ... \
+//     [--animations C.glb ... --at T3 ...]...
+//
 // --graphs: only load each file and say whether its graphs are valid:
 // {"files": [{"file", "graphs", "errors"}]}.
+// --animations: play each file's glTF animations, one at a time, at the
+// times of its group (goToFrame, no flow graph, no frame stepping):
+// {"files": [{"file", "errors", "animations": [{"name", "tracks",
+// "channels", "samples": [{"t", "nodes", "materials", "meshes"}]}]}]}, in
+// the shape tools/three-play.mjs prints: nodes as below, materials by glTF
+// index (name, color, opacity, emissive, roughness), meshes by glTF mesh
+// node (node, name, the weights of its first primitive, and the morphed
+// positions of its primitives); tracks: the animated Babylon property of
+// each targeted animation; channels: the glTF channel indices Babylon made
+// an animation for.
 // --step S: the frame length in seconds (default 0.01); every time given
 // should be a whole number of frames. --pick NODE@T: at world time T (from
 // load) the user selects glTF node NODE (a pick event on its first mesh, as
@@ -32,8 +45,25 @@ if (!args.length || !root) {
   process.exit(2);
 }
 const graphsOnly = args[0] === "--graphs";
-if (graphsOnly) args.shift();
-const files = graphsOnly ? args.splice(0) : [args.shift()];
+const animationsOnly = args[0] === "--animations";
+if (graphsOnly || animationsOnly) args.shift();
+// --animations groups: [{files, at}].
+const groups = [];
+if (animationsOnly) {
+  let group = { files: [], at: [] };
+  let inAt = false;
+  for (const a of args.splice(0)) {
+    if (a === "--animations" || (inAt && !Number.isFinite(Number(a)))) {
+      if (group.files.length) groups.push(group);
+      group = { files: a === "--animations" ? [] : [a], at: [] };
+      inAt = false;
+    } else if (a === "--at") inAt = true;
+    else if (inAt) group.at.push(Number(a));
+    else group.files.push(a);
+  }
+  if (group.files.length) groups.push(group);
+}
+const files = graphsOnly ? args.splice(0) : animationsOnly ? [] : [args.shift()];
 let step = 0.01;
 const picks = [];
 const at = [];
@@ -72,7 +102,12 @@ async function open(file) {
   const scene = new BABYLON.Scene(engine);
   new BABYLON.ArcRotateCamera("camera", 0, 0, 10, BABYLON.Vector3.Zero(), scene);
   const bytes = fs.readFileSync(file);
-  await BABYLON.AppendSceneAsync(new Uint8Array(bytes), scene, { pluginExtension: ".glb" });
+  // The glTF JSON the loader reads, which it marks with what it made.
+  let json = null;
+  await BABYLON.AppendSceneAsync(new Uint8Array(bytes), scene, {
+    pluginExtension: ".glb",
+    pluginOptions: { gltf: { onParsed: (data) => (json = data.json) } },
+  });
   // The graphs start once the scene is ready (their event/onStart): Babylon
   // finds that on its own timers, which a loop of renders never yields to.
   await scene.whenReadyAsync(true);
@@ -82,7 +117,7 @@ async function open(file) {
     valid: g.graph.valid,
     diagnostics: g.diagnostics.map((d) => `${d.severity} ${d.path}: ${d.message}`),
   }));
-  return { engine, scene, result, graphs };
+  return { engine, scene, result, graphs, json };
 }
 
 if (graphsOnly) {
@@ -96,6 +131,95 @@ if (graphsOnly) {
   print(JSON.stringify({ files: out }));
   process.exit(0);
 }
+const arr = (v) => v.asArray().map(Number);
+if (animationsOnly) {
+  const out = [];
+  for (const group of groups) {
+    at.splice(0, at.length, ...group.at);
+    for (const file of group.files) {
+      errors.length = 0;
+      try {
+        const { engine, scene, json } = await open(file);
+        out.push({ file, imported: true, animations: playAnimations(scene, json), errors: errors.slice() });
+        engine.dispose();
+      } catch (e) {
+        out.push({ file, imported: false, error: String(e?.message ?? e), animations: [], errors: errors.slice() });
+      }
+    }
+  }
+  // A large document to a pipe is written asynchronously: exit once it is.
+  await new Promise((resolve) => process.stdout.write(JSON.stringify({ files: out }) + "\n", resolve));
+  process.exit(0);
+}
+
+// Each animation group alone, stopped, set to each time in turn.
+function playAnimations(scene, json) {
+  const gltf = json ?? { nodes: [], animations: [], materials: [] };
+  const nodes = (gltf.nodes ?? []).map((n) => n._babylonTransformNode);
+  const groups = (gltf.animations ?? []).map((a) => a._babylonAnimationGroup);
+  for (const g of scene.animationGroups) g.stop();
+  const color = (c) => (c ? [c.r, c.g, c.b] : undefined);
+  const state = (t) => {
+    const materials = (gltf.materials ?? []).map((m, index) => {
+      const out = { index, name: m.name ?? "" };
+      for (const b of Object.values(m._data ?? {})) {
+        const mat = b.babylonMaterial;
+        if (!mat) continue;
+        Object.assign(out, {
+          color: color(mat.albedoColor ?? mat.baseColor ?? mat.diffuseColor),
+          opacity: mat.alpha,
+          emissive: color(mat.emissiveColor),
+          roughness: mat.roughness,
+        });
+        break;
+      }
+      return out;
+    });
+    const meshes = [];
+    (gltf.nodes ?? []).forEach((n, node) => {
+      const prims = (n._primitiveBabylonMeshes ?? []).filter((m) => m.morphTargetManager);
+      if (!prims.length) return;
+      const manager = prims[0].morphTargetManager;
+      const weights = [];
+      for (let i = 0; i < manager.numTargets; i++) weights.push(manager.getTarget(i).influence);
+      const positions = [];
+      for (const m of prims) {
+        const base = m.getVerticesData("position");
+        const targets = [];
+        for (let i = 0; i < m.morphTargetManager.numTargets; i++) targets.push(m.morphTargetManager.getTarget(i));
+        for (let v = 0; v + 2 < base.length; v += 3) {
+          const p = [base[v], base[v + 1], base[v + 2]];
+          for (const target of targets) {
+            const tp = target.getPositions();
+            if (!tp) continue;
+            for (let c = 0; c < 3; c++) p[c] += target.influence * (tp[v + c] - base[v + c]);
+          }
+          positions.push(p);
+        }
+      }
+      meshes.push({ node, name: n.name ?? "", weights, positions });
+    });
+    return { ...sampleOf(nodes, t), materials, meshes };
+  };
+  return groups.map((group, k) => {
+    const name = gltf.animations[k].name ?? "";
+    if (!group) return { name, tracks: [], channels: [], samples: [] };
+    const fps = group.targetedAnimations[0]?.animation.framePerSecond ?? 60;
+    const tracks = group.targetedAnimations.map((ta) => `${ta.target?.name ?? ""}.${ta.animation.targetProperty}`);
+    // The loader names each animation ..._channel{index}_{n}.
+    const channel = (ta) => Number(/_channel(\d+)_/.exec(ta.animation.name)?.[1]);
+    const channels = [...new Set(group.targetedAnimations.map(channel).filter((c) => c >= 0))].sort((a, b) => a - b);
+    group.start(false, 1.0, group.from, group.to);
+    group.pause();
+    const samples = at.map((t) => {
+      group.goToFrame(t * fps);
+      return state(t);
+    });
+    group.stop();
+    return { name, tracks, channels, samples };
+  });
+}
+
 const { scene, result, graphs } = await open(files[0]);
 
 // glTF node index -> Babylon node (the loader keeps it on the glTF JSON).
@@ -129,14 +253,24 @@ function pick(index) {
   );
 }
 
-const arr = (v) => v.asArray().map(Number);
 function sample(t) {
+  return sampleOf(nodes, t);
+}
+
+function sampleOf(nodes, t) {
   return {
     t,
     nodes: nodes.map((n, index) => {
       if (!n) return { index };
       const q = n.rotationQuaternion ?? BABYLON.Quaternion.FromEulerVector(n.rotation);
+      const extra = {};
+      for (const c of n.getChildren ? n.getChildren() : []) {
+        // A glTF camera or light is a child of its node's transform node.
+        if (c instanceof BABYLON.Camera) extra.fov = (c.fov * 180) / Math.PI;
+        if (c instanceof BABYLON.Light) Object.assign(extra, { color: arr(c.diffuse), intensity: c.intensity });
+      }
       return {
+        ...extra,
         index,
         name: n.name,
         position: arr(n.position),

@@ -24,6 +24,7 @@ mod oracle_world;
 mod output_files;
 mod pipeline;
 mod playback;
+mod players;
 mod pointers;
 mod report;
 mod reshaped;
