@@ -531,3 +531,30 @@ fn collidable_shapes_and_cad_faces_are_drawn() {
     assert_eq!(nodes.iter().filter(|n| n["mesh"].is_u64()).count(), 2);
     assert_eq!(nodes[0]["translation"], serde_json::json!([1.0, 0.0, 0.0]));
 }
+
+/// Keys closer than 0.01 frame at 24 fps (Blender merges them) are named
+/// with their clip; a clip of whole frames is not.
+#[test]
+fn keys_closer_than_a_frame_grid_keeps_are_named() {
+    let scene = |cycle: &str| {
+        format!(
+            "<X3D><Scene><TimeSensor DEF='Fast' cycleInterval='{cycle}' loop='true'/>\
+             <Transform DEF='T'/>\
+             <PositionInterpolator DEF='P' key='0 0.5 1' keyValue='0 0 0 1 0 0 0 0 0'/>\
+             <ROUTE fromNode='Fast' fromField='fraction_changed' toNode='P' toField='set_fraction'/>\
+             <ROUTE fromNode='P' fromField='value_changed' toNode='T' toField='translation'/>\
+             </Scene></X3D>"
+        )
+    };
+    for (cycle, named) in [("0.0002", true), ("0.1", false)] {
+        let (dir, x3d) = util::scene_file("fast.x3d", &scene(cycle));
+        let o = util::run(&[&x3d, "-o", &dir.path().join("f.glb").to_string_lossy()]);
+        assert!(o.status.success(), "{}", util::stderr(&o));
+        let said = util::stderr(&o);
+        assert_eq!(
+            said.contains("clip `Fast`: keys 1.00e-4 s apart, 2.4e-3 frames at 24 fps"),
+            named,
+            "{cycle}: {said}"
+        );
+    }
+}

@@ -17,6 +17,11 @@ use gltf_json as json;
 use json::validation::Checked;
 use json::{Index, accessor, animation};
 
+/// Keys closer than this (0.01 frame at 24 fps) merge in Blender's
+/// importer, which keys F-curves on frames (t × 24) and keeps keys at
+/// least 0.01 frame apart.
+const FRAME_GRID: f64 = 0.01 / 24.0;
+
 /// The clips written and what is known of their tracks.
 pub(super) struct Animated<'a> {
     pub(super) clips: &'a [Clip],
@@ -188,6 +193,9 @@ impl Writer<'_> {
             ..Parts::default()
         };
         let left_out = self.anim.pointers_left_out;
+        // The shortest time between two keys of a track (a jump's two keys
+        // at one time aside).
+        let mut closest = f64::INFINITY;
         for (ti, track) in clip.tracks.iter().enumerate() {
             if self.anim.keys.over_limit() {
                 break; // reported: the document is not written
@@ -201,6 +209,9 @@ impl Writer<'_> {
             if opts.record {
                 self.anim.written.push((ci, ti, k.to_owned_keys()));
             }
+            // (Keys within a nanosecond are a jump, as at one time.)
+            let gaps = k.times.windows(2).map(|t| t[1] - t[0]);
+            closest = gaps.filter(|&d| d > 1e-9).fold(closest, f64::min);
             match target {
                 Target::Visibility { shown } => self.visibility_channels(&mut parts, &k, shown),
                 Target::Texture {
@@ -217,6 +228,19 @@ impl Writer<'_> {
                 }
                 target => self.value_channels(&mut parts, &k, target),
             }
+        }
+        if closest < FRAME_GRID && !parts.channels.is_empty() {
+            self.diags.warning(
+                format!(
+                    "clip `{}`: keys {:.2e} s apart, {:.1e} frames at 24 fps: Blender's importer \
+                     (and other tools that key on a frame grid) merges keys closer than 0.01 \
+                     frame, so the clip plays wrong there (three.js and Babylon.js play it right)",
+                    clip.name,
+                    closest,
+                    closest * 24.0
+                ),
+                Some(self.scene.node(clip.clock_node).span),
+            );
         }
         if parts.channels.is_empty() {
             if self.anim.pointers_left_out > left_out {
