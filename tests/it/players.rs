@@ -175,6 +175,8 @@ struct Tally {
     comparisons: usize,
     missing: usize,
     worst: Option<Worst>,
+    /// The worst of the scenes within the bound.
+    worst_within: Option<Worst>,
     /// The first few scenes out of the bound or not played, with why.
     out: Vec<String>,
     import_errors: BTreeMap<String, usize>,
@@ -463,7 +465,7 @@ fn batch_file(engine: Engine, f: &Value) -> Playback {
 }
 
 /// Plays files in one process of a batch player (Babylon.js, Blender);
-/// `None` when the process failed.
+/// the failure's last line when the process failed.
 fn batch_run(player: &Player, files: &[&Baked]) -> Result<Vec<Playback>, String> {
     let (mut cmd, group) = match player.engine {
         Engine::Babylon => {
@@ -877,6 +879,7 @@ fn measure(
 fn compare(engine: Engine, b: &Baked, p: &Playback, tally: &mut Tally) {
     let mut scene_ok = true;
     let mut any = false;
+    let mut scene_worst: Option<Worst> = None;
     let note = |tally: &mut Tally, text: String| {
         if tally.out.len() < 12 {
             tally.out.push(text);
@@ -928,13 +931,15 @@ fn compare(engine: Engine, b: &Baked, p: &Playback, tally: &mut Tally) {
                         } else {
                             f64::INFINITY
                         };
-                        if tally.worst.as_ref().is_none_or(|w| ratio > w.ratio) {
-                            tally.worst = Some(Worst {
-                                ratio,
-                                error,
-                                bound,
-                                at: what(),
-                            });
+                        for slot in [&mut tally.worst, &mut scene_worst] {
+                            if slot.as_ref().is_none_or(|x| ratio > x.ratio) {
+                                *slot = Some(Worst {
+                                    ratio,
+                                    error,
+                                    bound,
+                                    at: what(),
+                                });
+                            }
                         }
                         if ratio > 1.0 {
                             if scene_ok {
@@ -950,6 +955,15 @@ fn compare(engine: Engine, b: &Baked, p: &Playback, tally: &mut Tally) {
     if any {
         tally.compared += 1;
         tally.within += usize::from(scene_ok);
+    }
+    if scene_ok
+        && let Some(w) = scene_worst
+        && tally
+            .worst_within
+            .as_ref()
+            .is_none_or(|x| w.ratio > x.ratio)
+    {
+        tally.worst_within = Some(w);
     }
 }
 
@@ -988,12 +1002,14 @@ fn table(tallies: &BTreeMap<Engine, Tally>, scenes: usize, baked: usize) -> Stri
             "  scenes within the bound: {}/{} ({} comparisons, {} missing values)",
             t.within, t.compared, t.comparisons, t.missing
         );
-        if let Some(w) = &t.worst {
-            let _ = writeln!(
-                s,
-                "  worst: {:.3e} (bound {:.1e}, ×{:.3}) {}",
-                w.error, w.bound, w.ratio, w.at
-            );
+        for (what, w) in [("worst", &t.worst), ("worst within", &t.worst_within)] {
+            if let Some(w) = w {
+                let _ = writeln!(
+                    s,
+                    "  {what}: {:.3e} (bound {:.1e}, ×{:.3}) {}",
+                    w.error, w.bound, w.ratio, w.at
+                );
+            }
         }
         for o in &t.out {
             let _ = writeln!(s, "    {o}");
