@@ -406,28 +406,6 @@ impl Bake {
     /// The errors and warnings as JSON: severity, message, file, line and
     /// column (the first kept of each kind, as on the terminal).
     pub fn diagnostics_json(&self) -> serde_json::Value {
-        let list: Vec<serde_json::Value> = self
-            .diags
-            .list()
-            .iter()
-            .map(|d| {
-                let mut v = serde_json::json!({
-                    "severity": match d.severity {
-                        crate::diag::Severity::Error => "error",
-                        crate::diag::Severity::Warning => "warning",
-                    },
-                    "message": d.message,
-                });
-                if let Some(span) = d.span {
-                    let file = self.sources.get(span.file);
-                    let (line, column) = file.line_col(span.start as usize);
-                    v["file"] = serde_json::json!(file.name);
-                    v["line"] = serde_json::json!(line);
-                    v["column"] = serde_json::json!(column);
-                }
-                v
-            })
-            .collect();
-        serde_json::Value::Array(list)
+        serde_json::to_value(self.records()).expect("records serialise")
     }
 }

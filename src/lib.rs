@@ -42,6 +42,7 @@
 #![deny(unsafe_code)]
 
 mod bake;
+pub mod convert;
 mod messages;
 
 // The inner modules live in `internal` (see there); `crate::anim` and the
@@ -54,6 +55,7 @@ use internal::{
 pub use anim::cascade::{DEFAULT_LOAD_TIME, UserEvent, World};
 pub use anim::clip::{Clip, ClipOptions, Track};
 pub use bake::{Bake, Error};
+pub use convert::{ConvertError, Converted, Settings, convert};
 pub use diag::{Diagnostic, Diagnostics, MAX_KEPT, Severity};
 pub use interp::TangentRule;
 pub use limits::Limits;

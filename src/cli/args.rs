@@ -7,8 +7,9 @@ use std::path::{Path, PathBuf};
 use x3dbake::ClipOptions;
 use x3dbake::FileFetch;
 use x3dbake::TangentRule;
-use x3dbake::gltf::{self, KeyOptions, Mode, SampleInterpolation};
-use x3dbake::{DEFAULT_LOAD_TIME, UserEvent, World};
+use x3dbake::convert::{self, Joining, KeyMode, Settings};
+use x3dbake::gltf;
+use x3dbake::{UserEvent, World};
 
 /// Bake X3D animation into glTF 2.0 or CSV.
 ///
@@ -415,18 +416,63 @@ pub struct Job {
 pub fn clip_options(c: &ClipArgs) -> ClipOptions {
     ClipOptions {
         cycles: c.cycles,
-        rule: match c.tangents {
-            Tangents::AsWritten => TangentRule::AsWritten,
-            Tangents::C1 => TangentRule::C1,
-        },
+        rule: tangent_rule(c.tangents),
         interactive: false,
     }
 }
 
-/// The largest sample rate accepted.
-pub const MAX_RATE: f64 = 100_000.0;
+fn tangent_rule(t: Tangents) -> TangentRule {
+    match t {
+        Tangents::AsWritten => TangentRule::AsWritten,
+        Tangents::C1 => TangentRule::C1,
+    }
+}
 
 impl BakeArgs {
+    /// The flags as the library's settings, for output of `format`.
+    fn settings(&self, format: Format) -> Settings {
+        Settings {
+            format: match format {
+                Format::Glb => convert::Format::Glb,
+                Format::Gltf => convert::Format::Gltf,
+                Format::Csv => convert::Format::Csv,
+            },
+            mode: self.mode.map(|m| match m {
+                CliMode::Exact => KeyMode::Exact,
+                CliMode::Sample => KeyMode::Sample,
+            }),
+            interpolation: self.interpolation.map(|i| match i {
+                CliInterpolation::Linear => Joining::Linear,
+                CliInterpolation::Step => Joining::Step,
+                CliInterpolation::Cubic => Joining::Cubic,
+            }),
+            rate: self.rate,
+            max_samples: self.max_samples,
+            tolerance: self.tolerance,
+            keep_constant: self.keep_constant,
+            cycles: self.clip.cycles,
+            tangents: tangent_rule(self.clip.tangents),
+            clips: self.clips.clone(),
+            compress: self.compress.map(|c| match c {
+                CliCompression::Meshopt => gltf::Compression::Meshopt,
+                CliCompression::Quantize => gltf::Compression::Quantize,
+            }),
+            interactive: self.interactive,
+            core: self.core,
+            visibility: self.visibility.map(|v| match v {
+                CliVisibility::Extension => gltf::Visibility::Extension,
+                CliVisibility::Scale => gltf::Visibility::Scale,
+            }),
+            wide: self.wide,
+            report: self.report.is_some(),
+            timeline: self.timeline,
+            start: self.start,
+            end: self.end,
+            load_time: self.load_time,
+            events: self.events.clone(),
+        }
+    }
+
     /// Checks the arguments together; the message says what to change.
     pub fn validate(self) -> Result<Job, String> {
         if self.given.is_empty() {
@@ -443,31 +489,6 @@ impl BakeArgs {
         let walked = self.given.iter().any(|g| g != "-" && Path::new(g).is_dir());
         let inputs = paths::expand(&self.given)?;
         let several = inputs.len() > 1 || walked;
-        if !(self.rate > 0.0 && self.rate <= MAX_RATE) {
-            return Err(format!(
-                "--rate must be above 0 and at most {MAX_RATE}, not {}",
-                self.rate
-            ));
-        }
-        for (name, v) in [
-            ("--start", self.start),
-            ("--end", self.end),
-            ("--load-time", self.load_time),
-        ] {
-            if v.is_some_and(|x| !x.is_finite()) {
-                return Err(format!("{name} must be a finite number of seconds"));
-            }
-        }
-        if let Some(t) = self.tolerance
-            && !(t.is_finite() && t > 0.0)
-        {
-            return Err(format!("--tolerance must be a positive distance, not {t}"));
-        }
-        if let (Some(s), Some(e)) = (self.start, self.end)
-            && e < s
-        {
-            return Err(format!("--end ({e}) is before --start ({s})"));
-        }
         let target = match &self.output {
             Some(out) if out == Path::new("-") => Target::Stdout,
             Some(out) if paths::is_stream(out) => Target::Stream(out.clone()),
@@ -533,9 +554,8 @@ impl BakeArgs {
                 }
             ));
         }
-        if format != Format::Csv && self.wide {
-            return Err("--wide is for CSV output".into());
-        }
+        let settings = self.settings(format);
+        settings.check()?;
         if several && matches!(target, Target::Stdout) && format != Format::Csv {
             return Err(
                 "several glTF documents cannot share standard output: give a folder (-o DIR/)"
@@ -554,34 +574,11 @@ impl BakeArgs {
         if self.embed && format != Format::Gltf {
             return Err(glb_or_csv("--embed"));
         }
-        if format == Format::Csv {
-            let given = [
-                ("--mode", self.mode.is_some()),
-                ("--interpolation", self.interpolation.is_some()),
-                ("--tolerance", self.tolerance.is_some()),
-                ("--report", self.report.is_some()),
-                ("--compress", self.compress.is_some()),
-                ("--interactive", self.interactive),
-                ("--core", self.core),
-            ];
-            if let Some((flag, _)) = given.iter().find(|(_, g)| *g) {
-                return Err(format!(
-                    "{flag} is for glTF output: CSV rows are the values at --rate"
-                ));
-            }
-        }
         if self.report.is_some() && several {
             return Err("--report is for one input (its page plots that input's tracks)".into());
         }
         if self.sync && matches!(target, Target::Stdout | Target::Stream(_)) {
             return Err("--sync is for outputs written to files (not a stream or device)".into());
-        }
-        if self.timeline && !self.clips.is_empty() {
-            return Err(
-                "--clip chooses clips of the clip mode; --timeline plays the whole world \
-                 (leave out one of them)"
-                    .into(),
-            );
         }
         let report = match self.report {
             Some(p) if p == Path::new("-") && matches!(target, Target::Stdout) => {
@@ -593,24 +590,6 @@ impl BakeArgs {
             Some(p) => Some(ReportTo::File(p)),
             None => None,
         };
-        if self.core && matches!(self.visibility, Some(CliVisibility::Extension)) {
-            return Err(
-                "--core writes no pointer channels, and KHR_node_visibility's are: leave out \
-                 --visibility extension"
-                    .into(),
-            );
-        }
-        if self.interactive && matches!(self.visibility, Some(CliVisibility::Scale)) {
-            return Err(
-                "--interactive shows and hides nodes by KHR_node_visibility (its graph sets it): \
-                 leave out --visibility scale"
-                    .into(),
-            );
-        }
-        let mode = self.mode.unwrap_or(CliMode::Exact);
-        if self.interpolation == Some(CliInterpolation::Step) && mode != CliMode::Sample {
-            return Err("--interpolation step is for --mode sample".into());
-        }
         let outputs: Vec<Option<PathBuf>> = match &target {
             Target::Dir(dir) => paths::outputs_in(dir, &inputs, format.extension())?
                 .into_iter()
@@ -659,65 +638,16 @@ impl BakeArgs {
             writes,
             target,
             format,
-            clip_opts: ClipOptions {
-                interactive: self.interactive,
-                ..clip_options(&self.clip)
-            },
-            gltf_opts: gltf::Options {
-                keys: KeyOptions {
-                    mode: match mode {
-                        CliMode::Exact => Mode::Exact,
-                        CliMode::Sample => Mode::Sample,
-                    },
-                    rate: self.rate,
-                    interpolation: match self.interpolation.unwrap_or(CliInterpolation::Linear) {
-                        CliInterpolation::Linear => SampleInterpolation::Linear,
-                        CliInterpolation::Step => SampleInterpolation::Step,
-                        CliInterpolation::Cubic => SampleInterpolation::Cubic,
-                    },
-                    tolerance: self.tolerance,
-                    keep_constant: self.keep_constant,
-                    cubic: mode == CliMode::Exact
-                        && self.interpolation == Some(CliInterpolation::Cubic),
-                    // (--compress's room is the glTF writer's to give.)
-                    rotation_rounding: 0.0,
-                    // 0: the thread's share of the cores (a batch worker's: see batch).
-                    threads: 0,
-                },
-                record: report.is_some(),
-                limits: x3dbake::Limits {
-                    samples_per_track: self
-                        .max_samples
-                        .map_or(x3dbake::Limits::default().samples_per_track, |n| {
-                            usize::try_from(n).unwrap_or(usize::MAX)
-                        }),
-                    ..Default::default()
-                },
-                compress: self.compress.map(|c| match c {
-                    CliCompression::Meshopt => gltf::Compression::Meshopt,
-                    CliCompression::Quantize => gltf::Compression::Quantize,
-                }),
-                interactive: self.interactive,
-                core: self.core,
-                visibility: match self.visibility {
-                    Some(CliVisibility::Extension) => gltf::Visibility::Extension,
-                    _ if self.interactive => gltf::Visibility::Extension,
-                    _ => gltf::Visibility::Scale,
-                },
-            },
+            clip_opts: settings.clip_options(),
+            gltf_opts: settings.gltf_options(),
+            world: settings.world(),
+            timeline: settings.span(),
             report,
             sync: self.sync,
             reading: self.reading,
             embed: self.embed,
             jobs: self.jobs.map(usize::from),
             wide: self.wide,
-            timeline: self.timeline.then_some((self.start, self.end)),
-            world: self.timeline.then_some(World {
-                load: self.load_time.unwrap_or(DEFAULT_LOAD_TIME),
-                events: self.events,
-                end: self.end,
-                rate: self.rate,
-            }),
             clips: self.clips,
             quiet: self.common.quiet,
             deny_warnings: self.common.deny_warnings,

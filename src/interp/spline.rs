@@ -4,7 +4,8 @@
 use super::keys::KeyWarning;
 
 /// How the tangent factors F+ and F− are assigned (docs/interpretations.md).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum TangentRule {
     /// As the X3D text writes it (and X_ITE does): the outgoing tangent at
     /// key i is F+_i·T_i, the incoming F−_i·T_i.

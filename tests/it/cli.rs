@@ -430,3 +430,92 @@ fn deny_warnings_fails_an_input_with_any() {
     assert_eq!(o.status.code(), Some(1));
     assert!(util::stdout(&o).contains("clips: 2"));
 }
+
+/// The library's one call (`x3dbake::convert`, what the page, Python and
+/// npm call) gives the command line's bytes and messages with the same
+/// options, on every bundled scene and several flag sets; its settings are
+/// checked as the flags are; a scene with errors gives its diagnostics
+/// with file, line and column, and no bytes.
+#[test]
+fn the_one_call_gives_the_command_lines_bytes() {
+    use x3dbake::convert::{Format, Joining, KeyMode, Settings};
+    let dir = tempfile::tempdir().unwrap();
+    let cases: Vec<(&[&str], Settings)> = vec![
+        (&[], Settings::default()),
+        (
+            &[
+                "--mode",
+                "sample",
+                "--interpolation",
+                "cubic",
+                "--rate",
+                "12",
+            ],
+            Settings::default()
+                .with_mode(KeyMode::Sample)
+                .with_interpolation(Joining::Cubic)
+                .with_rate(12.0),
+        ),
+        (
+            &["--compress", "--tolerance", "0.01"],
+            Settings::default()
+                .with_compress(x3dbake::gltf::Compression::Meshopt)
+                .with_tolerance(0.01),
+        ),
+        (
+            &["--format", "csv"],
+            Settings::default().with_format(Format::Csv),
+        ),
+    ];
+    let mut compared = 0;
+    for x3d in util::fixtures("scenes", "x3d") {
+        let input = std::fs::read(&x3d).unwrap();
+        let name = x3d.to_string_lossy().into_owned();
+        for (flags, settings) in &cases {
+            let csv = settings.format == Format::Csv;
+            let out = dir.path().join(if csv { "o.csv" } else { "o.glb" });
+            let mut args = vec![name.as_str(), "-o", out.to_str().unwrap()];
+            args.extend_from_slice(flags);
+            let o = util::run(&args);
+            let mut fetch = x3dbake::FileFetch::default();
+            let got = x3dbake::convert(&name, input.clone(), Some(&mut fetch), settings).unwrap();
+            assert_eq!(got.ok, o.status.success(), "{name} {flags:?}");
+            assert_eq!(got.messages, util::stderr(&o), "{name} {flags:?}");
+            if got.ok {
+                let want = std::fs::read(&out).unwrap();
+                assert!(got.bytes == want, "{name} {flags:?}: bytes differ");
+            }
+            compared += 1;
+        }
+    }
+    assert!(compared >= 40, "{compared}");
+    // Settings are checked as the flags are.
+    let csv_tolerance = Settings::default()
+        .with_format(Format::Csv)
+        .with_tolerance(0.1);
+    let e = x3dbake::convert("a.x3d", b"<X3D/>".to_vec(), None, &csv_tolerance).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "--tolerance is for glTF output: CSV rows are the values at --rate"
+    );
+    // JSON, as the page and npm give them.
+    let json: Settings = serde_json::from_str(
+        r#"{"mode": "sample", "events": ["2:B.touchTime=2"], "timeline": true}"#,
+    )
+    .unwrap();
+    assert_eq!(json.mode, Some(KeyMode::Sample));
+    assert_eq!(json.events[0].node, "B");
+    // A bad scene: no bytes, its errors with their places.
+    let bad = util::root().join("fixtures/errors/bad_attributes.x3d");
+    let got = x3dbake::convert(
+        &bad.to_string_lossy(),
+        std::fs::read(&bad).unwrap(),
+        None,
+        &Settings::default(),
+    )
+    .unwrap();
+    assert!(!got.ok && got.bytes.is_empty());
+    let first = &got.diagnostics[0];
+    assert_eq!(first.severity, "error");
+    assert_eq!((first.line, first.column), (Some(3), Some(44)));
+}

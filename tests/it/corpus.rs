@@ -189,10 +189,8 @@ fn corpus_scenes_with_non_transform_targets_keep_those_tracks() {
             "xj3d/parsetest/cad/FoldingTrailer.x3dv",
             &["node weights", "node rotation"],
         ),
-        (
-            "castle-demo-models/animation/simple_tests_interpolation_and_time/animate_tex_coord.x3dv",
-            &["node weights"],
-        ),
+        // (animate_tex_coord's texture coordinates move, but its image is
+        // missing: no texture, no coordinates, a warning.)
     ];
     for (file, want) in cases {
         let input = util::root().join("../shared/corpus").join(file);

@@ -8,9 +8,7 @@
 
 use serde::Deserialize;
 use wasm_bindgen::prelude::*;
-use x3dbake::csv::CsvOptions;
-use x3dbake::gltf::{self, KeyOptions, Layout, Mode, Part, SampleInterpolation, Visibility};
-use x3dbake::{Bake, ClipOptions, DEFAULT_LOAD_TIME, Limits, MemoryFetch, TangentRule, World};
+use x3dbake::MemoryFetch;
 
 mod host;
 
@@ -128,129 +126,51 @@ fn run(files: Files, main: &str, settings: &str) -> Result<Baked, String> {
         .get(main)
         .ok_or_else(|| format!("{main} is not among the files given"))?
         .to_vec();
-    let clip_opts = ClipOptions {
-        cycles: s.cycles.clamp(1, 10_000),
-        rule: match s.tangents.as_str() {
-            "c1" => TangentRule::C1,
-            _ => TangentRule::AsWritten,
-        },
-        interactive: s.interactive,
-    };
-    let events = s
-        .events
-        .iter()
-        .map(|e| e.parse().map_err(|err| format!("--event {e}: {err}")))
-        .collect::<Result<Vec<_>, String>>()?;
-    let world = s.timeline.then(|| World {
-        load: s.load_time.unwrap_or(DEFAULT_LOAD_TIME),
-        events,
-        end: s.end,
-        rate: s.rate,
-    });
-    let opts = gltf::Options {
-        keys: KeyOptions {
-            mode: if s.mode == "sample" {
-                Mode::Sample
-            } else {
-                Mode::Exact
-            },
-            rate: s.rate,
-            interpolation: match s.interpolation.as_str() {
-                "step" => SampleInterpolation::Step,
-                "cubic" => SampleInterpolation::Cubic,
-                _ => SampleInterpolation::Linear,
-            },
-            tolerance: s.tolerance,
-            keep_constant: s.keep_constant,
-            cubic: s.mode != "sample" && s.interpolation == "cubic",
-            rotation_rounding: 0.0,
-            threads: 0,
-        },
-        record: s.report,
-        limits: Limits::default(),
-        compress: s.compress.then_some(gltf::Compression::Meshopt),
-        interactive: s.interactive,
-        core: s.core,
-        visibility: if s.visibility == "extension" {
-            Visibility::Extension
-        } else {
-            Visibility::Scale
-        },
-    };
-    let mut bake = Bake::load(main, input, None, Some(&mut fetch), opts.limits);
-    if let Some(world) = &world
-        && !bake.diags.has_errors()
-    {
-        world
-            .check(&bake.scene)
-            .map_err(|e| format!("{main}: {e}"))?;
-    }
-    bake.animate_in(clip_opts, world.as_ref());
-    if bake.diags.has_errors() {
-        return Ok(failed(bake.messages(false, false)));
-    }
-    let timeline = bake
-        .ready(&s.clips, s.timeline.then_some((s.start, s.end)))
-        .map_err(|e| format!("{main}: --clip: {e}"))?;
-    if s.format == "csv" {
-        let opts = CsvOptions {
-            rate: s.rate,
-            wide: s.wide,
-            timeline,
-        };
-        let mut bytes = Vec::new();
-        bake.write_csv(&opts, &mut bytes)
-            .map_err(|e| format!("{main}: {e}"))?;
-        return Ok(Baked {
-            ok: true,
-            bytes,
-            messages: bake.messages(false, false),
-            report: String::new(),
-        });
-    }
-    if let Some(span) = timeline {
-        bake.play_timeline(span);
-    }
-    // As the command line decides it for a .glb: past the same size the
-    // buffer would move to a file (here there is none: it stays), and the
-    // GLB's head gets the same room, so the bytes are the same.
-    let glb = s.format != "gltf";
-    let spill = glb.then(|| gltf::Spill {
-        open: Box::new(|| None),
-        after: gltf::spill_after(bake.sources.get(bake.file).text_len()),
-        room: true,
-        write_back: false,
-    });
-    let mut doc = bake
-        .gltf_spilled(&opts, Some(&mut fetch), spill)
-        .map_err(|e| format!("{main}: {e}"))?;
-    if bake.diags.has_errors() {
-        return Ok(failed(bake.messages(false, false)));
-    }
-    let layout = if glb { Layout::Glb } else { Layout::Embedded };
-    let files = doc
-        .files(&layout)
-        .map_err(|e| format!("cannot lay the glTF document out: {e}"))?;
-    let mut bytes = Vec::new();
-    for part in &files.main {
-        match part {
-            Part::Bytes(b) => bytes.extend_from_slice(b),
-            Part::Spilled(_) => return Err("a buffer moved out of memory".into()),
-        }
-    }
-    drop(files);
-    let messages = bake.messages(false, false);
-    let report = if s.report {
-        bake.report_html(&doc, main, s.tolerance, &messages)
-    } else {
-        String::new()
-    };
+    let settings = s.library()?;
+    let done = x3dbake::convert(main, input, Some(&mut fetch), &settings)
+        .map_err(|e| e.to_string())?;
     Ok(Baked {
-        ok: true,
-        bytes,
-        messages,
-        report,
+        ok: done.ok,
+        bytes: done.bytes,
+        messages: done.messages,
+        report: done.report.unwrap_or_default(),
     })
+}
+
+impl Settings {
+    /// The library's settings: a value the page shows by default is the
+    /// flag left out (as the command line without it).
+    fn library(&self) -> Result<x3dbake::Settings, String> {
+        let mut json = serde_json::json!({
+            "format": self.format,
+            "rate": self.rate,
+            "tolerance": self.tolerance,
+            "keep_constant": self.keep_constant,
+            "cycles": self.cycles,
+            "tangents": self.tangents,
+            "clips": self.clips,
+            "interactive": self.interactive,
+            "core": self.core,
+            "wide": self.wide,
+            "report": self.report && self.format != "csv",
+            "timeline": self.timeline,
+            "start": self.start,
+            "end": self.end,
+            "load_time": self.load_time,
+            "events": self.events,
+            "compress": self.compress.then_some("meshopt"),
+        });
+        for (key, value, default) in [
+            ("mode", &self.mode, "exact"),
+            ("interpolation", &self.interpolation, "linear"),
+            ("visibility", &self.visibility, "scale"),
+        ] {
+            if value != default {
+                json[key] = serde_json::json!(value);
+            }
+        }
+        serde_json::from_value(json).map_err(|e| format!("settings: {e}"))
+    }
 }
 
 #[wasm_bindgen]

@@ -41,7 +41,8 @@ use nodes::Tree;
 
 /// How nodes are shown and hidden (an animated Switch's choices, an
 /// animated `visible`, a moving mesh's cuts).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Visibility {
     /// KHR_node_visibility, and its pointer channels (Babylon.js; always
     /// with [`Options::interactive`], whose graph sets it).
@@ -54,7 +55,8 @@ pub enum Visibility {
 }
 
 /// How far `--compress` goes, for the readers a file is for.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Compression {
     /// Quantised (KHR_mesh_quantization) and packed: what Blender's importer
     /// reads as well as three.js and Babylon.js.
