@@ -557,4 +557,14 @@ fn keys_closer_than_a_frame_grid_keeps_are_named() {
             "{cycle}: {said}"
         );
     }
+    // A jump (two keys at one fraction) in LINEAR keys is named too: Blender
+    // merges the two keys.
+    let jumping = scene("1").replace("key='0 0.5 1'", "key='0 0.5 0.5'");
+    let (dir, x3d) = util::scene_file("jump.x3d", &jumping);
+    let o = util::run(&[&x3d, "-o", &dir.path().join("j.glb").to_string_lossy()]);
+    assert!(
+        util::stderr(&o).contains("clip `Fast`: a value jumps at 0.5 s (two keys at one time)"),
+        "{}",
+        util::stderr(&o)
+    );
 }

@@ -194,8 +194,10 @@ impl Writer<'_> {
         };
         let left_out = self.anim.pointers_left_out;
         // The shortest time between two keys of a track (a jump's two keys
-        // at one time aside).
+        // at one time aside), and the first jump between keys that are not
+        // steps.
         let mut closest = f64::INFINITY;
+        let mut jump: Option<f64> = None;
         for (ti, track) in clip.tracks.iter().enumerate() {
             if self.anim.keys.over_limit() {
                 break; // reported: the document is not written
@@ -210,8 +212,16 @@ impl Writer<'_> {
                 self.anim.written.push((ci, ti, k.to_owned_keys()));
             }
             // (Keys within a nanosecond are a jump, as at one time.)
-            let gaps = k.times.windows(2).map(|t| t[1] - t[0]);
-            closest = gaps.filter(|&d| d > 1e-9).fold(closest, f64::min);
+            let gaps = k.times.windows(2).map(|t| (t[0], t[1] - t[0]));
+            for (t, d) in gaps {
+                match d > 1e-9 {
+                    true => closest = closest.min(d),
+                    false if k.interpolation != Interpolation::Step => {
+                        jump = Some(jump.map_or(t, |j| j.min(t)));
+                    }
+                    false => {}
+                }
+            }
             match target {
                 Target::Visibility { shown } => self.visibility_channels(&mut parts, &k, shown),
                 Target::Texture {
@@ -238,6 +248,17 @@ impl Writer<'_> {
                     clip.name,
                     closest,
                     closest * 24.0
+                ),
+                Some(self.scene.node(clip.clock_node).span),
+            );
+        }
+        if let Some(t) = jump.filter(|_| !parts.channels.is_empty()) {
+            self.diags.warning(
+                format!(
+                    "clip `{}`: a value jumps at {t} s (two keys at one time): Blender's importer \
+                     keeps one of them and ramps into the jump from the key before (three.js \
+                     and Babylon.js play it right)",
+                    clip.name
                 ),
                 Some(self.scene.node(clip.clock_node).span),
             );
