@@ -105,6 +105,7 @@ impl Clip {
             tol,
             rotation: track.is_rotation(),
             per: track.per_element(),
+            lens: track.is_field_of_view(),
         };
         fit::fewest(
             &self.map,

@@ -69,6 +69,10 @@ pub struct Bound {
     /// Numbers per element of a value (distance: the largest Euclidean
     /// distance of an element).
     pub per: usize,
+    /// The value is a field of view (radians), which Blender's importer
+    /// keys as a lens length `c / tan(fov / 2)` and interpolates as that:
+    /// straight segments are measured that way too.
+    pub lens: bool,
 }
 
 /// The shape of fitted segments.
@@ -294,6 +298,16 @@ impl Curve<'_> {
         approx.resize(a.v.len(), 0.0);
         self.blend(a, b, s, len, &mut approx);
         let mut d = distance(&approx, &self.buf, self.bound.rotation, self.bound.per);
+        if self.shape == Shape::Linear && self.bound.lens {
+            // A lens length interpolated straight, as an angle again.
+            let lens = |fov: f64| {
+                let (sin, cos) = math::sin_cos(0.5 * fov);
+                cos / sin
+            };
+            let (la, lb) = (lens(a.v[0]), lens(b.v[0]));
+            let fov = 2.0 * math::atan2(1.0, la + s * (lb - la));
+            d = d.max((fov - self.buf[0]).abs());
+        }
         if self.shape == Shape::Linear && self.bound.rotation {
             // Players that interpolate each component (Blender) play nlerp:
             // within the bound too.

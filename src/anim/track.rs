@@ -242,6 +242,13 @@ impl Track {
     }
 
     /// Values are rotations (unit quaternions).
+    /// Whether the track is a viewpoint's field of view (an angle, written
+    /// as a camera's yfov), which Blender's importer keys as a lens length
+    /// (see `fit::Bound::lens`).
+    pub fn is_field_of_view(&self) -> bool {
+        self.field == "fieldOfView" && self.ty == Some(FieldType::SFFloat)
+    }
+
     pub fn is_rotation(&self) -> bool {
         self.surface.is_none()
             && matches!(

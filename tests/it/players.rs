@@ -9,9 +9,10 @@
 //!
 //! A table (per player: files imported, glTF channels arriving by kind,
 //! scenes within the bound, the worst error and where) is printed always.
-//! three.js is held to what it does today; Blender to the goal (every file
-//! imports, every channel arrives, every scene within the bound) only with
-//! X3DBAKE_PLAYERS_STRICT=1; Babylon.js is measured, not asserted.
+//! Every player must import every file, get every channel and play every
+//! scene within the bound, but for the players' own known faults, each
+//! named (`BABYLON_ROUGHNESS`, `BLENDER_LIGHT`, `BLENDER_GRID`,
+//! `BLENDER_IMPORT`, three.js's unbound names) and counted in the table.
 //!
 //! Each player runs when its variable names its install (.ci/run makes
 //! them): X3DBAKE_THREE, X3DBAKE_BABYLON (folders with node_modules),
@@ -125,6 +126,8 @@ struct Baked {
     clip_times: Vec<Vec<f64>>,
     /// Every time any clip is compared at, sorted: what the players get.
     times: Vec<f64>,
+    /// The clips x3dbake warned have keys closer than a 24 fps grid keeps.
+    frame_grid: Vec<String>,
 }
 
 /// A player's account of one file.
@@ -328,8 +331,13 @@ fn bake(path: &Path, dir: &Path, i: usize) -> Result<Option<Baked>, String> {
             .arg("--quiet")
             .output()
             .expect("X3DBAKE_PLAYERS_BIN runs"),
-        None => util::bake(&path.to_string_lossy(), &glb, &[]),
+        None => util::run(&[&path.to_string_lossy(), "-o", &glb.to_string_lossy()]),
     };
+    let frame_grid = util::stderr(&o)
+        .lines()
+        .filter(|l| l.contains("frames at 24 fps"))
+        .filter_map(|l| l.split('`').nth(1).map(str::to_owned))
+        .collect();
     if o.status.code() != Some(0) {
         return Err(util::stderr(&o).lines().last().unwrap_or("").to_owned());
     }
@@ -370,6 +378,7 @@ fn bake(path: &Path, dir: &Path, i: usize) -> Result<Option<Baked>, String> {
         clips: bake.clips,
         clip_times: clip_times_all,
         times,
+        frame_grid,
     }))
 }
 
@@ -665,6 +674,21 @@ fn angle(a: DQuat, b: DQuat) -> f64 {
 /// the track is dropped (with a warning). Inlined DEFs (`Inline_1.M`) have
 /// a dot.
 const THREE_NAMES: &str = "three.js pointer plugin: names with . : / [ ] are not bound";
+/// Babylon.js 9.35's KHR_animation_pointer table lists roughness under
+/// `metallicFactor` (a typo): a roughnessFactor channel is refused.
+const BABYLON_ROUGHNESS: &str =
+    "Babylon.js 9.35: roughnessFactor pointer registered under metallicFactor";
+/// Blender 5.0's importer converts an animated point or spot light's
+/// intensity with the sun's unit (it compares the light type in upper
+/// case): 4π too dim.
+const BLENDER_LIGHT: &str = "Blender 5.0: point/spot intensity animated in the sun's unit";
+/// Keys closer than 0.01 frame at 24 fps merge in Blender (x3dbake names
+/// the clip in a warning).
+const BLENDER_GRID: &str = "Blender: keys closer than 0.01 frame merge (warned)";
+/// Blender 5.0's importer fails on an animated metallic or roughness
+/// factor of a material with a metallicRoughnessTexture
+/// (`gltf.data.pbr_metallic_roughness`, a typo).
+const BLENDER_IMPORT: &str = "'Gltf' object has no attribute 'pbr_metallic_roughness'";
 
 fn three_cannot_bind(name: &str) -> bool {
     name.contains(['.', ':', '/', '[', ']'])
@@ -744,6 +768,24 @@ fn measure(
     );
     if engine == Engine::Three && pointer_field && three_cannot_bind(def) {
         return Measure::Known(THREE_NAMES);
+    }
+    let field = track.field.as_str();
+    let roughness = matches!(
+        (ty, field),
+        ("Material" | "TwoSidedMaterial", "shininess") | ("PhysicalMaterial", "roughness")
+    );
+    if engine == Engine::Babylon && roughness {
+        return Measure::Known(BABYLON_ROUGHNESS);
+    }
+    let light = matches!(
+        (ty, field),
+        ("PointLight" | "SpotLight", "intensity" | "on")
+    );
+    if engine == Engine::Blender && light {
+        return Measure::Known(BLENDER_LIGHT);
+    }
+    if engine == Engine::Blender && b.frame_grid.contains(&clip.name) {
+        return Measure::Known(BLENDER_GRID);
     }
     match (ty, track.field.as_str()) {
         ("Transform", "translation") => {
@@ -1075,34 +1117,32 @@ fn every_player_plays_every_baked_scene_within_the_bound() {
         eprintln!("not baked: {}", bake_failures.join("; "));
     }
     for (engine, t) in &tallies {
-        match engine {
-            // What three.js does today.
-            Engine::Three => {
-                assert_eq!(t.imported, t.files, "three.js imports every file\n{text}");
-                assert_eq!(
-                    t.within, t.compared,
-                    "three.js plays every scene within the bound\n{text}"
-                );
-            }
-            // The goal, asserted once the bakes reach it.
-            Engine::Blender
-                if std::env::var_os("X3DBAKE_PLAYERS_STRICT").is_some_and(|v| v == "1") =>
-            {
-                assert_eq!(t.imported, t.files, "Blender imports every file\n{text}");
-                for (k, (a, n)) in &t.arrived {
-                    assert_eq!(
-                        a,
-                        n,
-                        "every {} channel arrives in Blender\n{text}",
-                        k.name()
-                    );
-                }
-                assert_eq!(
-                    t.within, t.compared,
-                    "Blender plays every scene within the bound\n{text}"
-                );
-            }
-            _ => {}
+        let name = engine.name();
+        // Files a known importer fault refuses.
+        let refused: usize = t
+            .import_errors
+            .iter()
+            .filter(|(e, _)| *engine == Engine::Blender && e.contains(BLENDER_IMPORT))
+            .map(|(_, n)| n)
+            .sum();
+        assert_eq!(
+            t.imported + refused,
+            t.files,
+            "{name} imports every file\n{text}"
+        );
+        // Channels lost only to a known limit of the player.
+        for target in t.lost.keys() {
+            let known = match engine {
+                Engine::Babylon => target.ends_with("/roughnessFactor"),
+                Engine::Blender => target.ends_with("/KHR_texture_transform/rotation"),
+                Engine::Three => false,
+            };
+            assert!(known, "{name} loses {target}\n{text}");
         }
+        assert_eq!(
+            t.within + refused,
+            t.compared,
+            "{name} plays every scene within the bound\n{text}"
+        );
     }
 }

@@ -119,12 +119,19 @@ pub fn sampled_interpolation(opts: &KeyOptions, track: &Track) -> Interpolation 
 }
 
 /// The track's exact description where its keys may be written as they
-/// are: a spline's only with CUBICSPLINE keys allowed.
+/// are: a spline's only with CUBICSPLINE keys allowed, a field of view's
+/// only in steps (its keys must hold as angles and as the lens lengths
+/// Blender keys: it is fitted, see `fit::Bound::lens`).
 fn exact_keys<'t>(opts: &KeyOptions, track: &'t Track) -> Option<Exact<'t>> {
     let exact = (opts.mode == Mode::Exact)
         .then(|| track.exact())
         .flatten()?;
-    (opts.cubic || !matches!(exact, Exact::Hermite { .. })).then_some(exact)
+    let fitted = match exact {
+        Exact::Hermite { .. } => !opts.cubic,
+        Exact::Step { .. } => false,
+        _ => track.is_field_of_view(),
+    };
+    (!fitted).then_some(exact)
 }
 
 /// Thinned keys at most this many are fitted again (see `keyframes`).
@@ -386,6 +393,7 @@ impl<'s> KeyChooser<'s> {
             tol: self.opts.tolerance.unwrap_or(fit::DEFAULT_RELATIVE),
             rotation: false,
             per: width,
+            lens: false,
         };
         let fitted = fit::fewest(&clip.map, &corners, width, shapes, bound, room, value_at);
         let first = tracks.first()?;
