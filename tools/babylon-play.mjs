@@ -32,7 +32,8 @@
 // name, position, quaternion, scale, visible}]}], "errors": [...]}: nodes by
 // glTF node index, their local transform and whether Babylon shows them
 // (KHR_node_visibility as Babylon applies it). Needs X3DBAKE_BABYLON: a
-// folder with node_modules/@babylonjs/core and node_modules/@babylonjs/loaders.
+// folder with node_modules/@babylonjs/core and node_modules/@babylonjs/loaders
+// (and node_modules/meshoptimizer for --compress files).
 
 import fs from "node:fs";
 import path from "node:path";
@@ -86,6 +87,25 @@ const load = (p) => import(pathToFileURL(path.join(modules, p)).href);
 const BABYLON = await load("@babylonjs/core/index.js");
 await load("@babylonjs/loaders/glTF/index.js");
 const interactivity = await load("@babylonjs/loaders/glTF/2.0/Extensions/KHR_interactivity.js");
+// --compress files: EXT_meshopt_compression. Babylon fetches its decoder
+// from a CDN as a script, which Node neither reaches nor runs: the same
+// decoder from npm (meshoptimizer) is given to it, decoding on this thread.
+if (fs.existsSync(path.join(modules, "meshoptimizer/meshopt_decoder.mjs"))) {
+  const { MeshoptDecoder } = await load("meshoptimizer/meshopt_decoder.mjs");
+  globalThis.MeshoptDecoder = {
+    ready: MeshoptDecoder.ready,
+    useWorkers: () => {},
+    decodeGltfBufferAsync: async (count, stride, source, mode, filter) => {
+      await MeshoptDecoder.ready;
+      const out = new Uint8Array(count * stride);
+      MeshoptDecoder.decodeGltfBuffer(out, count, stride, source, mode, filter);
+      return out;
+    },
+  };
+  const loadScript = BABYLON.Tools.LoadBabylonScriptAsync;
+  BABYLON.Tools.LoadBabylonScriptAsync = (url, ...rest) =>
+    /meshopt_decoder/.test(url) ? Promise.resolve() : loadScript.call(BABYLON.Tools, url, ...rest);
+}
 BABYLON.Logger.OnNewCacheEntry = (entry) => {
   if (/error/i.test(entry)) errors.push(entry.replace(/<[^>]*>/g, ""));
 };

@@ -18,7 +18,10 @@
 //! them): X3DBAKE_THREE, X3DBAKE_BABYLON (folders with node_modules),
 //! X3DBAKE_BLENDER (the python of a venv with bpy); skipped with a note
 //! otherwise. X3DBAKE_PLAYERS_SCENES=TEXT keeps the scenes whose path has
-//! TEXT; X3DBAKE_PLAYERS_BIN=EXE bakes with another x3dbake build. How each
+//! TEXT; X3DBAKE_PLAYERS_BIN=EXE bakes with another x3dbake build. The
+//! same again for `--compress=quantize` (every player) and `--compress`
+//! (three.js and Babylon.js: Blender does not read EXT_meshopt_compression).
+//! How each
 //! player is driven: docs/players.md.
 
 use crate::{corpus, util};
@@ -319,7 +322,7 @@ fn clip_times(json: &Value, bin: &[u8], anim: &Value, duration: f64) -> Vec<f64>
 
 /// Bakes a scene with default flags and reads its true curves; `None` when
 /// x3dbake failed or wrote no animation.
-fn bake(path: &Path, dir: &Path, i: usize) -> Result<Option<Baked>, String> {
+fn bake(path: &Path, dir: &Path, i: usize, flags: &[&str]) -> Result<Option<Baked>, String> {
     let glb = dir.join(format!("{i}.glb"));
     // X3DBAKE_PLAYERS_BIN=EXE: bake with another x3dbake (an older build,
     // to compare), the truth still this one's.
@@ -331,7 +334,12 @@ fn bake(path: &Path, dir: &Path, i: usize) -> Result<Option<Baked>, String> {
             .arg("--quiet")
             .output()
             .expect("X3DBAKE_PLAYERS_BIN runs"),
-        None => util::run(&[&path.to_string_lossy(), "-o", &glb.to_string_lossy()]),
+        None => {
+            let (input, out) = (path.to_string_lossy(), glb.to_string_lossy());
+            let mut args = vec![&*input, "-o", &*out];
+            args.extend_from_slice(flags);
+            util::run(&args)
+        }
     };
     let frame_grid = util::stderr(&o)
         .lines()
@@ -674,6 +682,15 @@ fn angle(a: DQuat, b: DQuat) -> f64 {
 /// the track is dropped (with a warning). Inlined DEFs (`Inline_1.M`) have
 /// a dot.
 const THREE_NAMES: &str = "three.js pointer plugin: names with . : / [ ] are not bound";
+/// `--compress`: morphed positions are on the mesh's grid.
+const QUANTIZED: &str = "quantised positions: compared where drawn by tests/it/compress.rs";
+
+fn quantized(json: &Value) -> bool {
+    json["extensionsUsed"]
+        .as_array()
+        .is_some_and(|e| e.iter().any(|x| x == "KHR_mesh_quantization"))
+}
+
 /// Babylon.js 9.35's KHR_animation_pointer table lists roughness under
 /// `metallicFactor` (a typo): a roughnessFactor channel is refused.
 const BABYLON_ROUGHNESS: &str =
@@ -878,6 +895,9 @@ fn measure(
             Some(shown) => Measure::Error(f64::from(u8::from(shown != (v[0] != 0.0))), 0.5),
             None => Measure::Missing("visible".to_owned()),
         }),
+        // (Quantised positions are read in the mesh's grid, which its node
+        // undoes: tests/it/compress.rs compares them where they are drawn.)
+        ("Coordinate", _) if quantized(&b.json) => Measure::Known(QUANTIZED),
         ("Coordinate", _) => {
             // The nearest morphed mesh: every point of the truth is near
             // one of its vertices.
@@ -1066,12 +1086,30 @@ fn every_player_plays_every_baked_scene_within_the_bound() {
     if players.is_empty() {
         return;
     }
+    let web = [Engine::Three, Engine::Babylon];
+    let every = [Engine::Three, Engine::Babylon, Engine::Blender];
+    for (flags, engines) in [
+        (&[][..], &every[..]),
+        (&["--compress=quantize"][..], &every[..]),
+        (&["--compress"][..], &web[..]),
+    ] {
+        let players: Vec<&Player> = players
+            .iter()
+            .filter(|p| engines.contains(&p.engine))
+            .collect();
+        plays_within_the_bound(&players, flags);
+    }
+}
+
+/// Every scene baked with `flags`, played by `players`, within the bound
+/// (the table printed, then asserted).
+fn plays_within_the_bound(players: &[&Player], flags: &[&str]) {
     let tmp = tempfile::tempdir().unwrap();
     let scenes = scenes();
     let mut baked = Vec::new();
     let mut bake_failures = Vec::new();
     for (i, path) in scenes.iter().enumerate() {
-        match bake(path, tmp.path(), i) {
+        match bake(path, tmp.path(), i, flags) {
             Ok(Some(b)) => baked.push(b),
             Ok(None) => {}
             Err(e) => bake_failures.push(format!("{}: {e}", label(path))),
@@ -1111,7 +1149,10 @@ fn every_player_plays_every_baked_scene_within_the_bound() {
             }
         }
     }
-    let text = table(&tallies, scenes.len(), baked.len());
+    let text = format!(
+        "flags: {flags:?}\n{}",
+        table(&tallies, scenes.len(), baked.len())
+    );
     eprintln!("{text}");
     if !bake_failures.is_empty() {
         eprintln!("not baked: {}", bake_failures.join("; "));
