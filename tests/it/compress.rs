@@ -769,3 +769,78 @@ fn every_compressed_corpus_scene_draws_as_the_default() {
     assert!(baked >= 60, "{baked} scenes baked");
     util::assert_validator_clean(&files);
 }
+
+/// `--compress=quantize` (what Blender reads): KHR_mesh_quantization with
+/// no EXT_meshopt_compression, skinned meshes' positions as floats and
+/// their inverse bind matrices as the default's (Blender guesses the bind
+/// pose from them); and with either variant, a node the X3D named keeps
+/// the transform the X3D gave it (a mesh moved onto its grid goes on a
+/// node of its own).
+#[test]
+fn the_blender_variant_keeps_skins_and_named_nodes_as_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let doc = |scene: &str, flags: &[&str]| {
+        let out = dir.path().join("o.glb");
+        let x3d = util::root().join("fixtures/scenes").join(scene);
+        util::bake_ok(&x3d.to_string_lossy(), &out, flags);
+        util::document_json(&std::fs::read(&out).unwrap())
+    };
+    let (plain, plain_bin) = doc("humanoid.x3d", &[]);
+    let (quantized, bin) = doc("humanoid.x3d", &["--compress=quantize"]);
+    let used = quantized["extensionsUsed"].to_string();
+    assert!(used.contains("KHR_mesh_quantization"), "{used}");
+    assert!(!used.contains("EXT_meshopt_compression"), "{used}");
+    let floats = |d: &Value, b: &[u8], a: u64| -> Vec<u8> {
+        let acc = &d["accessors"][a as usize];
+        let view = &d["bufferViews"][acc["bufferView"].as_u64().unwrap() as usize];
+        let at = view["byteOffset"].as_u64().unwrap_or(0) + acc["byteOffset"].as_u64().unwrap_or(0);
+        let len = acc["count"].as_u64().unwrap() * 64;
+        b[at as usize..(at + len) as usize].to_vec()
+    };
+    let mut skinned = 0;
+    for n in quantized["nodes"].as_array().unwrap() {
+        if let (Some(m), Some(_)) = (n["mesh"].as_u64(), n["skin"].as_u64()) {
+            for p in quantized["meshes"][m as usize]["primitives"]
+                .as_array()
+                .unwrap()
+            {
+                let a = p["attributes"]["POSITION"].as_u64().unwrap() as usize;
+                assert_eq!(quantized["accessors"][a]["componentType"], 5126);
+                skinned += 1;
+            }
+        }
+    }
+    assert!(skinned > 0, "humanoid.x3d has a skinned mesh");
+    for (s, ps) in quantized["skins"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .zip(plain["skins"].as_array().unwrap())
+    {
+        let (a, b) = (
+            s["inverseBindMatrices"].as_u64(),
+            ps["inverseBindMatrices"].as_u64(),
+        );
+        assert_eq!(
+            floats(&quantized, &bin, a.unwrap()),
+            floats(&plain, &plain_bin, b.unwrap())
+        );
+    }
+    // Named nodes: the X3D's transform, with and without the flags.
+    for flags in [&["--compress"][..], &["--compress=quantize"][..]] {
+        for scene in ["extrusion_dart.x3d", "bouncing_box.x3d", "morph.x3d"] {
+            let (plain, _) = doc(scene, &[]);
+            let (packed, _) = doc(scene, flags);
+            let named = |d: &Value| -> Vec<Value> {
+                d["nodes"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .filter(|n| n["name"].is_string())
+                    .map(|n| serde_json::json!([n["name"], n["translation"], n["scale"]]))
+                    .collect()
+            };
+            assert_eq!(named(&plain), named(&packed), "{scene} {flags:?}");
+        }
+    }
+}
