@@ -56,12 +56,16 @@ class UsageError(X3DBakeError, ValueError):
 
 class SceneError(X3DBakeError):
     """The scene has errors, so nothing was made. ``diagnostics`` holds
-    every error and warning kept (:class:`Diagnostic`); the message is the
-    first error, ``file:line:column: error: message``."""
+    every error and warning kept (:class:`Diagnostic`), ``messages`` them as
+    the command line prints them; the message is the first error,
+    ``file:line:column: error: message``."""
 
-    def __init__(self, message: str, diagnostics: list[Diagnostic] | None = None):
+    def __init__(
+        self, message: str, diagnostics: list[Diagnostic] | None = None, messages: str = ""
+    ):
         super().__init__(message)
         self.diagnostics: list[Diagnostic] = list(diagnostics or [])
+        self.messages: str = messages
 
 
 class LimitError(X3DBakeError):
@@ -112,7 +116,8 @@ class Result:
         messages: the diagnostics as the command line prints them.
         clips: the animations (:class:`Clip`), as ``x3dbake inspect`` lists
             them.
-        inspect: all that ``x3dbake inspect --json`` says of the scene.
+        inspect: what ``x3dbake inspect --json`` says of the scene (a dict
+            of the same JSON document).
         report: the bake report (an HTML page) with ``report=True``, else
             None.
         read: the files the bake read besides the scene (Inlines,
@@ -133,14 +138,25 @@ class Result:
         "_source",
     )
 
-    def __init__(self, raw: dict[str, Any], format: str, source: str | None):
+    def __init__(self, raw: dict[str, Any], name: str, format: str, source: str | None):
         self.data: bytes = raw["data"]
         self.format: str = format
         self.diagnostics: list[Diagnostic] = _diagnostics(raw)
         self.warnings: int = raw["warnings"]
         self.errors: int = raw["errors"]
         self.messages: str = raw["messages"]
-        self.inspect: dict[str, Any] = json.loads(raw["inspect"])
+        # As `x3dbake inspect --json` gives it: the document's head, then
+        # what the bake found.
+        self.inspect: dict[str, Any] = {
+            "schema": "x3dbake-inspect/1",
+            "file": name,
+            "errors": raw["errors"],
+            "warnings": raw["warnings"],
+            "diagnostics": [
+                {k: v for k, v in d.items() if v is not None} for d in raw["diagnostics"]
+            ],
+            **json.loads(raw["inspect"]),
+        }
         self.clips: list[Clip] = [
             Clip(
                 c.get("name", ""),
@@ -361,8 +377,8 @@ def bake(
         diagnostics = _diagnostics(raw)
         first = next((d for d in diagnostics if d.severity == "error"), None)
         message = str(first) if first else raw["messages"].strip() or "the scene has errors"
-        raise SceneError(message, diagnostics)
-    result = Result(raw, format, source_path)
+        raise SceneError(message, diagnostics, raw["messages"])
+    result = Result(raw, name, format, source_path)
     if out is not None:
         result.write(out)
     return result
