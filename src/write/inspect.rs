@@ -4,6 +4,9 @@ use crate::anim::check::{Forms, ids, is_clock, is_interpolator};
 use crate::anim::clip::{Clip, Track};
 use crate::anim::fit::default_tolerance;
 use crate::anim::keyframes::{Interpolation, Keyframes, exact_len_bound, interpolation_of};
+use crate::anim::keys::{KeyOptions, exact_keys};
+use crate::anim::nlerp;
+use crate::interp::Exact;
 use crate::limits::Limits;
 use crate::scene::{NodeClass, NodeId, Scene};
 use crate::write::gltf::{TrackFates, channel};
@@ -195,7 +198,18 @@ enum TrackForm {
 
 impl TrackForm {
     fn of(t: &Track, clip: &Clip, scene: &Scene, max_values: usize) -> TrackForm {
-        match (t.exact(), t.sampled_because(scene)) {
+        // What a default bake writes: a spline and a field of view have
+        // exact descriptions but are fitted (see `keys::exact_keys`).
+        let written = exact_keys(&KeyOptions::default(), t);
+        let fitted_because = match t.exact() {
+            Some(_) if written.is_some() => None,
+            Some(Exact::Hermite { .. }) => {
+                Some("a spline in LINEAR keys; exact with --interpolation cubic".to_string())
+            }
+            Some(_) => Some("a field of view, keyed by Blender as a lens length".to_string()),
+            None => t.sampled_because(scene),
+        };
+        match (written, fitted_because) {
             _ if !t.interpolator().produces() => TrackForm::Silent,
             (Some(e), _) => {
                 let interpolation = match interpolation_of(&e) {
@@ -212,7 +226,10 @@ impl TrackForm {
                 let keyframes = if up_to {
                     bound
                 } else {
-                    Keyframes::exact(e, &clip.map).len()
+                    // (Slerp keys cut for nlerp players, as written.)
+                    let k = Keyframes::exact(e, &clip.map);
+                    let room = default_tolerance(t);
+                    nlerp::split(&k, room).map_or(k.len(), |cut| cut.len())
                 };
                 TrackForm::Exact {
                     interpolation,

@@ -122,7 +122,7 @@ pub fn sampled_interpolation(opts: &KeyOptions, track: &Track) -> Interpolation 
 /// are: a spline's only with CUBICSPLINE keys allowed, a field of view's
 /// only in steps (its keys must hold as angles and as the lens lengths
 /// Blender keys: it is fitted, see `fit::Bound::lens`).
-fn exact_keys<'t>(opts: &KeyOptions, track: &'t Track) -> Option<Exact<'t>> {
+pub fn exact_keys<'t>(opts: &KeyOptions, track: &'t Track) -> Option<Exact<'t>> {
     let exact = (opts.mode == Mode::Exact)
         .then(|| track.exact())
         .flatten()?;
