@@ -56,11 +56,17 @@ def bake_options(op):
             kw["cycles"] = op.cycles
     if op.sample:
         kw["mode"] = "sample"
+    # (Blender keeps float properties in single precision: 0.01 is
+    # 0.0099999998; six digits give back the number typed.)
     if op.sample or op.time == 'WORLD':
-        kw["rate"] = op.rate
+        kw["rate"] = _typed(op.rate)
     if op.tolerance > 0:
-        kw["tolerance"] = op.tolerance
+        kw["tolerance"] = _typed(op.tolerance)
     return kw
+
+
+def _typed(value):
+    return float(f"{value:.6g}")
 
 
 class IMPORT_SCENE_OT_x3dbake(bpy.types.Operator, ImportHelper):
