@@ -137,7 +137,10 @@ class IMPORT_SCENE_OT_x3dbake(bpy.types.Operator, ImportHelper):
     def invoke(self, context, event):
         # A path already set (a file dropped on the window): the options
         # alone; else the file browser.
-        return self.invoke_popup(context)
+        if hasattr(ImportHelper, "invoke_popup"):
+            return self.invoke_popup(context)
+        context.window_manager.fileselect_add(self)
+        return {'RUNNING_MODAL'}
 
     def draw(self, context):
         layout = self.layout

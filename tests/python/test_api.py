@@ -149,6 +149,7 @@ def test_write_and_output(x3dbake, cli, tmp_path):
     csv = x3dbake.bake(BOX, output=tmp_path / "box.csv")
     assert csv.format == "csv" and (tmp_path / "box.csv").read_bytes() == csv.data
     done = run_cli(cli, BOX, "-o", tmp_path / "cli.csv")
+    assert done.returncode == 0, done.stderr
     assert (tmp_path / "cli.csv").read_bytes() == csv.data
     gltf = x3dbake.bake(BOX, output=str(tmp_path / "box.gltf"))
     assert gltf.format == "gltf" and gltf.data.startswith(b"{")
