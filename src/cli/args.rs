@@ -301,6 +301,12 @@ pub struct BakeArgs {
     /// at all: it is written under a temporary name and renamed.
     #[arg(help_heading = "Output", long)]
     pub sync: bool,
+    /// Also write FILE, in Makefile syntax (as `gcc -MD` and ninja's
+    /// depfile): each output and every file its bake read (the input, its
+    /// Inlines, EXTERNPROTOs and textures), so that make, ninja and build
+    /// scripts bake again when any of them changes.
+    #[arg(help_heading = "Output", long, value_name = "FILE")]
+    pub depfile: Option<PathBuf>,
     /// How many inputs to bake at once [default: one per core].
     #[arg(help_heading = "Output", short, long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
     pub jobs: Option<u16>,
@@ -409,6 +415,8 @@ pub struct Job {
     pub report: Option<ReportTo>,
     /// Outputs flushed to disk before they are renamed into place.
     pub sync: bool,
+    /// Where the Makefile rules of what each bake read go.
+    pub depfile: Option<PathBuf>,
     /// Where the files a scene names may be read from.
     pub reading: Reading,
 }
@@ -574,6 +582,12 @@ impl BakeArgs {
         if self.embed && format != Format::Gltf {
             return Err(glb_or_csv("--embed"));
         }
+        if self.depfile.is_some() && matches!(target, Target::Stdout | Target::Stream(_)) {
+            return Err("--depfile names the outputs' files: give -o FILE or -o DIR/".into());
+        }
+        if self.depfile.is_some() && inputs.iter().any(InputFile::is_stdin) {
+            return Err("--depfile names the inputs' files: standard input has none".into());
+        }
         if self.report.is_some() && several {
             return Err("--report is for one input (its page plots that input's tracks)".into());
         }
@@ -624,7 +638,12 @@ impl BakeArgs {
             .filter(|i| !i.is_stdin())
             .map(|i| PathBuf::from(&i.path))
             .collect();
-        let all: Vec<paths::Write> = writes.iter().flatten().cloned().collect();
+        let mut all: Vec<paths::Write> = writes.iter().flatten().cloned().collect();
+        all.extend(
+            self.depfile
+                .iter()
+                .map(|d| paths::Write::new("--depfile", d.clone())),
+        );
         paths::check(&reads, &all)?;
         let temporaries: Vec<paths::Write> = all
             .iter()
@@ -644,6 +663,7 @@ impl BakeArgs {
             timeline: settings.span(),
             report,
             sync: self.sync,
+            depfile: self.depfile,
             reading: self.reading,
             embed: self.embed,
             jobs: self.jobs.map(usize::from),

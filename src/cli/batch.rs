@@ -21,6 +21,8 @@ pub fn run(job: &Job) -> Outcome {
     let next = AtomicUsize::new(0);
     let done = AtomicUsize::new(0);
     let worst = Mutex::new(Outcome::Ok);
+    // Per input, the files its bake read (for --depfile).
+    let reads: Vec<Mutex<Option<Vec<PathBuf>>>> = (0..total).map(|_| Mutex::new(None)).collect();
     let progress = total > 1 && std::io::stderr().is_terminal();
     if let Target::Dir(dir) = &job.target
         && let Err(e) = std::fs::create_dir_all(dir)
@@ -45,7 +47,11 @@ pub fn run(job: &Job) -> Outcome {
             };
             // Every step of this bake (parsing, fitting) within the
             // worker's share: workers × share stays within the cores.
-            let (outcome, messages) = par::with_share(share, || bake_one(job, i, path));
+            let mut read = Vec::new();
+            let (outcome, messages) = par::with_share(share, || bake_one(job, i, path, &mut read));
+            if outcome == Outcome::Ok {
+                *reads[i].lock().unwrap_or_else(|e| e.into_inner()) = Some(read);
+            }
             // A poisoned lock only means another worker panicked;
             // the outcome it guards is still a plain value.
             let mut w = worst.lock().unwrap_or_else(|e| e.into_inner());
@@ -75,11 +81,66 @@ pub fn run(job: &Job) -> Outcome {
     if progress {
         eprint!("\r\x1b[K");
     }
-    worst.into_inner().unwrap_or_else(|e| e.into_inner())
+    let worst = worst.into_inner().unwrap_or_else(|e| e.into_inner());
+    let Some(depfile) = &job.depfile else {
+        return worst;
+    };
+    let reads = reads
+        .into_iter()
+        .map(|r| r.into_inner().unwrap_or_else(|e| e.into_inner()));
+    let text = depfile_rules(job, reads);
+    let file = [(depfile.clone(), vec![text.into_bytes().into()])];
+    match output::write_all_atomic(&file, job.sync) {
+        Ok(()) => worst,
+        Err(e) => {
+            messages::error(format!("{e:#}"));
+            worst.max(Outcome::UsageOrIo)
+        }
+    }
+}
+
+/// Makefile rules, one an output written: the output, then the input and
+/// the files its bake read (`--depfile`).
+fn depfile_rules(job: &Job, reads: impl Iterator<Item = Option<Vec<PathBuf>>>) -> String {
+    // (make's escapes: a space or # with a backslash, $ doubled.)
+    let escape = |p: &Path| {
+        let mut s = String::new();
+        for c in p.to_string_lossy().chars() {
+            match c {
+                ' ' | '#' => s.extend(['\\', c]),
+                '$' => s.push_str("$$"),
+                c => s.push(c),
+            }
+        }
+        s
+    };
+    let mut text = String::new();
+    let each = job.inputs.iter().zip(&job.outputs).zip(reads);
+    for ((input, output), read) in each {
+        let (Some(output), Some(read)) = (output, read) else {
+            continue;
+        };
+        text.push_str(&escape(output));
+        text.push(':');
+        let mut deps: Vec<&Path> = vec![Path::new(&input.path)];
+        for r in &read {
+            if !deps.contains(&r.as_path()) {
+                deps.push(r);
+            }
+        }
+        for dep in deps {
+            text.push_str(" \\\n  ");
+            text.push_str(&escape(dep));
+        }
+        text.push('\n');
+    }
+    text
 }
 
 /// Bakes one input; returns its outcome and the messages to print.
-fn bake_one(job: &Job, index: usize, path: &str) -> (Outcome, String) {
+/// `read` gets the files the bake read besides the input, once its output
+/// is written.
+fn bake_one(job: &Job, index: usize, path: &str, read: &mut Vec<PathBuf>) -> (Outcome, String) {
     let fail = |e: anyhow::Error| (Outcome::UsageOrIo, format!("error: {e:#}\n"));
     // Errors in the input, found reading it or building the glTF document.
     let invalid = |bake: &Bake| {
@@ -99,7 +160,10 @@ fn bake_one(job: &Job, index: usize, path: &str) -> (Outcome, String) {
         Err(e) => return fail(anyhow::anyhow!("cannot read the --root folder: {e}")),
     };
     let unread = |fetch: &FileFetch| {
-        super::paths::check(fetch.read(), &job.writes[index])
+        let mut writes = job.writes[index].clone();
+        let depfile = job.depfile.iter();
+        writes.extend(depfile.map(|d| super::paths::Write::new("--depfile", d.clone())));
+        super::paths::check(fetch.read(), &writes)
             .map_err(|e| (Outcome::UsageOrIo, format!("error: {path}: {e}\n")))
     };
     let limits = job.gltf_opts.limits;
@@ -165,7 +229,10 @@ fn bake_one(job: &Job, index: usize, path: &str) -> (Outcome, String) {
                 }),
             };
             return match written {
-                Ok(()) => (Outcome::Ok, messages),
+                Ok(()) => {
+                    read.extend_from_slice(fetch.read());
+                    (Outcome::Ok, messages)
+                }
                 Err(e) => (Outcome::UsageOrIo, format!("{messages}error: {e:#}\n")),
             };
         }
@@ -236,7 +303,10 @@ fn bake_one(job: &Job, index: usize, path: &str) -> (Outcome, String) {
                 return (Outcome::UsageOrIo, msg);
             }
             match output::write_all_atomic(&files, job.sync) {
-                Ok(()) => Outcome::Ok,
+                Ok(()) => {
+                    read.extend_from_slice(fetch.read());
+                    Outcome::Ok
+                }
                 Err(e) => return (Outcome::UsageOrIo, format!("{messages}error: {e:#}\n")),
             }
         }

@@ -519,3 +519,78 @@ fn the_one_call_gives_the_command_lines_bytes() {
     assert_eq!(first.severity, "error");
     assert_eq!((first.line, first.column), (Some(3), Some(44)));
 }
+
+/// `--depfile` makes make bake again exactly when the scene or a file it
+/// reads changes: a scene with an Inline, baked by a Makefile that
+/// includes the depfile; each recipe run is counted in a log.
+#[test]
+fn make_rebakes_when_an_inline_changes_and_only_then() {
+    if std::process::Command::new("make")
+        .arg("--version")
+        .output()
+        .is_err()
+    {
+        assert!(std::env::var_os("CI").is_none(), "make is not installed");
+        eprintln!("skipped: the --depfile test (make is not installed)");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(
+        d.join("part.x3d"),
+        "<X3D><Scene><Shape><Box/></Shape></Scene></X3D>",
+    )
+    .unwrap();
+    std::fs::write(
+        d.join("scene.x3d"),
+        "<X3D><Scene><Inline url='\"part.x3d\"'/></Scene></X3D>",
+    )
+    .unwrap();
+    let bin = env!("CARGO_BIN_EXE_x3dbake");
+    std::fs::write(
+        d.join("Makefile"),
+        format!(
+            "out.glb: scene.x3d\n\t{bin} scene.x3d -o out.glb --depfile out.d -q\n\techo baked >> log\n-include out.d\n"
+        ),
+    )
+    .unwrap();
+    let make = || {
+        let o = std::process::Command::new("make")
+            .current_dir(d)
+            .output()
+            .expect("make runs");
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        std::fs::read_to_string(d.join("log"))
+            .unwrap_or_default()
+            .lines()
+            .count()
+    };
+    assert_eq!(make(), 1, "the first make bakes");
+    let rules = std::fs::read_to_string(d.join("out.d")).unwrap();
+    assert!(
+        rules.starts_with("out.glb:") && rules.contains("part.x3d"),
+        "{rules}"
+    );
+    // Times set a while before the output's own (no clock read): the
+    // sources older than the output, then the Inline newer than it.
+    let base = std::fs::metadata(d.join("out.glb"))
+        .unwrap()
+        .modified()
+        .unwrap();
+    let set = |name: &str, seconds_before: u64| {
+        let t = base - std::time::Duration::from_secs(seconds_before);
+        let f = std::fs::File::options()
+            .write(true)
+            .open(d.join(name))
+            .unwrap();
+        f.set_modified(t).unwrap();
+    };
+    for f in ["scene.x3d", "part.x3d", "Makefile"] {
+        set(f, 300);
+    }
+    assert_eq!(make(), 1, "nothing changed: nothing baked");
+    set("out.glb", 200);
+    set("part.x3d", 100);
+    assert_eq!(make(), 2, "the Inline changed: baked again");
+    assert_eq!(make(), 2, "and then not again");
+}
