@@ -67,9 +67,9 @@ pub enum Joining {
 pub struct Settings {
     /// The output's format.
     pub format: Format,
-    /// Exact keys or samples [exact].
+    /// Exact keys or samples (default: exact).
     pub mode: Option<KeyMode>,
-    /// How keys are joined [linear].
+    /// How keys are joined (default: linear).
     pub interpolation: Option<Joining>,
     /// Samples a second, for sample mode and CSV rows.
     pub rate: f64,
@@ -91,7 +91,8 @@ pub struct Settings {
     pub interactive: bool,
     /// Only what a core glTF loader reads.
     pub core: bool,
-    /// How nodes are shown and hidden [scale; extension with interactive].
+    /// How nodes are shown and hidden (default: scale; extension with
+    /// `interactive`).
     pub visibility: Option<Visibility>,
     /// CSV: one row a time, one column a component.
     pub wide: bool,
