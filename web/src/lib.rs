@@ -127,8 +127,8 @@ fn run(files: Files, main: &str, settings: &str) -> Result<Baked, String> {
         .ok_or_else(|| format!("{main} is not among the files given"))?
         .to_vec();
     let settings = s.library()?;
-    let done = x3dbake::convert(main, input, Some(&mut fetch), &settings)
-        .map_err(|e| e.to_string())?;
+    let done =
+        x3dbake::convert(main, input, Some(&mut fetch), &settings).map_err(|e| e.to_string())?;
     Ok(Baked {
         ok: done.ok,
         bytes: done.bytes,
