@@ -314,8 +314,15 @@ impl Interpolator {
     }
 
     /// The largest Euclidean norm of an element (`per` numbers) of its key
-    /// values.
+    /// values (taken through its [`PointMap`], if it has one).
     pub fn largest(&self, per: usize) -> f64 {
+        if let Some(map) = &self.map {
+            let v = self.values.wide();
+            return v
+                .chunks_exact(3)
+                .map(|p| (map.0)(DVec3::from_slice(p)).length())
+                .fold(0.0, f64::max);
+        }
         let (v, per) = (&self.values, per.max(1));
         (0..v.len())
             .step_by(per)
