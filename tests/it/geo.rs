@@ -169,6 +169,10 @@ fn geometry_as_x_ite_draws_it() {
     }
 }
 
+/// A Geo node's DEF and the names of the glTF nodes written for it, top
+/// first.
+type Chain<'a> = (&'a str, &'a [&'a str]);
+
 /// A glTF node's own matrix (translation, rotation, scale).
 fn local(node: &serde_json::Value) -> DMat4 {
     let get = |k: &str, d: Vec<f64>| node.get(k).map_or(d, numbers);
@@ -189,7 +193,7 @@ fn locations_and_transforms_as_x_ite_places_them() {
     let Some(dir) = util::tool_dir("X3DBAKE_XITE", "X_ITE's Geospatial nodes") else {
         return;
     };
-    let cases: [(&str, &[(&str, &[&str])]); 3] = [
+    let cases: [(&str, &[Chain]); 3] = [
         ("gd_yup.x3d", &[("Marker", &["Marker"])]),
         (
             "utm_origin.x3d",
