@@ -272,3 +272,38 @@ fn interpolator_keys_as_x_ite_sends_them() {
         }
     }
 }
+
+/// Every fixture bakes without a warning into glTF the Khronos validator
+/// passes; a GeoTransform's translation is animated on its middle node
+/// (inside its geoCenter's frame).
+#[test]
+fn fixtures_bake_clean_and_geo_transforms_animate() {
+    let t = tempfile::tempdir().unwrap();
+    let mut outs = Vec::new();
+    for name in ["gd_yup.x3d", "utm_origin.x3d", "gc_gd_plain.x3d"] {
+        let out = t.path().join(name).with_extension("glb");
+        let o = util::bake(&fixture(name).to_string_lossy(), &out, &["--deny-warnings"]);
+        assert!(o.status.success(), "{name}: {}", util::stderr(&o));
+        outs.push(out);
+    }
+    util::assert_validator_clean(&outs);
+    let (_d, scene) = util::scene_file(
+        "gt.x3d",
+        "<X3D><Scene><GeoTransform DEF='GT' geoCenter='37 -122 0'><Shape><Box/></Shape>\
+         </GeoTransform><TimeSensor DEF='C' loop='true'/>\
+         <PositionInterpolator DEF='P' key='0 1' keyValue='0 0 0 1 2 3'/>\
+         <ROUTE fromNode='C' fromField='fraction_changed' toNode='P' toField='set_fraction'/>\
+         <ROUTE fromNode='P' fromField='value_changed' toNode='GT' toField='translation'/>\
+         </Scene></X3D>",
+    );
+    let out = t.path().join("gt.gltf");
+    util::bake_ok(&scene, &out, &["--deny-warnings"]);
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    let target = &doc["animations"][0]["channels"][0]["target"];
+    assert_eq!(target["path"], "translation");
+    let node = &doc["nodes"][target["node"].as_u64().unwrap() as usize];
+    assert_eq!(node["name"], "GT");
+    let names = util::node_names(&doc);
+    assert_eq!(names, ["GT_geoCenter", "GT", "GT_geoCenterInverse"]);
+}
