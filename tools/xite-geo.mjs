@@ -12,22 +12,14 @@
 //   GeoTransform:   {"name": N, "matrix": [16 numbers]}       X_ITE's, rows as basis vectors (row-vector order)
 //   NAME@F1,F2,...: {"name": N, "values": [[x, y, z], ...]}   an interpolator's value_changed at each fraction
 
-import path from "node:path";
-import url from "node:url";
+import { openScene } from "./xite-scene.mjs";
 
 const [xite, scene, ...names] = process.argv.slice(2);
 if (!names.length) {
   console.error("usage: node tools/xite-geo.mjs XITE_DIR SCENE NAME...");
   process.exit(2);
 }
-const common = await import(url.pathToFileURL(path.join(xite, "xite-common.mjs")).href);
-const browser = common.createBrowser();
-const loaded = await common.loadScene(browser, scene);
-common.processEvents(browser);
-const named = (name) => {
-  const node = loaded.getNamedNode(name).getValue();
-  return node.getInnerNode?.() ?? node;
-};
+const { named, processEvents } = await openScene(xite, scene);
 for (const spec of names) {
   const [name, fractions] = spec.split("@");
   const node = named(name);
@@ -35,7 +27,7 @@ for (const spec of names) {
     const values = [];
     for (const f of fractions.split(",").map(Number)) {
       node.getField("set_fraction").setValue(f);
-      common.processEvents(browser);
+      processEvents();
       const v = node.getField("value_changed").getValue();
       values.push([v.x, v.y, v.z]);
     }

@@ -106,14 +106,6 @@ fn xite(xite: &std::path::Path, name: &str, names: &[&str]) -> Vec<serde_json::V
         .collect()
 }
 
-fn numbers(v: &serde_json::Value) -> Vec<f64> {
-    v.as_array()
-        .unwrap()
-        .iter()
-        .map(|x| x.as_f64().unwrap())
-        .collect()
-}
-
 /// Each fixture's geometry as X_ITE draws it: the same triangles (segments,
 /// points), wound the same way, their corners within `tol` metres (2 mm:
 /// single precision and X_ITE's shorter UTM series).
@@ -132,7 +124,7 @@ fn geometry_as_x_ite_draws_it() {
     for (name, defs, tol) in cases {
         let ours = meshes(name, defs);
         for (answer, (m, def)) in xite(&dir, name, defs).iter().zip(ours.iter().zip(defs)) {
-            let theirs: Vec<Vec3> = numbers(&answer["positions"])
+            let theirs: Vec<Vec3> = util::json_numbers(&answer["positions"])
                 .chunks_exact(3)
                 .map(|p| DVec3::from_slice(p).as_vec3())
                 .collect();
@@ -175,7 +167,7 @@ type Chain<'a> = (&'a str, &'a [&'a str]);
 
 /// A glTF node's own matrix (translation, rotation, scale).
 fn local(node: &serde_json::Value) -> DMat4 {
-    let get = |k: &str, d: Vec<f64>| node.get(k).map_or(d, numbers);
+    let get = |k: &str, d: Vec<f64>| node.get(k).map_or(d, util::json_numbers);
     let t = get("translation", vec![0.0; 3]);
     let r = get("rotation", vec![0.0, 0.0, 0.0, 1.0]);
     let s = get("scale", vec![1.0; 3]);
@@ -222,7 +214,7 @@ fn locations_and_transforms_as_x_ite_places_them() {
         };
         let defs: Vec<&str> = nodes.iter().map(|(d, _)| *d).collect();
         for (answer, (def, chain)) in xite(&dir, name, &defs).iter().zip(nodes) {
-            let theirs = DMat4::from_cols_slice(&numbers(&answer["matrix"]));
+            let theirs = DMat4::from_cols_slice(&util::json_numbers(&answer["matrix"]));
             let ours = chain
                 .iter()
                 .fold(DMat4::IDENTITY, |m, n| m * local(by_name(n)));
@@ -263,7 +255,7 @@ fn interpolator_keys_as_x_ite_sends_them() {
         let mut v = Vec::new();
         for (k, theirs) in keys.iter().zip(answer["values"].as_array().unwrap()) {
             it.eval(*k, &mut v);
-            let theirs = DVec3::from_slice(&numbers(theirs));
+            let theirs = DVec3::from_slice(&util::json_numbers(theirs));
             let ours = DVec3::from_slice(&v);
             assert!(
                 ours.distance(theirs) <= tol * theirs.length().max(1.0),
