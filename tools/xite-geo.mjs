@@ -10,6 +10,7 @@
 //   geometry:       {"name": N, "positions": [x, y, z, ...]}  three a triangle (or a segment's two, a point)
 //   GeoLocation,
 //   GeoTransform:   {"name": N, "matrix": [16 numbers]}       X_ITE's, rows as basis vectors (row-vector order)
+//   GeoViewpoint:   {"name": N, "position": [x, y, z], "quaternion": [x, y, z, w]}  where X_ITE puts it
 //   NAME@F1,F2,...: {"name": N, "values": [[x, y, z], ...]}   an interpolator's value_changed at each fraction
 
 import { openScene } from "./xite-scene.mjs";
@@ -39,6 +40,10 @@ for (const spec of names) {
     const positions = [];
     for (let i = 0; i + 4 <= v.length; i += 4) positions.push(v[i], v[i + 1], v[i + 2]);
     console.log(JSON.stringify({ name, positions }));
+  } else if (node.getOrientation) {
+    const p = node.getPosition();
+    const quaternion = Array.from(node.getOrientation().getQuaternion());
+    console.log(JSON.stringify({ name, position: [p.x, p.y, p.z], quaternion }));
   } else {
     console.log(JSON.stringify({ name, matrix: Array.from(node.getMatrix()) }));
   }

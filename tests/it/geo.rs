@@ -178,15 +178,19 @@ fn local(node: &serde_json::Value) -> DMat4 {
     )
 }
 
-/// GeoLocation and GeoTransform nodes as X_ITE places them: the product of
-/// the glTF nodes x3dbake writes for each against X_ITE's matrix.
+/// GeoLocation, GeoTransform and GeoViewpoint nodes as X_ITE places them:
+/// the product of the glTF nodes x3dbake writes for each against X_ITE's
+/// matrix (a viewpoint's position and orientation).
 #[test]
 fn locations_and_transforms_as_x_ite_places_them() {
     let Some(dir) = util::tool_dir("X3DBAKE_XITE", "X_ITE's Geospatial nodes") else {
         return;
     };
     let cases: [(&str, &[Chain]); 3] = [
-        ("gd_yup.x3d", &[("Marker", &["Marker"])]),
+        (
+            "gd_yup.x3d",
+            &[("Marker", &["Marker"]), ("View", &["View"])],
+        ),
         (
             "utm_origin.x3d",
             &[
@@ -195,6 +199,7 @@ fn locations_and_transforms_as_x_ite_places_them() {
                     &["Block_geoCenter", "Block", "Block_geoCenterInverse"],
                 ),
                 ("Far", &["Far"]),
+                ("Look", &["Look"]),
             ],
         ),
         ("gc_gd_plain.x3d", &[("Pin", &["Pin"])]),
@@ -214,7 +219,14 @@ fn locations_and_transforms_as_x_ite_places_them() {
         };
         let defs: Vec<&str> = nodes.iter().map(|(d, _)| *d).collect();
         for (answer, (def, chain)) in xite(&dir, name, &defs).iter().zip(nodes) {
-            let theirs = DMat4::from_cols_slice(&util::json_numbers(&answer["matrix"]));
+            let theirs = match answer.get("matrix") {
+                Some(m) => DMat4::from_cols_slice(&util::json_numbers(m)),
+                // A GeoViewpoint: its place and turn.
+                None => DMat4::from_rotation_translation(
+                    DQuat::from_slice(&util::json_numbers(&answer["quaternion"])),
+                    DVec3::from_slice(&util::json_numbers(&answer["position"])),
+                ),
+            };
             let ours = chain
                 .iter()
                 .fold(DMat4::IDENTITY, |m, n| m * local(by_name(n)));
