@@ -7,7 +7,7 @@
 // is loaded from x_ite's dist as the scene's <component> asks) and prints
 // one JSON line a DEF'd NAME:
 //
-//   geometry:       {"name": N, "positions": [x, y, z, ...]}  three a triangle (or a segment's two, a point)
+//   geometry:       {"name": N, "positions": [x, y, z, ...], "normals": [...]}  three a triangle (or a segment's two, a point)
 //   GeoLocation,
 //   GeoTransform:   {"name": N, "matrix": [16 numbers]}       X_ITE's, rows as basis vectors (row-vector order)
 //   GeoViewpoint:   {"name": N, "position": [x, y, z], "quaternion": [x, y, z, w]}  where X_ITE puts it
@@ -39,7 +39,8 @@ for (const spec of names) {
     const v = Array.from(node.getVertices().getValue());
     const positions = [];
     for (let i = 0; i + 4 <= v.length; i += 4) positions.push(v[i], v[i + 1], v[i + 2]);
-    console.log(JSON.stringify({ name, positions }));
+    const normals = Array.from(node.getNormals().getValue());
+    console.log(JSON.stringify({ name, positions, normals }));
   } else if (node.getOrientation) {
     const p = node.getPosition();
     const quaternion = Array.from(node.getOrientation().getQuaternion());

@@ -108,7 +108,8 @@ fn xite(xite: &std::path::Path, name: &str, names: &[&str]) -> Vec<serde_json::V
 
 /// Each fixture's geometry as X_ITE draws it: the same triangles (segments,
 /// points), wound the same way, their corners within `tol` metres (2 mm:
-/// single precision and X_ITE's shorter UTM series).
+/// single precision and X_ITE's shorter UTM series), their normals alike
+/// (within 3° on the grids).
 #[test]
 fn geometry_as_x_ite_draws_it() {
     let Some(dir) = util::tool_dir("X3DBAKE_XITE", "X_ITE's Geospatial geometry") else {
@@ -138,17 +139,42 @@ fn geometry_as_x_ite_draws_it() {
                 Primitive::Points => 1,
             };
             let near = |a: &[Vec3], b: &[Vec3]| a.iter().zip(b).all(|(p, q)| p.distance(*q) <= tol);
+            // A triangle's normals at its corners too (creaseAngle): a
+            // grid's to 0.05 (x3dbake's faces are its quads, as
+            // ElevationGrid's, whose normals span their two triangles;
+            // X_ITE's are the triangles), others' to 1e-5.
+            let grid = ["Hill", "Field", "Plain"].contains(def);
+            let normal_tol = if grid { 0.05 } else { 1e-5 };
+            let normals: Vec<Vec3> = m
+                .indices
+                .iter()
+                .map(|&i| m.normals.get(i as usize).copied().unwrap_or_default())
+                .collect();
+            let their_normals: Vec<Vec3> = util::json_numbers(&answer["normals"])
+                .chunks_exact(3)
+                .map(|p| DVec3::from_slice(p).as_vec3())
+                .collect();
             for (k, ours) in c.chunks_exact(n).enumerate() {
-                let found = theirs.chunks_exact(n).any(|t| {
-                    (0..n).any(|r| {
-                        let turned: Vec<Vec3> = (0..n).map(|i| t[(i + r) % n]).collect();
-                        near(ours, &turned) || (n == 2 && near(ours, &[turned[1], turned[0]]))
-                    })
+                let found = theirs.chunks_exact(n).enumerate().find_map(|(j, t)| {
+                    (0..n)
+                        .find(|&r| {
+                            let turned: Vec<Vec3> = (0..n).map(|i| t[(i + r) % n]).collect();
+                            near(ours, &turned) || (n == 2 && near(ours, &[turned[1], turned[0]]))
+                        })
+                        .map(|r| (j, r))
                 });
-                assert!(
-                    found,
-                    "{name} {def}: our {k}th {ours:?} is none of X_ITE's {theirs:?}"
-                );
+                let Some((j, r)) = found else {
+                    panic!("{name} {def}: our {k}th {ours:?} is none of X_ITE's {theirs:?}");
+                };
+                if n == 3 {
+                    for i in 0..3 {
+                        let (a, b) = (normals[3 * k + i], their_normals[3 * j + (i + r) % 3]);
+                        assert!(
+                            a.distance(b) <= normal_tol,
+                            "{name} {def} triangle {k}: normal {a} against {b}"
+                        );
+                    }
+                }
             }
             if m.primitive() == Primitive::Triangles {
                 let (a, b) = (area_vector(&c), area_vector(&theirs));
