@@ -1,9 +1,9 @@
 //! Reference ellipsoids and the conversions on them: geodetic to
 //! geocentric and back, UTM to geodetic (Snyder, USGS Professional Paper
-//! 1395, p. 63).
+//! 1395, p. 63), the frame up at a point.
 
 use crate::math::{atan2, sin, sin_cos};
-use glam::DVec3;
+use glam::{DAffine3, DMat3, DVec3};
 
 /// An ellipsoid of revolution about the Z axis.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -91,7 +91,7 @@ impl Ellipsoid {
     /// by fixed-point iteration on the latitude (to 1e-14 rad).
     pub fn gc_to_geodetic(&self, gc: DVec3) -> (f64, f64, f64) {
         let p = (gc.x * gc.x + gc.y * gc.y).sqrt();
-        let lon = super::longitude(gc);
+        let lon = atan2(gc.y, gc.x);
         let e2 = self.e2();
         if p == 0.0 {
             let lat = if gc.z < 0.0 {
@@ -160,5 +160,24 @@ impl Ellipsoid {
                     / 120.0)
                 / c1;
         (lat, lon)
+    }
+
+    /// The frame at a geocentric point: its origin there, +Y the
+    /// ellipsoid's normal (geodetic up), +X = Z_gc × up (east; X_gc at a
+    /// pole), +Z = X × Y.
+    pub fn tangent_frame(&self, gc: DVec3) -> DAffine3 {
+        let (lat, lon, _) = self.gc_to_geodetic(gc);
+        let (slat, clat) = sin_cos(lat);
+        let (slon, clon) = sin_cos(lon);
+        let y = DVec3::new(clat * clon, clat * slon, slat);
+        let x = DVec3::Z.cross(y);
+        // (At a pole, within rounding.)
+        let x = if x.length() < 1e-12 {
+            DVec3::X
+        } else {
+            x.normalize()
+        };
+        let z = x.cross(y).normalize();
+        DAffine3::from_mat3_translation(DMat3::from_cols(x, y, z), gc)
     }
 }

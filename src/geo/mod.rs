@@ -5,10 +5,9 @@
 
 mod ellipsoid;
 
-use crate::math::{atan2, sin_cos};
 use crate::scene::{NodeId, NodeType, Scene};
 pub use ellipsoid::Ellipsoid;
-use glam::{DAffine3, DMat3, DVec3};
+use glam::{DAffine3, DVec3};
 
 /// Which coordinates a `geoSystem` gives.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -166,32 +165,6 @@ pub fn doubles3(scene: &Scene, id: NodeId, field: &str) -> DVec3 {
         [x, y, z, ..] => DVec3::new(x, y, z),
         _ => DVec3::ZERO,
     }
-}
-
-impl Ellipsoid {
-    /// The frame at a geocentric point: its origin there, +Y the
-    /// ellipsoid's normal (geodetic up), +X = Z_gc × up (east; X_gc at a
-    /// pole), +Z = X × Y.
-    pub fn tangent_frame(&self, gc: DVec3) -> DAffine3 {
-        let (lat, lon, _) = self.gc_to_geodetic(gc);
-        let (slat, clat) = sin_cos(lat);
-        let (slon, clon) = sin_cos(lon);
-        let y = DVec3::new(clat * clon, clat * slon, slat);
-        let x = DVec3::Z.cross(y);
-        // (At a pole, within rounding.)
-        let x = if x.length() < 1e-12 {
-            DVec3::X
-        } else {
-            x.normalize()
-        };
-        let z = x.cross(y).normalize();
-        DAffine3::from_mat3_translation(DMat3::from_cols(x, y, z), gc)
-    }
-}
-
-/// The longitude of a geocentric point, radians.
-pub(crate) fn longitude(gc: DVec3) -> f64 {
-    atan2(gc.y, gc.x)
 }
 
 #[cfg(test)]
