@@ -7,6 +7,8 @@
 pub mod anim;
 #[path = "diag.rs"]
 pub mod diag;
+#[path = "geo/mod.rs"]
+pub mod geo;
 #[path = "hash.rs"]
 pub mod hash;
 #[path = "interp/mod.rs"]

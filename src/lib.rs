@@ -48,8 +48,8 @@ mod messages;
 // The inner modules live in `internal` (see there); `crate::anim` and the
 // like name them throughout.
 use internal::{
-    anim, diag, hash, interp, limits, load, math, mesh, par, scene, script, source, syntax, sys,
-    write,
+    anim, diag, geo, hash, interp, limits, load, math, mesh, par, scene, script, source, syntax,
+    sys, write,
 };
 
 pub use anim::cascade::{DEFAULT_LOAD_TIME, UserEvent, World};

@@ -16,27 +16,19 @@
 // whatever the two triangulators choose, and a triangle turned over (drawn
 // outside its face) shows in it.
 
-import path from "node:path";
-import url from "node:url";
+import { openScene } from "./xite-scene.mjs";
 
 const [xite, scene, interpolator, geometry, fractions] = process.argv.slice(2);
 if (!fractions) {
   console.error("usage: node tools/xite-geometry.mjs XITE_DIR SCENE INTERPOLATOR GEOMETRY FRACTIONS");
   process.exit(2);
 }
-const common = await import(url.pathToFileURL(path.join(xite, "xite-common.mjs")).href);
-const browser = common.createBrowser();
-const loaded = await common.loadScene(browser, scene);
-common.processEvents(browser);
-const named = (name) => {
-  const node = loaded.getNamedNode(name);
-  return node.getValue().getInnerNode?.() ?? node.getValue();
-};
+const { named, processEvents } = await openScene(xite, scene);
 const input = interpolator === "-" ? null : named(interpolator).getField("set_fraction");
 const shape = named(geometry);
 for (const f of fractions.split(",").map(Number)) {
   input?.setValue(f);
-  common.processEvents(browser);
+  processEvents();
   shape.rebuild();
   // X_ITE's vertices: x y z w, three a triangle.
   const v = shape.getVertices().getValue();

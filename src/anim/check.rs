@@ -16,9 +16,12 @@ fn form(f: &NodeFn) -> &'static str {
             Kind::Orientation => "exact: slerp",
             Kind::Spline => "exact: hermite",
             Kind::Step => "exact: step",
-            Kind::Color | Kind::Normal | Kind::Squad | Kind::Nurbs | Kind::NurbsOrientation => {
-                "sampled"
-            }
+            Kind::Color
+            | Kind::Normal
+            | Kind::Squad
+            | Kind::Nurbs
+            | Kind::NurbsOrientation
+            | Kind::Geo => "sampled",
         },
         NodeFn::Fraction(_) => "modifies fractions: chains through it are sampled",
     }

@@ -16,7 +16,7 @@ mod route_reports;
 mod track;
 mod walk;
 
-use crate::interp::{Ease, Interpolator, KeyWarning, Kind, Spec, TangentRule, Values};
+use crate::interp::{Ease, Interpolator, KeyWarning, Kind, PointMap, Spec, TangentRule, Values};
 use crate::scene::value::Data;
 use crate::scene::{NodeId, Scene, Value};
 
@@ -120,6 +120,10 @@ pub fn node_function(
         normalize_velocity: scene.flag(id, "normalizeVelocity"),
         rule: opts.rule,
     };
-    let it = Interpolator::new(spec, &mut warnings);
+    let mut it = Interpolator::new(spec, &mut warnings);
+    if kind == Kind::Geo {
+        let frame = crate::geo::Frame::of(scene, id);
+        it = it.with_map(PointMap(std::sync::Arc::new(move |p| frame.point(p))));
+    }
     Some((NodeFn::Value(it), warnings))
 }

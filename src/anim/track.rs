@@ -225,6 +225,7 @@ impl Track {
             Kind::Normal => Some("normals on the sphere".into()),
             Kind::Squad => Some("squad".into()),
             Kind::Nurbs | Kind::NurbsOrientation => Some("NURBS".into()),
+            Kind::Geo => Some("linear in geo coordinates, curved in the scene".into()),
             _ => None,
         }
     }

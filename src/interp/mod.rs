@@ -47,6 +47,21 @@ pub enum Kind {
     /// NurbsOrientationInterpolator: the rotation taking +z to the same
     /// curve's tangent there (quaternions).
     NurbsOrientation,
+    /// GeoPositionInterpolator: component-wise linear in its geoSystem's
+    /// coordinates, each value then taken by its [`PointMap`] to the
+    /// scene's frame (a curve there: sampled).
+    Geo,
+}
+
+/// What a [`Kind::Geo`] interpolator's values are taken through after
+/// interpolating: a point to a point.
+#[derive(Clone)]
+pub struct PointMap(pub std::sync::Arc<dyn Fn(DVec3) -> DVec3 + Send + Sync>);
+
+impl std::fmt::Debug for PointMap {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("PointMap")
+    }
 }
 
 impl Kind {
@@ -56,6 +71,7 @@ impl Kind {
         Some(match type_name {
             "ScalarInterpolator" => (Kind::Linear, 1, false),
             "PositionInterpolator" => (Kind::Linear, 3, false),
+            "GeoPositionInterpolator" => (Kind::Geo, 3, false),
             "PositionInterpolator2D" => (Kind::Linear, 2, false),
             "CoordinateInterpolator" => (Kind::Linear, 3, true),
             "CoordinateInterpolator2D" => (Kind::Linear, 2, true),
@@ -133,6 +149,8 @@ pub struct Interpolator {
     sorted: bool,
     /// Where the last evaluation found its segment.
     hint: Hint,
+    /// [`Kind::Geo`]: what each value is taken through.
+    map: Option<PointMap>,
 }
 
 /// An exact description of an interpolator's curve, for writers that can
@@ -226,7 +244,7 @@ impl Interpolator {
             Kind::Nurbs | Kind::NurbsOrientation => unreachable!("built by Interpolator::nurbs"),
             Kind::Normal => (unit_normals(&padded), frame),
             // As given: a large keyValue held once, moved when owned.
-            Kind::Linear | Kind::Step => (padded, frame),
+            Kind::Linear | Kind::Step | Kind::Geo => (padded, frame),
             Kind::Color | Kind::Spline => (padded.wide().into_owned().into(), frame),
         };
         let mut it = Interpolator {
@@ -238,6 +256,7 @@ impl Interpolator {
             width,
             aux_out: Vec::new(),
             aux_in: Vec::new(),
+            map: None,
         };
         match spec.kind {
             Kind::Spline => {
@@ -295,8 +314,15 @@ impl Interpolator {
     }
 
     /// The largest Euclidean norm of an element (`per` numbers) of its key
-    /// values.
+    /// values (taken through its [`PointMap`], if it has one).
     pub fn largest(&self, per: usize) -> f64 {
+        if let Some(map) = &self.map {
+            let v = self.values.wide();
+            return v
+                .chunks_exact(3)
+                .map(|p| (map.0)(DVec3::from_slice(p)).length())
+                .fold(0.0, f64::max);
+        }
         let (v, per) = (&self.values, per.max(1));
         (0..v.len())
             .step_by(per)
@@ -361,12 +387,30 @@ impl Interpolator {
             width: if kind == Kind::NurbsOrientation { 4 } else { 3 },
             aux_out: weights,
             aux_in: Vec::new(),
+            map: None,
         })
+    }
+
+    /// A [`Kind::Geo`] interpolator taking its values through `map`.
+    pub fn with_map(mut self, map: PointMap) -> Interpolator {
+        self.map = Some(map);
+        self
     }
 
     /// The value at fraction `f`, written to `out` (cleared first). Nothing is
     /// written when the interpolator has no keys.
     pub fn eval(&self, f: f64, out: &mut Vec<f64>) {
+        self.eval_given(f, out);
+        if let Some(map) = &self.map {
+            for p in out.chunks_exact_mut(3) {
+                let q = (map.0)(DVec3::from_slice(p));
+                p.copy_from_slice(&q.to_array());
+            }
+        }
+    }
+
+    /// The value at fraction `f` in the keyValue's own terms.
+    fn eval_given(&self, f: f64, out: &mut Vec<f64>) {
         out.clear();
         if self.keys.is_empty() {
             return;
@@ -413,7 +457,7 @@ impl Interpolator {
         // values may be f32, and they are read in place).
         let ends = || (self.value(i), self.value(i + 1));
         match self.kind {
-            Kind::Linear => {
+            Kind::Linear | Kind::Geo => {
                 let (a, b) = (self.range(i), self.range(i + 1));
                 self.values.lerp_into(a, b, s, out);
             }
@@ -480,7 +524,12 @@ impl Interpolator {
                 out: Cow::Borrowed(&self.aux_out[..]),
             }),
             Kind::Step => Some(Exact::Step { keys, values }),
-            Kind::Color | Kind::Normal | Kind::Squad | Kind::Nurbs | Kind::NurbsOrientation => None,
+            Kind::Color
+            | Kind::Normal
+            | Kind::Squad
+            | Kind::Nurbs
+            | Kind::NurbsOrientation
+            | Kind::Geo => None,
         }
     }
 

@@ -39,11 +39,8 @@ impl Drawing {
         Drawing {
             ccw: flag("ccw"),
             convex: flag("convex"),
-            crease: scene
-                .floats(id, "creaseAngle")
-                .first()
-                .copied()
-                .unwrap_or(0.0),
+            // (SFFloat, or GeoElevationGrid's SFDouble.)
+            crease: scene.number(id, "creaseAngle") as f32,
             cells: 0,
         }
     }

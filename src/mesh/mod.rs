@@ -9,6 +9,7 @@ mod elevation;
 mod extrusion;
 mod flat;
 mod generated;
+mod geo;
 mod normals;
 mod nurbs;
 mod polygons;
@@ -210,11 +211,15 @@ fn vec3s(v: &[f32]) -> Vec<Vec3> {
     v.chunks_exact(3).map(Vec3::from_slice).collect()
 }
 
-/// Points of a Coordinate (or CoordinateDouble) node in a field.
+/// Points of a Coordinate (or CoordinateDouble, or GeoCoordinate) node in
+/// a field.
 fn points(scene: &Scene, rest: &Overrides, id: NodeId, field: &str) -> Vec<Vec3> {
     let Some(c) = scene.child(id, field) else {
         return Vec::new();
     };
+    if scene.node_type(c) == Some(NodeType::GeoCoordinate) {
+        return geo::geo_points(scene, rest, c);
+    }
     if let Some(v) = rest.get(c, "point") {
         return vec3s(v);
     }
@@ -280,7 +285,7 @@ pub fn reshapes(ty: NodeType, field: &str) -> bool {
         (
             Extrusion,
             "spine" | "crossSection" | "scale" | "orientation"
-        ) | (ElevationGrid, "height")
+        ) | (ElevationGrid | GeoElevationGrid, "height")
             | (Rectangle2D, "size")
             | (Circle2D, "radius")
             | (Arc2D | ArcClose2D, "radius" | "startAngle" | "endAngle")
@@ -345,6 +350,7 @@ pub fn mesh(scene: &Scene, rest: &Overrides, id: NodeId, diags: &mut Diagnostics
         Some(NodeType::Cylinder) => cylinder(scene, id),
         Some(NodeType::Cone) => cone(scene, id),
         Some(NodeType::ElevationGrid) => elevation::elevation_grid(scene, rest, id),
+        Some(NodeType::GeoElevationGrid) => geo::geo_elevation_grid(scene, rest, id),
         Some(NodeType::Extrusion) => extrusion::extrusion(scene, rest, id),
         Some(NodeType::Rectangle2D) => flat::rectangle(scene, rest, id),
         Some(NodeType::Circle2D) => flat::circle(scene, rest, id),

@@ -112,14 +112,6 @@ fn timeline(three: &Path, scene: &str, out: &Path, case: &Case, times: &[f64]) -
     clips[0]["samples"].as_array().unwrap().clone()
 }
 
-fn floats(v: &Value) -> Vec<f64> {
-    v.as_array()
-        .unwrap()
-        .iter()
-        .map(|x| x.as_f64().unwrap())
-        .collect()
-}
-
 #[test]
 fn babylon_plays_the_graph_as_x3dbake_bakes_the_clicks() {
     let Some(bab) = util::tool_dir("X3DBAKE_BABYLON", "Babylon.js playback of --interactive")
@@ -163,7 +155,7 @@ fn babylon_plays_the_graph_as_x3dbake_bakes_the_clicks() {
                 let what = format!("{scene} at {}: node {i} {n} and Babylon's {m}", b["t"]);
                 assert_eq!(m["visible"], n["visible"], "{what}");
                 for k in ["position", "scale"] {
-                    let (p, q) = (floats(&n[k]), floats(&m[k]));
+                    let (p, q) = (util::json_numbers(&n[k]), util::json_numbers(&m[k]));
                     let off = p
                         .iter()
                         .zip(&q)
@@ -171,15 +163,18 @@ fn babylon_plays_the_graph_as_x3dbake_bakes_the_clicks() {
                         .fold(0.0, f64::max);
                     assert!(off <= 1e-4, "{what}");
                 }
-                let (p, q) = (floats(&n["quaternion"]), floats(&m["quaternion"]));
+                let (p, q) = (
+                    util::json_numbers(&n["quaternion"]),
+                    util::json_numbers(&m["quaternion"]),
+                );
                 let angle = DQuat::from_slice(&p)
                     .normalize()
                     .angle_between(DQuat::from_slice(&q).normalize());
                 assert!(angle <= 1e-4, "{what}: {angle} rad");
                 worst = worst.max(angle);
                 values += 1;
-                moved |= floats(&n["position"]).iter().any(|&x| x != 0.0)
-                    || floats(&n["quaternion"])[3] != 1.0
+                moved |= util::json_numbers(&n["position"]).iter().any(|&x| x != 0.0)
+                    || util::json_numbers(&n["quaternion"])[3] != 1.0
                     || n["visible"] == false;
             }
         }

@@ -11,6 +11,7 @@ mod csv;
 mod encodings;
 mod events;
 mod fuzz_regressions;
+mod geo;
 mod geometry;
 mod gltf;
 mod inspect;

@@ -1,6 +1,6 @@
 //! Viewpoints as cameras, and lights as KHR_lights_punctual.
 use super::Writer;
-use super::nodes::{gltf_name, node, quat_f32, rotation_field, vec3};
+use super::nodes::{f32s, gltf_name, node, quat_f32, rotation_field, vec3};
 use crate::scene::{NodeId, NodeType, Scene};
 use glam::{DQuat, DVec3};
 use gltf_json as json;
@@ -75,9 +75,14 @@ impl Writer<'_> {
         }
         let mut n = node(gltf_name(scene, id));
         n.camera = Some(camera);
-        let p = f("position");
-        n.translation = Some([p[0], p[1], p[2]]).filter(|v| *v != [0.0; 3]);
-        let o = rotation_field(scene, id, "orientation");
+        let (p, o) = if scene.node_type(id) == Some(NodeType::GeoViewpoint) {
+            super::geo::geo_view(scene, id)
+        } else {
+            let p = f("position");
+            let p = DVec3::new(p[0] as f64, p[1] as f64, p[2] as f64);
+            (p, rotation_field(scene, id, "orientation"))
+        };
+        n.translation = Some(f32s(p)).filter(|v| *v != [0.0; 3]);
         n.rotation = Some(quat_f32(o)).filter(|q| q.0 != [0.0, 0.0, 0.0, 1.0]);
         let index = self.root.push(n);
         self.place(id, index);

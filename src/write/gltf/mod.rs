@@ -23,6 +23,7 @@ mod cameras_lights;
 mod castle_skins;
 mod compact;
 mod files;
+mod geo;
 mod interactive;
 mod materials;
 mod meshes;

@@ -176,7 +176,7 @@ impl<'a> Writer<'a> {
         let ty = scene.node_type(id);
         match ty {
             Some(NodeType::Shape) => return self.shape(id, parent),
-            Some(NodeType::Viewpoint | NodeType::OrthoViewpoint) => {
+            Some(NodeType::Viewpoint | NodeType::OrthoViewpoint | NodeType::GeoViewpoint) => {
                 return self.viewpoint(id, parent);
             }
             Some(t @ (NodeType::DirectionalLight | NodeType::PointLight | NodeType::SpotLight)) => {
@@ -227,6 +227,8 @@ impl<'a> Writer<'a> {
         let name = gltf_name(scene, id);
         let (top, inner) = if ty.is_some_and(is_transform_like) {
             self.transform_nodes(id, name)
+        } else if let Some(t @ (NodeType::GeoLocation | NodeType::GeoTransform)) = ty {
+            self.geo_nodes(id, t, name)
         } else {
             let n = self.root.push(node(name));
             (n, n)

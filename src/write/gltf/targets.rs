@@ -76,6 +76,8 @@ pub fn channel(ty: Option<NodeType>, field: &str) -> Option<Channel> {
     }
     Some(match (ty?, field) {
         (t, "translation" | "rotation" | "scale") if is_transform_like(t) => Channel::Transform,
+        // (Its Transform chain, between its geoCenter's frame and back.)
+        (GeoTransform, "translation" | "rotation" | "scale") => Channel::Transform,
         (Viewpoint | OrthoViewpoint, "position" | "orientation")
         | (PointLight | SpotLight, "location") => Channel::Place,
         (Viewpoint, "fieldOfView") => Channel::FieldOfView,

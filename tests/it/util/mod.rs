@@ -266,6 +266,15 @@ pub fn skipped(var: &str, what: &str) {
     );
 }
 
+/// A JSON array of numbers, as f64.
+pub fn json_numbers(v: &serde_json::Value) -> Vec<f64> {
+    v.as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_f64().unwrap())
+        .collect()
+}
+
 /// The names of a glTF document's nodes that have one, in order.
 pub fn node_names(json: &serde_json::Value) -> Vec<&str> {
     json["nodes"]

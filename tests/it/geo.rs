@@ -1,0 +1,339 @@
+//! The Geospatial component: fixtures/geo/ in GD, UTM and GC, with and
+//! without a GeoOrigin (and rotateYUp), against values computed by hand
+//! and against X_ITE (its Geospatial component in Node): the vertices it
+//! draws, the matrices of its GeoLocation and GeoTransform nodes, a
+//! GeoPositionInterpolator's values at its keys.
+
+use crate::util;
+use glam::{DMat4, DQuat, DVec3, Vec3};
+use x3dbake::internal::anim::{InterpOptions, NodeFn, node_function};
+use x3dbake::internal::mesh::{Mesh, Overrides, Primitive, mesh};
+
+fn fixture(name: &str) -> std::path::PathBuf {
+    util::root().join("fixtures/geo").join(name)
+}
+
+/// The mesh of each DEF'd geometry node of a fixture.
+fn meshes(name: &str, defs: &[&str]) -> Vec<Mesh> {
+    let path = fixture(name);
+    let mut bake = util::load_text(name, &std::fs::read(path).unwrap());
+    let mut out = Vec::new();
+    for def in defs {
+        let id = bake.scene.def(def).expect("a DEF");
+        let m = mesh(&bake.scene, &Overrides::default(), id, &mut bake.diags);
+        out.push(m.expect("something drawn"));
+    }
+    assert_eq!(bake.diags.counts(), (0, 0), "{name}");
+    out
+}
+
+/// A mesh's corners in drawing order (three a triangle, two a segment, one
+/// a point), as X_ITE lists its vertices.
+fn corners(m: &Mesh) -> Vec<Vec3> {
+    m.indices.iter().map(|&i| m.positions[i as usize]).collect()
+}
+
+/// The sum of a triangle list's (b − a) × (c − a) / 2: its area as a
+/// vector, turned by the winding (a face drawn the other way shows).
+fn area_vector(c: &[Vec3]) -> DVec3 {
+    c.chunks_exact(3)
+        .map(|t| {
+            let [a, b, c] = [t[0], t[1], t[2]].map(|p| p.as_dvec3());
+            (b - a).cross(c - a) / 2.0
+        })
+        .sum()
+}
+
+#[test]
+fn a_gd_terrain_with_rotate_y_up_as_computed_by_hand() {
+    let m = &meshes("gd_yup.x3d", &["Hill"])[0];
+    // The grid origin is the GeoOrigin: (0, 0, 0). Row 1 is 0.0008° north
+    // of it at height 2·2: north is −Z, and the ground falls away by
+    // d²/2M (M the meridian's radius of curvature there).
+    let (a, f) = (6378137.0f64, 1.0 / 298.257223563);
+    let e2 = f * (2.0 - f);
+    let s2 = 37.5f64.to_radians().sin().powi(2);
+    let r = a * (1.0 - e2) / (1.0 - e2 * s2).powf(1.5);
+    let d = r * 0.0008f64.to_radians();
+    let want = [DVec3::ZERO, DVec3::new(0.0, 4.0 - d * d / (2.0 * r), -d)];
+    for w in want {
+        assert!(
+            m.positions.iter().any(|p| p.as_dvec3().distance(w) < 2e-3),
+            "{w} not among {:?}",
+            m.positions
+        );
+    }
+    // 4 × 3 points: 6 quads, 12 triangles facing up (+Y).
+    let c = corners(m);
+    assert_eq!(c.len(), 36);
+    assert!(area_vector(&c).y > 0.0);
+}
+
+#[test]
+fn a_geo_position_interpolator_is_linear_in_its_geo_system() {
+    let path = fixture("gd_yup.x3d");
+    let bake = util::load_text("gd_yup.x3d", &std::fs::read(path).unwrap());
+    let id = bake.scene.def("Path").unwrap();
+    let Some((NodeFn::Value(it), _)) = node_function(&bake.scene, id, InterpOptions::default())
+    else {
+        panic!("an interpolator")
+    };
+    let mut v = Vec::new();
+    // Its first key is the GeoOrigin, 60 m up.
+    it.eval(0.0, &mut v);
+    assert!(
+        DVec3::from_slice(&v).distance(DVec3::new(0.0, 60.0, 0.0)) < 1e-6,
+        "{v:?}"
+    );
+    // Halfway to the second key: the GD point halfway, (37.5004,
+    // −122.24925, 75), as GeoLocation Marker's place is computed.
+    it.eval(0.25, &mut v);
+    let frame = x3dbake::internal::geo::Frame::of(&bake.scene, id);
+    let want = frame.point(DVec3::new(37.5004, -122.24925, 75.0));
+    assert!(DVec3::from_slice(&v).distance(want) < 1e-6, "{v:?} {want}");
+}
+
+/// X_ITE's answers for a fixture's names (see tools/xite-geo.mjs).
+fn xite(xite: &std::path::Path, name: &str, names: &[&str]) -> Vec<serde_json::Value> {
+    let script = util::root().join("tools/xite-geo.mjs");
+    let mut args = vec![script.into_os_string(), xite.into(), fixture(name).into()];
+    args.extend(names.iter().map(|n| std::ffi::OsString::from(*n)));
+    let out = util::node(&args, Some(xite), &[]);
+    String::from_utf8_lossy(&out)
+        .lines()
+        .filter(|l| l.starts_with('{'))
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+/// Each fixture's geometry as X_ITE draws it: the same triangles (segments,
+/// points), wound the same way, their corners within `tol` metres (2 mm:
+/// single precision and X_ITE's shorter UTM series), their normals alike
+/// (within 3° on the grids).
+#[test]
+fn geometry_as_x_ite_draws_it() {
+    let Some(dir) = util::tool_dir("X3DBAKE_XITE", "X_ITE's Geospatial geometry") else {
+        return;
+    };
+    let cases: [(&str, &[&str], f32); 3] = [
+        ("gd_yup.x3d", &["Hill", "Track"], 2e-3),
+        ("utm_origin.x3d", &["Field", "Roof"], 2e-3),
+        // Geocentric, no GeoOrigin: single precision at the Earth's radius
+        // (half its last place, 0.25 m).
+        ("gc_gd_plain.x3d", &["Stars", "Edge", "Plain"], 0.26),
+    ];
+    for (name, defs, tol) in cases {
+        let ours = meshes(name, defs);
+        for (answer, (m, def)) in xite(&dir, name, defs).iter().zip(ours.iter().zip(defs)) {
+            let theirs: Vec<Vec3> = util::json_numbers(&answer["positions"])
+                .chunks_exact(3)
+                .map(|p| DVec3::from_slice(p).as_vec3())
+                .collect();
+            let c = corners(m);
+            assert_eq!(c.len(), theirs.len(), "{name} {def}: corners");
+            // Each of our triangles (segments, points) is one of X_ITE's,
+            // its corners in the same turn (a segment either way).
+            let n = match m.primitive() {
+                Primitive::Triangles => 3,
+                Primitive::Lines => 2,
+                Primitive::Points => 1,
+            };
+            let near = |a: &[Vec3], b: &[Vec3]| a.iter().zip(b).all(|(p, q)| p.distance(*q) <= tol);
+            // A triangle's normals at its corners too (creaseAngle): a
+            // grid's to 0.05 (x3dbake's faces are its quads, as
+            // ElevationGrid's, whose normals span their two triangles;
+            // X_ITE's are the triangles), others' to 1e-5.
+            let grid = ["Hill", "Field", "Plain"].contains(def);
+            let normal_tol = if grid { 0.05 } else { 1e-5 };
+            let normals: Vec<Vec3> = m
+                .indices
+                .iter()
+                .map(|&i| m.normals.get(i as usize).copied().unwrap_or_default())
+                .collect();
+            let their_normals: Vec<Vec3> = util::json_numbers(&answer["normals"])
+                .chunks_exact(3)
+                .map(|p| DVec3::from_slice(p).as_vec3())
+                .collect();
+            for (k, ours) in c.chunks_exact(n).enumerate() {
+                let found = theirs.chunks_exact(n).enumerate().find_map(|(j, t)| {
+                    (0..n)
+                        .find(|&r| {
+                            let turned: Vec<Vec3> = (0..n).map(|i| t[(i + r) % n]).collect();
+                            near(ours, &turned) || (n == 2 && near(ours, &[turned[1], turned[0]]))
+                        })
+                        .map(|r| (j, r))
+                });
+                let Some((j, r)) = found else {
+                    panic!("{name} {def}: our {k}th {ours:?} is none of X_ITE's {theirs:?}");
+                };
+                if n == 3 {
+                    for i in 0..3 {
+                        let (a, b) = (normals[3 * k + i], their_normals[3 * j + (i + r) % 3]);
+                        assert!(
+                            a.distance(b) <= normal_tol,
+                            "{name} {def} triangle {k}: normal {a} against {b}"
+                        );
+                    }
+                }
+            }
+            if m.primitive() == Primitive::Triangles {
+                let (a, b) = (area_vector(&c), area_vector(&theirs));
+                assert!(
+                    a.distance(b) <= 1e-3 * b.length(),
+                    "{name} {def}: {a} against {b}"
+                );
+            }
+        }
+    }
+}
+
+/// A Geo node's DEF and the names of the glTF nodes written for it, top
+/// first.
+type Chain<'a> = (&'a str, &'a [&'a str]);
+
+/// A glTF node's own matrix (translation, rotation, scale).
+fn local(node: &serde_json::Value) -> DMat4 {
+    let get = |k: &str, d: Vec<f64>| node.get(k).map_or(d, util::json_numbers);
+    let t = get("translation", vec![0.0; 3]);
+    let r = get("rotation", vec![0.0, 0.0, 0.0, 1.0]);
+    let s = get("scale", vec![1.0; 3]);
+    DMat4::from_scale_rotation_translation(
+        DVec3::from_slice(&s),
+        DQuat::from_slice(&r),
+        DVec3::from_slice(&t),
+    )
+}
+
+/// GeoLocation, GeoTransform and GeoViewpoint nodes as X_ITE places them:
+/// the product of the glTF nodes x3dbake writes for each against X_ITE's
+/// matrix (a viewpoint's position and orientation).
+#[test]
+fn locations_and_transforms_as_x_ite_places_them() {
+    let Some(dir) = util::tool_dir("X3DBAKE_XITE", "X_ITE's Geospatial nodes") else {
+        return;
+    };
+    let cases: [(&str, &[Chain]); 3] = [
+        (
+            "gd_yup.x3d",
+            &[("Marker", &["Marker"]), ("View", &["View"])],
+        ),
+        (
+            "utm_origin.x3d",
+            &[
+                (
+                    "Block",
+                    &["Block_geoCenter", "Block", "Block_geoCenterInverse"],
+                ),
+                ("Far", &["Far"]),
+                ("Look", &["Look"]),
+            ],
+        ),
+        ("gc_gd_plain.x3d", &[("Pin", &["Pin"])]),
+    ];
+    let t = tempfile::tempdir().unwrap();
+    for (name, nodes) in cases {
+        let out = t.path().join(name).with_extension("gltf");
+        util::bake_ok(&fixture(name).to_string_lossy(), &out, &[]);
+        let doc: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+        let gltf_nodes = doc["nodes"].as_array().unwrap();
+        let by_name = |n: &str| {
+            gltf_nodes
+                .iter()
+                .find(|x| x["name"] == n)
+                .unwrap_or_else(|| panic!("{name}: no node {n}"))
+        };
+        let defs: Vec<&str> = nodes.iter().map(|(d, _)| *d).collect();
+        for (answer, (def, chain)) in xite(&dir, name, &defs).iter().zip(nodes) {
+            let theirs = match answer.get("matrix") {
+                Some(m) => DMat4::from_cols_slice(&util::json_numbers(m)),
+                // A GeoViewpoint: its place and turn.
+                None => DMat4::from_rotation_translation(
+                    DQuat::from_slice(&util::json_numbers(&answer["quaternion"])),
+                    DVec3::from_slice(&util::json_numbers(&answer["position"])),
+                ),
+            };
+            let ours = chain
+                .iter()
+                .fold(DMat4::IDENTITY, |m, n| m * local(by_name(n)));
+            // Single precision: the axes to 1e-6, the translation to
+            // half its last place (and 0.1 mm).
+            let worst = (0..3)
+                .map(|c| (ours.col(c) - theirs.col(c)).abs().max_element())
+                .fold(0.0, f64::max);
+            assert!(worst <= 1e-6, "{name} {def}: {ours} against {theirs}");
+            let (a, b) = (ours.w_axis.truncate(), theirs.w_axis.truncate());
+            let tol = (1.2e-7 * b.length()).max(1e-4);
+            assert!(a.distance(b) <= tol, "{name} {def}: {a} against {b}");
+        }
+    }
+}
+
+/// A GeoPositionInterpolator's values at its keys as X_ITE's (between
+/// them X_ITE slerps the origin-relative points, see
+/// docs/interpretations.md, and the two part).
+#[test]
+fn interpolator_keys_as_x_ite_sends_them() {
+    let Some(dir) = util::tool_dir("X3DBAKE_XITE", "X_ITE's GeoPositionInterpolator") else {
+        return;
+    };
+    for (name, def, keys, tol) in [
+        ("gd_yup.x3d", "Path", [0.0, 0.5, 1.0], 1e-6),
+        ("gc_gd_plain.x3d", "Route", [0.0, 1.0, 1.0], 1e-6),
+    ] {
+        let path = fixture(name);
+        let bake = util::load_text(name, &std::fs::read(path).unwrap());
+        let id = bake.scene.def(def).unwrap();
+        let Some((NodeFn::Value(it), _)) = node_function(&bake.scene, id, InterpOptions::default())
+        else {
+            panic!("an interpolator")
+        };
+        let fractions = keys.map(|k| k.to_string()).join(",");
+        let answer = &xite(&dir, name, &[&format!("{def}@{fractions}")])[0];
+        let mut v = Vec::new();
+        for (k, theirs) in keys.iter().zip(answer["values"].as_array().unwrap()) {
+            it.eval(*k, &mut v);
+            let theirs = DVec3::from_slice(&util::json_numbers(theirs));
+            let ours = DVec3::from_slice(&v);
+            assert!(
+                ours.distance(theirs) <= tol * theirs.length().max(1.0),
+                "{name} {def} at {k}: {ours} against {theirs}"
+            );
+        }
+    }
+}
+
+/// Every fixture bakes without a warning into glTF the Khronos validator
+/// passes; a GeoTransform's translation is animated on its middle node
+/// (inside its geoCenter's frame).
+#[test]
+fn fixtures_bake_clean_and_geo_transforms_animate() {
+    let t = tempfile::tempdir().unwrap();
+    let mut outs = Vec::new();
+    for name in ["gd_yup.x3d", "utm_origin.x3d", "gc_gd_plain.x3d"] {
+        let out = t.path().join(name).with_extension("glb");
+        let o = util::bake(&fixture(name).to_string_lossy(), &out, &["--deny-warnings"]);
+        assert!(o.status.success(), "{name}: {}", util::stderr(&o));
+        outs.push(out);
+    }
+    util::assert_validator_clean(&outs);
+    let (_d, scene) = util::scene_file(
+        "gt.x3d",
+        "<X3D><Scene><GeoTransform DEF='GT' geoCenter='37 -122 0'><Shape><Box/></Shape>\
+         </GeoTransform><TimeSensor DEF='C' loop='true'/>\
+         <PositionInterpolator DEF='P' key='0 1' keyValue='0 0 0 1 2 3'/>\
+         <ROUTE fromNode='C' fromField='fraction_changed' toNode='P' toField='set_fraction'/>\
+         <ROUTE fromNode='P' fromField='value_changed' toNode='GT' toField='translation'/>\
+         </Scene></X3D>",
+    );
+    let out = t.path().join("gt.gltf");
+    util::bake_ok(&scene, &out, &["--deny-warnings"]);
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    let target = &doc["animations"][0]["channels"][0]["target"];
+    assert_eq!(target["path"], "translation");
+    let node = &doc["nodes"][target["node"].as_u64().unwrap() as usize];
+    assert_eq!(node["name"], "GT");
+    let names = util::node_names(&doc);
+    assert_eq!(names, ["GT_geoCenter", "GT", "GT_geoCenterInverse"]);
+}

@@ -1,0 +1,52 @@
+#!/usr/bin/env node
+// What X_ITE makes of a scene's Geospatial nodes, for tests/it/geo.rs:
+//
+//   node tools/xite-geo.mjs XITE_DIR SCENE NAME...
+//
+// Loads SCENE in X_ITE (../shared/oracle/xite, whose Geospatial component
+// is loaded from x_ite's dist as the scene's <component> asks) and prints
+// one JSON line a DEF'd NAME:
+//
+//   geometry:       {"name": N, "positions": [x, y, z, ...], "normals": [...]}  three a triangle (or a segment's two, a point)
+//   GeoLocation,
+//   GeoTransform:   {"name": N, "matrix": [16 numbers]}       X_ITE's, rows as basis vectors (row-vector order)
+//   GeoViewpoint:   {"name": N, "position": [x, y, z], "quaternion": [x, y, z, w]}  where X_ITE puts it
+//   NAME@F1,F2,...: {"name": N, "values": [[x, y, z], ...]}   an interpolator's value_changed at each fraction
+
+import { openScene } from "./xite-scene.mjs";
+
+const [xite, scene, ...names] = process.argv.slice(2);
+if (!names.length) {
+  console.error("usage: node tools/xite-geo.mjs XITE_DIR SCENE NAME...");
+  process.exit(2);
+}
+const { named, processEvents } = await openScene(xite, scene);
+for (const spec of names) {
+  const [name, fractions] = spec.split("@");
+  const node = named(name);
+  if (fractions !== undefined) {
+    const values = [];
+    for (const f of fractions.split(",").map(Number)) {
+      node.getField("set_fraction").setValue(f);
+      processEvents();
+      const v = node.getField("value_changed").getValue();
+      values.push([v.x, v.y, v.z]);
+    }
+    console.log(JSON.stringify({ name, values }));
+  } else if (node.getVertices) {
+    node.rebuild();
+    // X_ITE's vertices: x y z w.
+    const v = Array.from(node.getVertices().getValue());
+    const positions = [];
+    for (let i = 0; i + 4 <= v.length; i += 4) positions.push(v[i], v[i + 1], v[i + 2]);
+    const normals = Array.from(node.getNormals().getValue());
+    console.log(JSON.stringify({ name, positions, normals }));
+  } else if (node.getOrientation) {
+    const p = node.getPosition();
+    const quaternion = Array.from(node.getOrientation().getQuaternion());
+    console.log(JSON.stringify({ name, position: [p.x, p.y, p.z], quaternion }));
+  } else {
+    console.log(JSON.stringify({ name, matrix: Array.from(node.getMatrix()) }));
+  }
+}
+process.exit(0);
