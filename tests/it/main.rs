@@ -20,6 +20,7 @@ mod interp;
 mod layout;
 mod morphs;
 mod no_panic;
+mod npm;
 mod oracle;
 mod oracle_world;
 mod output_files;
