@@ -11,7 +11,7 @@ use crate::diag::Diagnostics;
 use crate::limits::Limits;
 use crate::load::{Fetch, add_file};
 use crate::scene::value::{Data, Scalar};
-use crate::scene::{Dir, FieldType, NodeId, Scene, SetField, Value};
+use crate::scene::{Dir, NodeId, Scene, SetField, Value};
 use crate::source::{FileId, Input, Sources, Span};
 use crate::syntax::Encoding;
 use crate::write::csv::{self, CsvOptions};
@@ -162,6 +162,7 @@ impl Bake {
             let Some(def) = self.scene.find_field(set.node, &set.field, Dir::In) else {
                 continue;
             };
+            let def = self.scene.field_set_by(set.node, def);
             let (name, ty) = (def.name.clone(), def.ty);
             let data = match (ty.scalar(), &set.other) {
                 (Scalar::Float, _) => Data::Floats(set.values.iter().map(|&x| x as f32).collect()),
@@ -195,16 +196,7 @@ impl Bake {
         let Some(children) = self.scene.value(node, "children") else {
             return;
         };
-        let mut list = children.nodes().to_vec();
-        if add {
-            list.extend(nodes.iter().filter(|n| !children.nodes().contains(n)));
-        } else {
-            list.retain(|n| !nodes.contains(n));
-        }
-        let value = Value {
-            ty: FieldType::MFNode,
-            data: Data::Nodes(list),
-        };
+        let value = crate::scene::regrouped(children.nodes(), nodes, add);
         self.set_field(node, "children".to_string(), value, span);
     }
 

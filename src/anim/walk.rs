@@ -327,8 +327,19 @@ pub(super) fn set_tracks(
     let mut range = (f64::INFINITY, f64::NEG_INFINITY);
     for (key, list) in by_field(sets.iter().map(|s| ((s.node, s.field.as_str()), s))) {
         let first = list[0];
-        let width = first.ty.components();
-        let shown = !first.ty.is_mf()
+        // A list of numbers (a Coordinate's points a Script moves) is one
+        // value of the length it has at load; a set of another length is
+        // not shown.
+        let numbers = matches!(
+            first.ty.scalar(),
+            crate::scene::value::Scalar::Float | crate::scene::value::Scalar::Double
+        );
+        let at_load = list.iter().take_while(|s| s.time <= 0.0).last();
+        let width = match at_load {
+            Some(s) if first.ty.is_mf() => s.values.len(),
+            _ => first.ty.components(),
+        };
+        let shown = (!first.ty.is_mf() || (numbers && width > 0))
             && !matches!(
                 first.ty.scalar(),
                 crate::scene::value::Scalar::String | crate::scene::value::Scalar::Node
@@ -339,16 +350,8 @@ pub(super) fn set_tracks(
             // What the load sets is the glTF's rest pose; a later change
             // (a string, nodes added or removed) is not baked.
             if let Some(later) = list.iter().find(|s| s.time > 0.0) {
-                b.diags.warning(
-                    format!(
-                        "`{}.{}` ({}) is set at {} s, which the timeline does not show: the glTF holds its value at load",
-                        scene.display_name(key.0),
-                        key.1,
-                        first.ty.name(),
-                        key_of(later.time)
-                    ),
-                    Some(later.span),
-                );
+                let why = ", which the timeline does not show: the glTF holds its value at load";
+                not_shown(b, later, key_of(later.time), why);
             }
             continue;
         }
@@ -373,8 +376,10 @@ pub(super) fn set_tracks(
             .unwrap_or_default();
         own.resize(width, 0.0);
         let (mut keys, mut values) = (vec![key_of(first.time) - 1.0], own);
+        let mut other_length = None;
         for &set in &list {
             if set.values.len() != width {
+                other_length.get_or_insert(set);
                 continue;
             }
             let at = key_of(set.time);
@@ -389,6 +394,10 @@ pub(super) fn set_tracks(
             }
             keys.push(at);
             values.extend_from_slice(&set.values);
+        }
+        if let Some(set) = other_length.filter(|_| first.ty.is_mf()) {
+            let why = " to a list of another length than at load, which the timeline does not show";
+            not_shown(b, set, key_of(set.time), why);
         }
         range = (range.0.min(keys[0]), range.1.max(keys[keys.len() - 1]));
         let spec = crate::interp::Spec {
@@ -405,6 +414,20 @@ pub(super) fn set_tracks(
         ));
     }
     (tracks, range)
+}
+
+/// Names a field the cascade sets at `key` that the glTF does not show,
+/// and `why`.
+fn not_shown(b: &mut Builder<'_>, set: &cascade::Set, key: f64, why: &str) {
+    b.diags.warning(
+        format!(
+            "`{}.{}` ({}) is set at {key} s{why}",
+            b.scene.display_name(set.node),
+            set.field,
+            set.ty.name(),
+        ),
+        Some(set.span),
+    );
 }
 
 /// An HAnimMotion's clip: a track for each joint field it moves, linear

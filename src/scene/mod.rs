@@ -201,6 +201,22 @@ pub fn short_name(name: &str) -> &str {
     &name[..end]
 }
 
+/// A grouping node's children after an addChildren (`add`) or
+/// removeChildren event of `nodes`: those not there yet join at the end,
+/// or every place of each leaves.
+pub fn regrouped(children: &[NodeId], nodes: &[NodeId], add: bool) -> Value {
+    let mut list = children.to_vec();
+    if add {
+        list.extend(nodes.iter().filter(|n| !children.contains(n)));
+    } else {
+        list.retain(|n| !nodes.contains(n));
+    }
+    Value {
+        ty: FieldType::MFNode,
+        data: value::Data::Nodes(list),
+    }
+}
+
 impl Scene {
     /// The node of an id.
     pub fn node(&self, id: NodeId) -> &Node {
@@ -247,6 +263,20 @@ impl Scene {
         }?;
         self.field_def(id, base)
             .filter(|f| f.access == Access::InputOutput)
+    }
+
+    /// The field an event into `def` sets: itself, or for an inputOnly
+    /// `set_X` beside a field X of its type that takes no events (a
+    /// geometry's set_coordIndex, set_index, set_height, set_spine...),
+    /// X, as browsers keep it.
+    pub fn field_set_by<'a>(&'a self, id: NodeId, def: &'a FieldDef) -> &'a FieldDef {
+        let stored = def
+            .name
+            .strip_prefix("set_")
+            .filter(|_| def.access == Access::InputOnly)
+            .and_then(|base| self.field_def(id, base))
+            .filter(|f| f.ty == def.ty && f.access == Access::InitializeOnly);
+        stored.unwrap_or(def)
     }
 
     /// The value of a field: as set in the file, else its default. `None`

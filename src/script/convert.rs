@@ -159,11 +159,12 @@ pub fn outputs(
             (Some("out"), 3) => {
                 let field = text(1).ok_or("an output with no field")?;
                 let ty = field_type(field).ok_or_else(|| format!("no field `{field}`"))?;
-                let value = from_json(ty, &parts[2])
-                    .ok_or_else(|| format!("`{field}` was sent a value that is not {ty}"))?;
-                out.push(Output::Send {
-                    field: field.to_string(),
-                    value,
+                out.push(match from_json(ty, &parts[2]) {
+                    Some(value) => Output::Send {
+                        field: field.to_string(),
+                        value,
+                    },
+                    None => Output::Dropped(not_of_type(field, ty, &parts[2])),
                 });
             }
             (Some("set"), 5) => {
@@ -172,18 +173,31 @@ pub fn outputs(
                 let ty = text(3)
                     .and_then(FieldType::from_name)
                     .ok_or("a write of no type")?;
-                let value = from_json(ty, &parts[4])
-                    .ok_or_else(|| format!("`{field}` was written a value that is not {ty}"))?;
-                out.push(Output::Write {
-                    node: NodeId(node as u32),
-                    field: field.to_string(),
-                    value,
+                out.push(match from_json(ty, &parts[4]) {
+                    Some(value) => Output::Write {
+                        node: NodeId(node as u32),
+                        field: field.to_string(),
+                        value,
+                    },
+                    None => Output::Dropped(not_of_type(field, ty, &parts[4])),
                 });
             }
             _ => return Err(format!("an entry x3dbake does not know: {item}")),
         }
     }
     Ok(out)
+}
+
+/// Why a value sent to `field` of type `ty` is not passed on.
+fn not_of_type(field: &str, ty: FieldType, data: &Json) -> String {
+    let scalars = data.as_array().map(Vec::as_slice).unwrap_or_default();
+    if scalars.iter().any(Json::is_null) {
+        format!(
+            "`{field}` ({ty}) was sent a number that is not finite (NaN, as X_ITE makes of `undefined`, a word or a node), which glTF cannot hold"
+        )
+    } else {
+        format!("`{field}` was sent a value that is not {ty}")
+    }
 }
 
 #[cfg(test)]

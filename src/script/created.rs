@@ -88,15 +88,26 @@ impl Created {
         id.0 >= self.base && ((id.0 - self.base) as usize) < self.nodes.len()
     }
 
-    /// A Script wrote a field of a node made here.
+    /// A Script wrote a field of a node made here (addChildren and
+    /// removeChildren change its children, as the events do).
     pub fn write(&mut self, id: NodeId, field: &str, value: Value) {
         if !self.has(id) {
             return;
         }
         let node = &mut self.nodes[(id.0 - self.base) as usize];
         let span = node.span;
+        let (name, value) = match field {
+            "addChildren" | "removeChildren" => {
+                let children = node.values.get("children").map(|s| s.value.nodes());
+                let add = field == "addChildren";
+                let value =
+                    crate::scene::regrouped(children.unwrap_or_default(), value.nodes(), add);
+                ("children", value)
+            }
+            _ => (field, value),
+        };
         node.values.set(SetField {
-            name: field.to_string(),
+            name: name.to_string(),
             value,
             span,
         });

@@ -62,6 +62,10 @@ pub enum Output {
     },
     /// It printed a line (`print`, `Browser.println`).
     Print(String),
+    /// It sent or wrote a value x3dbake cannot pass on (a number field
+    /// given NaN, which X_ITE makes of `undefined`, a word or a node, and
+    /// sends): why. The call's other outputs stand.
+    Dropped(String),
 }
 
 /// Why a call failed.

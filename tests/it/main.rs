@@ -32,6 +32,7 @@ mod report;
 mod reshaped;
 mod scale;
 mod scene;
+mod scripts_built;
 mod skins;
 mod three;
 mod untrusted;

@@ -240,6 +240,22 @@ fn scripts_play_as_in_x_ite() {
     assert!(!ours.contains_key(&("Slider.rotation".to_string(), 2000)));
 }
 
+/// A Script that fills a PointSet's points in place at load and moves
+/// them in place with a looping clock (fixtures/scripts/point_wave.x3d:
+/// `var p = points[i]; p.y = …`), played by `--timeline` (the points a
+/// morph of the mesh) and by X_ITE at 101 times over 5 s: every point
+/// agrees.
+#[test]
+fn points_a_script_moves_in_place_play_as_in_x_ite() {
+    let Some(dir) = oracle() else { return };
+    let scene = util::root().join("fixtures/scripts/point_wave.x3d");
+    let times: Vec<String> = (0..=100).map(|i| format!("{}", i as f64 / 20.0)).collect();
+    let flags = ["--all-components", "--load-urls"];
+    let theirs = xite_timeline(&dir, &scene, &times, "xite-timeline-e2e.mjs", &flags);
+    let ours = timeline_rows(&scene);
+    assert_agrees_with_x_ite("point_wave.x3d", &theirs, &ours, &["Cloud.point"]);
+}
+
 /// The load instant (fixtures/world/): loaded at the default instant
 /// (2 000 000 000 s) a click-started door (TouchSensor → TimeSensor with
 /// startTime 0, not looping → OrientationInterpolator) stays shut, and a

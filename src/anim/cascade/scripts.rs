@@ -23,6 +23,9 @@ struct Hosted {
     /// Lines printed, and the first.
     prints: usize,
     first_print: Option<String>,
+    /// Values not passed on, and why the first was not.
+    dropped: usize,
+    first_dropped: Option<String>,
 }
 
 /// The Scripts of a scene.
@@ -124,6 +127,8 @@ impl Scripts {
                             failures: 0,
                             prints: 0,
                             first_print: None,
+                            dropped: 0,
+                            first_dropped: None,
                         },
                     );
                     order.push(id);
@@ -185,9 +190,17 @@ impl Scripts {
         match result {
             Ok(out) => {
                 for o in &out {
-                    if let Output::Print(text) = o {
-                        h.prints += 1;
-                        h.first_print.get_or_insert_with(|| text.clone());
+                    match o {
+                        Output::Print(text) => {
+                            h.prints += 1;
+                            h.first_print.get_or_insert_with(|| text.clone());
+                        }
+                        Output::Dropped(why) => {
+                            h.dropped += 1;
+                            h.first_dropped
+                                .get_or_insert_with(|| format!("in {what} at {t} s: {why}"));
+                        }
+                        _ => {}
                     }
                 }
                 out
@@ -225,6 +238,20 @@ impl Scripts {
                         "Script `{}` failed in {} calls in all",
                         h.script.name(),
                         h.failures
+                    ),
+                    span,
+                );
+            }
+            if let Some(first) = &h.first_dropped {
+                diags.warning(
+                    format!(
+                        "Script `{}` sent {} x3dbake does not pass on (the first {first})",
+                        h.script.name(),
+                        if h.dropped == 1 {
+                            "a value".to_string()
+                        } else {
+                            format!("{} values", h.dropped)
+                        }
                     ),
                     span,
                 );
@@ -324,7 +351,7 @@ impl<'s> Player<'s> {
                     let name = def.name.as_str();
                     self.push_via(t, node, Field::Input(name), world(value), Via::Script(id));
                 }
-                Output::Print(_) => {}
+                Output::Print(_) | Output::Dropped(_) => {}
             }
         }
     }

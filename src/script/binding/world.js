@@ -21,6 +21,14 @@
   const fields = {};
   const nodes = {};
   const nodeObjects = {};
+  // Checks, one a node field read, that write what changed in place.
+  const watched = [];
+  // A field of a node written: it takes one event a call, its last value
+  // (X_ITE: of 14 addChildren in a loop, the last is added).
+  const write = (id, f, type, data) => {
+    done = done.filter((d) => !(d[0] === "set" && d[1] === id && d[2] === f));
+    done.push(["set", id, f, type, data]);
+  };
 
   const nodeId = (x) => (x && x.__id !== undefined ? [x.__id] : []);
   const flat = (type, v) => flatOf(type, v, nodeId);
@@ -82,8 +90,29 @@
       }
       return null;
     };
+    // What the Script last saw of a field it read or wrote, as flat JSON:
+    // a value changed in place since (`point.push(p)`, `children[0] = n`)
+    // is written when the call ends, as X_ITE's fields are live.
+    const seen = {};
+    const hold = (f, type, value, data) => {
+      values[f] = value;
+      if (!(f in seen)) {
+        watched.push(() => {
+          const now = flat(type, values[f]);
+          const text = JSON.stringify(now);
+          if (text !== seen[f]) {
+            seen[f] = text;
+            write(id, f, type, now);
+          }
+        });
+      }
+      seen[f] = JSON.stringify(data);
+    };
     const read = (f) => {
-      if (!(f in values)) values[f] = fromFlat(info.fields[f][0], info.fields[f][1]);
+      if (!(f in values)) {
+        const [type, data] = info.fields[f];
+        hold(f, type, fromFlat(type, data), data);
+      }
       return values[f];
     };
     const target = {
@@ -117,8 +146,12 @@
         const f = field(key);
         if (f === null) throw new TypeError(info.type + " has no field " + String(key));
         const type = info.fields[f][0];
-        values[f] = convert(type, v);
-        done.push(["set", id, f, type, flat(type, values[f])]);
+        // (Held as a copy: X_ITE's fields take values, not the objects.)
+        const data = flat(type, convert(type, v));
+        write(id, f, type, data);
+        // (addChildren and removeChildren change children once the call
+        // is done, as X_ITE processes the events then.)
+        if (f !== "addChildren" && f !== "removeChildren") hold(f, type, fromFlat(type, data), data);
         return true;
       },
     });
@@ -178,6 +211,16 @@
     return { ...scene, then: (ok, fail) => Promise.resolve(scene).then(ok, fail) };
   };
   Browser.createVrmlFromString = (text) => make(text, true);
+  // The scene a Script is in, as far as making nodes: createNode(type)
+  // is the node with its fields' defaults.
+  const currentScene = {
+    createNode(type) {
+      if (!(X3DConstants[type] > 2000)) throw new Error("Unknown node type '" + String(type) + "'");
+      const [made] = make(type + " { }", true);
+      return made;
+    },
+  };
+  Object.defineProperty(Browser, "currentScene", { get: () => currentScene, enumerable: true });
   function SFNode(text) {
     const [first] = make(text, false);
     if (!first) throw new Error("new SFNode(text): the text holds no node");
@@ -305,6 +348,7 @@
   // What the Script did in the call (and the promises it settled after),
   // as JSON.
   global.__x3d_done = function () {
+    for (const check of watched) check();
     // A field changed in place (`value_changed[0] = 1`) sends too.
     for (const n of Object.keys(last)) {
       if (JSON.stringify(flat(fields[n].type, fields[n].value)) !== last[n]) send(n);

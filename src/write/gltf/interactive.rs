@@ -398,17 +398,13 @@ impl Graph<'_, '_> {
             (Some(TimeTrigger), "set_boolean", _) => {
                 self.send(id, "triggerTime", Event::Now, from, depth)
             }
-            (Some(IntegerTrigger), "set_boolean", Event::Bool(true)) => {
+            // Any set_boolean, FALSE too (as the text and X_ITE have it).
+            (Some(IntegerTrigger), "set_boolean", _) => {
                 let value = scene.ints(id, "integerKey").first().copied().unwrap_or(-1);
                 self.send(id, "triggerValue", Event::Int(value), from, depth)
             }
-            (Some(IntegerTrigger), "set_boolean", Event::Var { var, not }) => {
-                let (yes, _) = self.branch(var, not, from);
-                let value = scene.ints(id, "integerKey").first().copied().unwrap_or(-1);
-                self.send(id, "triggerValue", Event::Int(value), &yes, depth)
-            }
-            // FALSE into a toggle or an integer trigger: nothing happens.
-            (Some(BooleanToggle | IntegerTrigger), "set_boolean", Event::Bool(false)) => {}
+            // FALSE into a toggle: nothing happens.
+            (Some(BooleanToggle), "set_boolean", Event::Bool(false)) => {}
             (Some(Switch), "whichChoice", Event::Int(choice)) => self.choose(id, choice, from),
             (Some(_), "visible", Event::Bool(_) | Event::Var { .. }) => {
                 let places = self.w.tree.placed.get(&id).cloned().unwrap_or_default();

@@ -137,7 +137,13 @@ pub fn timeline_rows_over(
                 x => x.parse().unwrap(),
             })
             .collect();
-        ours.insert((format!("{}.{}", c[2], c[3]), t), v);
+        // (A list's elements come a row each: one value, in order.)
+        let key = (format!("{}.{}", c[2], c[3]), t);
+        if c[4] == "0" {
+            ours.insert(key, v);
+        } else {
+            ours.entry(key).or_default().extend(v);
+        }
     }
     ours
 }
