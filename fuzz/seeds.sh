@@ -5,7 +5,7 @@
 #   OUT/xml (.x3d), OUT/vrml (.x3dv, .wrl), OUT/json (.x3dj, plus every
 #   scene rewritten as JSON by X_ITE's x3d-tidy when X3DBAKE_XITE names an
 #   install of ../shared/oracle/xite: the fixtures hold few JSON scenes, and
-#   without these no JSON input held a valid ProtoDeclare until session 11),
+#   without these no JSON input holds a valid ProtoDeclare),
 #   OUT/all (all of them, gzip included, for pipeline and read_gzip).
 # Files are named by their SHA-1, as libFuzzer names its own.
 #   fuzz/seeds.sh /tmp/seeds

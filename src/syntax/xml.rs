@@ -303,8 +303,8 @@ impl<'s, 'd> Reader<'s, 'd> {
     /// Reports and drops attributes given again in the same tag. A tag has
     /// a few attributes, compared pair by pair without allocating; one with
     /// very many is looked up in a set instead, so that it is not quadratic.
-    /// (Until session 15 every tag's names were sorted: std's sort paths for
-    /// each length and order were a tenth of what read_xml's fuzzing found.)
+    /// (Not sorting every tag's names: std's sort paths for each length and
+    /// order would be a tenth of what read_xml's fuzzing has to cover.)
     fn drop_repeated(&mut self, attrs: &mut Vec<Attr<'_>>) {
         let repeated: Vec<usize> = if attrs.len() <= 16 {
             (1..attrs.len())
