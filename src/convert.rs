@@ -335,11 +335,9 @@ impl Settings {
             compress: self.compress,
             interactive: self.interactive,
             core: self.core,
-            visibility: match self.visibility {
-                Some(v) => v,
-                None if self.interactive => Visibility::Extension,
-                None => Visibility::Scale,
-            },
+            // (With `interactive` the writer shows nodes by the extension,
+            // whatever this says: its graph sets it.)
+            visibility: self.visibility.unwrap_or_default(),
         }
     }
 
