@@ -395,6 +395,24 @@ impl Bake {
         inspect::report_json(&self.inspected())
     }
 
+    /// `x3dbake inspect --json`'s document for the input given as `file`:
+    /// the report (none where the scene has errors), its schema and file,
+    /// the diagnostics and their counts.
+    pub fn inspect_json(&self, file: &str) -> serde_json::Value {
+        let mut doc = if self.diags.has_errors() {
+            serde_json::json!({})
+        } else {
+            self.report_json()
+        };
+        let (errors, warnings) = self.diags.counts();
+        doc["schema"] = serde_json::json!("x3dbake-inspect/1");
+        doc["file"] = serde_json::json!(file);
+        doc["diagnostics"] = self.diagnostics_json();
+        doc["errors"] = serde_json::json!(errors);
+        doc["warnings"] = serde_json::json!(warnings);
+        doc
+    }
+
     /// The errors and warnings as JSON: severity, message, file, line and
     /// column (the first kept of each kind, as on the terminal).
     pub fn diagnostics_json(&self) -> serde_json::Value {

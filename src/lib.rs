@@ -59,7 +59,7 @@ pub use convert::{ConvertError, Converted, Settings, convert};
 pub use diag::{Diagnostic, Diagnostics, MAX_KEPT, Severity};
 pub use interp::TangentRule;
 pub use limits::Limits;
-pub use load::{Fetch, FileFetch, MemoryFetch};
+pub use load::{Fetch, FileFetch, MemoryFetch, local_name};
 pub use scene::{FieldType, NodeClass, NodeId, NodeType, Scene, Value};
 pub use source::{Sources, Span};
 pub use syntax::Encoding;

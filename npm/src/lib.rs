@@ -318,16 +318,7 @@ pub fn inspect(
         return fail(format!("{path}: {e}"));
     }
     let (errors, warnings) = bake.diags.counts();
-    let mut doc = if bake.diags.has_errors() {
-        serde_json::json!({})
-    } else {
-        bake.report_json()
-    };
-    doc["schema"] = serde_json::json!("x3dbake-inspect/1");
-    doc["file"] = serde_json::json!(path);
-    doc["diagnostics"] = bake.diagnostics_json();
-    doc["errors"] = serde_json::json!(errors);
-    doc["warnings"] = serde_json::json!(warnings);
+    let doc = bake.inspect_json(path);
     let mut json = serde_json::to_string_pretty(&doc).unwrap_or_default();
     json.push('\n');
     Inspected {
@@ -388,7 +379,7 @@ pub struct Resolved {
 /// another scheme is refused as it refuses it.
 #[wasm_bindgen]
 pub fn resolve(from: &str, url: &str) -> Resolved {
-    match local_name(url) {
+    match x3dbake::local_name(url).map_err(|e| e.to_string()) {
         Ok(local) => {
             let base = Path::new(from).parent().unwrap_or(Path::new(""));
             Resolved {
@@ -401,57 +392,6 @@ pub fn resolve(from: &str, url: &str) -> Resolved {
             error: Some(e),
         },
     }
-}
-
-// (`FileFetch`'s own local_name is private to the library: the same rule,
-// src/load/link.rs, tested against it through the command line.)
-
-/// The local file name a URL gives (`file:` dropped, `%xx` decoded).
-fn local_name(url: &str) -> Result<String, String> {
-    let local = url
-        .strip_prefix("file://")
-        .or_else(|| url.strip_prefix("file:"))
-        .unwrap_or(url);
-    if has_scheme(local) {
-        return Err("not fetched: x3dbake reads local files only".into());
-    }
-    Ok(percent_decode(local))
-}
-
-/// True for a URL with a scheme (`http:`), not a path (`C:` is a path).
-fn has_scheme(url: &str) -> bool {
-    match url.split_once(':') {
-        Some((scheme, _)) => {
-            scheme.len() > 1
-                && scheme.starts_with(|c: char| c.is_ascii_alphabetic())
-                && scheme
-                    .chars()
-                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'))
-        }
-        None => false,
-    }
-}
-
-fn percent_decode(s: &str) -> String {
-    let b = s.as_bytes();
-    let mut out = Vec::with_capacity(b.len());
-    let mut i = 0;
-    while i < b.len() {
-        let hex = |c: u8| (c as char).to_digit(16);
-        if b[i] == b'%'
-            && let (Some(h), Some(l)) = (
-                b.get(i + 1).and_then(|&c| hex(c)),
-                b.get(i + 2).and_then(|&c| hex(c)),
-            )
-        {
-            out.push((h * 16 + l) as u8);
-            i += 3;
-        } else {
-            out.push(b[i]);
-            i += 1;
-        }
-    }
-    String::from_utf8_lossy(&out).into_owned()
 }
 
 thread_local! {

@@ -215,17 +215,8 @@ fn inspect(
     if json {
         // Everything in the document, diagnostics too; errors still make
         // exit 1.
-        let mut doc = if bake.diags.has_errors() {
-            serde_json::json!({})
-        } else {
-            bake.report_json()
-        };
-        doc["schema"] = serde_json::json!("x3dbake-inspect/1");
-        doc["file"] = serde_json::json!(path);
-        doc["diagnostics"] = bake.diagnostics_json();
+        let doc = bake.inspect_json(path);
         let (errors, warnings) = bake.diags.counts();
-        doc["errors"] = serde_json::json!(errors);
-        doc["warnings"] = serde_json::json!(warnings);
         let written = write_json(&doc);
         return match (errors, warnings) {
             (0, 0) => written,

@@ -166,8 +166,10 @@ impl Fetch for MemoryFetch {
 }
 
 /// The local file name a URL gives (`file:` dropped, `%xx` decoded); an
-/// error for a URL of another scheme, which is never fetched.
-fn local_name(url: &str) -> std::io::Result<String> {
+/// error for a URL of another scheme, which is never fetched. The rule
+/// [`FileFetch`] and [`MemoryFetch`] read by, for fetches of other hosts
+/// (the npm package's reads from disk through JavaScript).
+pub fn local_name(url: &str) -> std::io::Result<String> {
     let local = url
         .strip_prefix("file://")
         .or_else(|| url.strip_prefix("file:"))

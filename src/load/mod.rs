@@ -7,7 +7,7 @@ pub mod link;
 pub mod proto;
 
 pub use file::{GunzipError, MAX_GUNZIPPED_BYTES, add_file, gunzip, is_gzip};
-pub use link::{Fetch, FileFetch, MemoryFetch};
+pub use link::{Fetch, FileFetch, MemoryFetch, local_name};
 
 use crate::diag::Diagnostics;
 use crate::limits::Limits;
