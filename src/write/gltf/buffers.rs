@@ -37,14 +37,35 @@ pub(super) fn bounds<const N: usize>(data: &[f32]) -> (Vec<f32>, Vec<f32>) {
     (lo.to_vec(), hi.to_vec())
 }
 
+/// The least and greatest of each component of `data`, elements of type
+/// `ty`: an accessor's `min` and `max`.
+pub(super) fn bounds_of(data: &[f32], ty: accessor::Type) -> (Vec<f32>, Vec<f32>) {
+    match ty.multiplicity() {
+        1 => bounds::<1>(data),
+        2 => bounds::<2>(data),
+        3 => bounds::<3>(data),
+        4 => bounds::<4>(data),
+        9 => bounds::<9>(data),
+        _ => bounds::<16>(data),
+    }
+}
+
+/// The JSON an animation track adds, about: its channel and sampler
+/// (about 110 bytes), its keys' accessor and view (about 75; times are
+/// often shared). A scene whose tracks take more has its buffer copied.
+const TRACK_JSON: u64 = 192;
+
 /// The room left for a GLB's header and JSON before a buffer moved to a
 /// file as it is made, decided when the buffer first passes the size it
 /// may have in memory: the JSON so far, three times more (at most 1 MiB
-/// more, so that a large JSON is not followed by megabytes of padding), and
-/// 64 KiB, in whole 4 KiB pages (so the buffer starts on a page). A JSON
-/// that outgrows it is written unpadded and the buffer copied after it;
-/// one that fits is padded with spaces to fill it (src/cli/output.rs).
-pub(super) fn head_room(root: &json::Root) -> u64 {
+/// more, so that a large JSON is not followed by megabytes of padding),
+/// [`TRACK_JSON`] for each of the clips' `tracks` (written later, most
+/// of the JSON of a scene of many animated nodes) and 64 KiB, in whole 4
+/// KiB pages (so the buffer starts on a page). A JSON that outgrows it is
+/// written unpadded and the buffer copied after it (a tenth of a bake's
+/// time when the buffer is large); one that fits is padded with spaces to
+/// fill it (src/cli/output.rs).
+pub(super) fn head_room(root: &json::Root, tracks: usize) -> u64 {
     /// Counts the bytes written to it.
     struct Count(u64);
     impl std::io::Write for Count {
@@ -61,7 +82,8 @@ pub(super) fn head_room(root: &json::Root) -> u64 {
     // none.
     let _ = serde_json::to_writer(&mut json, root);
     let more = (3 * json.0).min(1 << 20);
-    (json.0 + more + (64 << 10)).next_multiple_of(4 << 10)
+    let animations = TRACK_JSON.saturating_mul(tracks as u64);
+    (json.0 + more + animations + (64 << 10)).next_multiple_of(4 << 10)
 }
 
 /// The largest accessor whose bytes are compared with those written before.
@@ -101,7 +123,8 @@ impl Writer<'_> {
     /// [`bin::Bin::append`]); returns where they start.
     pub(super) fn append(&mut self, size: usize, fill: impl FnOnce(&mut [u8])) -> usize {
         let root = &self.root;
-        self.buf.bin.append(size, fill, || head_room(root))
+        let tracks = self.anim.clips.iter().map(|c| c.tracks.len()).sum();
+        self.buf.bin.append(size, fill, || head_room(root, tracks))
     }
 
     /// Appends f32 data in its own buffer view and makes an accessor.
@@ -122,22 +145,23 @@ impl Writer<'_> {
         min_max: bool,
         target: Option<buffer::Target>,
     ) -> Index<json::Accessor> {
-        let n = ty.multiplicity();
-        let bounds = min_max.then(|| {
-            let (lo, hi) = match n {
-                1 => bounds::<1>(data),
-                2 => bounds::<2>(data),
-                3 => bounds::<3>(data),
-                4 => bounds::<4>(data),
-                9 => bounds::<9>(data),
-                _ => bounds::<16>(data),
-            };
-            (serde_json::json!(lo), serde_json::json!(hi))
-        });
+        let bounds = min_max.then(|| bounds_of(data, ty));
+        self.bounded_accessor(data, ty, bounds, target)
+    }
+
+    /// The same, its bounds ([`bounds_of`] its data) given.
+    pub(super) fn bounded_accessor(
+        &mut self,
+        data: &[f32],
+        ty: accessor::Type,
+        bounds: Option<(Vec<f32>, Vec<f32>)>,
+        target: Option<buffer::Target>,
+    ) -> Index<json::Accessor> {
+        let bounds = bounds.map(|(lo, hi)| (serde_json::json!(lo), serde_json::json!(hi)));
         let component = accessor::ComponentType::F32;
         self.raw_accessor(
             data.iter().map(|x| x.to_le_bytes()),
-            data.len() / n,
+            data.len() / ty.multiplicity(),
             component,
             ty,
             bounds,
@@ -278,21 +302,26 @@ mod tests {
     use crate::write::gltf::nodes::node;
 
     /// The room for a GLB's head: four times a small JSON and 64 KiB; a
-    /// large JSON and at most 1 MiB more; whole pages either way.
+    /// large JSON and at most 1 MiB more; room for each track to come;
+    /// whole pages either way.
     #[test]
     fn the_head_room_grows_with_the_json_and_is_capped() {
         let mut root = json::Root::default();
         let len = |root: &json::Root| serde_json::to_vec(root).unwrap().len() as u64;
         let small = len(&root);
         assert_eq!(
-            head_room(&root),
+            head_room(&root, 0),
             (4 * small + (64 << 10)).next_multiple_of(4096)
+        );
+        assert_eq!(
+            head_room(&root, 1000),
+            (4 * small + 1000 * TRACK_JSON + (64 << 10)).next_multiple_of(4096)
         );
         for i in 0..40_000 {
             root.push(node(Some(format!("node_{i:05}"))));
         }
         let large = len(&root);
-        let room = head_room(&root);
+        let room = head_room(&root, 0);
         assert!(
             large > 500_000 && room.is_multiple_of(4096),
             "{large} {room}"

@@ -3,6 +3,7 @@
 //! other triangulations a reshaped sample needs.
 
 use super::Writer;
+use super::buffers::bounds_of;
 use crate::anim::keyframes::{Interpolation, Keyframes};
 use crate::diag::Diagnostics;
 use crate::scene::NodeId;
@@ -52,6 +53,55 @@ pub(super) fn vec3_at(animated: &[f64], c: u32) -> Option<glam::Vec3> {
     let c = 3 * c as usize;
     let q = animated.get(c..c + 3)?;
     Some(glam::Vec3::new(q[0] as f32, q[1] as f32, q[2] as f32))
+}
+
+/// The bytes of morph targets whose displacements are made at once (see
+/// `morph_targets`): enough to be worth a thread, few enough to add
+/// little to the peak.
+const TARGETS_BATCH_BYTES: usize = 4 << 20;
+
+/// Displacements of three numbers a vertex, and their bounds.
+type Displacements = (Vec<f32>, (Vec<f32>, Vec<f32>));
+
+/// A morph target's displacements, before they are written.
+struct TargetData {
+    /// The mesh's vertex count.
+    vertices: usize,
+    positions: Option<Displacements>,
+    normals: Option<Displacements>,
+    uvs: Option<Vec<f32>>,
+}
+
+/// The displacements of key `i` of a mesh's point, normal and texture
+/// coordinate keys (each optional): the key's points read once for their
+/// displacements and the normals they make.
+fn target_data(
+    m: &crate::mesh::Mesh,
+    [kp, kn, kt]: &[Option<Keyframes>; 3],
+    i: usize,
+) -> TargetData {
+    let points = kp.as_ref().map(|k| k.value(i));
+    let positions = points
+        .as_ref()
+        .map(|p| deltas(&m.positions, &m.coord_index, p, false));
+    let normals = match (kn, &points) {
+        (Some(k), _) => Some(deltas(&m.normals, &m.normal_index, &k.value(i), true)),
+        (None, Some(p)) => Writer::remade_normals(m, p),
+        _ => None,
+    };
+    let uvs = kt
+        .as_ref()
+        .map(|k| uv_deltas(&m.uvs, &m.tex_index, &k.value(i)));
+    let bounded = |d: Vec<f32>| {
+        let b = bounds_of(&d, accessor::Type::Vec3);
+        (d, b)
+    };
+    TargetData {
+        vertices: m.positions.len(),
+        positions: positions.map(bounded),
+        normals: normals.map(bounded),
+        uvs,
+    }
 }
 
 /// A morph target's displacements: for each vertex, the animated element it
@@ -272,30 +322,29 @@ impl<'a> Writer<'a> {
     /// The morph target of key `i`: the displacements of the points,
     /// normals and texture coordinates whose keyframes are given (normals
     /// made from the points follow the points).
+    /// A morph target's accessors, from its displacements (see
+    /// [`target_data`]).
     fn morph_target(
         &mut self,
-        m: &crate::mesh::Mesh,
         mesh: usize,
         target: usize,
-        [kp, kn, kt]: &[Option<Keyframes>; 3],
-        i: usize,
+        data: TargetData,
     ) -> json::mesh::MorphTarget {
-        // The key's points, read once for their displacements and normals.
-        let points = kp.as_ref().map(|k| k.value(i));
-        let positions = points
-            .as_ref()
-            .map(|p| deltas(&m.positions, &m.coord_index, p, false));
-        let normals = match (kn, &points) {
-            (Some(k), _) => Some(deltas(&m.normals, &m.normal_index, &k.value(i), true)),
-            (None, Some(p)) => Self::remade_normals(m, p),
-            _ => None,
+        let vertex = Some(buffer::Target::ArrayBuffer);
+        let mut accessor = |d: Option<Displacements>| {
+            d.map(|(d, b)| self.bounded_accessor(&d, accessor::Type::Vec3, Some(b), vertex))
         };
-        let mut made = self.displacements(positions.as_deref(), normals.as_deref());
+        let positions = accessor(data.positions);
+        let normals = accessor(data.normals);
+        let mut made = json::mesh::MorphTarget {
+            positions,
+            normals,
+            tangents: None,
+        };
         if made.positions.is_none() {
-            made.positions = Some(self.still_positions(m.positions.len()));
+            made.positions = Some(self.still_positions(data.vertices));
         }
-        if let Some(k) = kt {
-            let delta = uv_deltas(&m.uvs, &m.tex_index, &k.value(i));
+        if let Some(delta) = data.uvs {
             let vertex = Some(buffer::Target::ArrayBuffer);
             let a = self.accessor_for(&delta, accessor::Type::Vec2, false, vertex);
             self.geo.morph_uvs.push((mesh, target, a.value()));
@@ -426,9 +475,17 @@ impl<'a> Writer<'a> {
             }
             self.buf.bin.reserve(len * per_target * 4);
             let keys = [kp, kn, kt];
-            for i in 0..len {
-                let target = self.morph_target(m, mesh, targets.len(), &keys, i);
-                targets.push(target);
+            // The displacements of a few keys at a time are made on the
+            // thread share, then written in key order.
+            let batch = (TARGETS_BATCH_BYTES / (per_target * 4).max(1)).max(2);
+            let order: Vec<usize> = (0..len).collect();
+            for some in order.chunks(batch) {
+                let made =
+                    crate::par::map(some, &|_| per_target * 4, &|&i| target_data(m, &keys, i));
+                for data in made {
+                    let target = self.morph_target(mesh, targets.len(), data);
+                    targets.push(target);
+                }
             }
             let [kp, kn, kt] = keys;
             // The weights channel needs only the times: the values are in
