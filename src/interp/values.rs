@@ -73,6 +73,14 @@ impl<'a> Values<'a> {
         }
     }
 
+    /// Some of the numbers, borrowed in their own precision.
+    pub fn part(&self, range: Range<usize>) -> Values<'_> {
+        match self {
+            Values::Wide(v) => Values::Wide(Cow::Borrowed(&v[range])),
+            Values::Narrow(v) => Values::Narrow(Cow::Borrowed(&v[range])),
+        }
+    }
+
     /// All the numbers as `f64` (borrowed when they are).
     pub fn wide(&self) -> Cow<'_, [f64]> {
         self.slice(0..self.len())

@@ -6,6 +6,7 @@ use super::Writer;
 use super::buffers::bounds_of;
 use crate::anim::keyframes::{Interpolation, Keyframes};
 use crate::diag::Diagnostics;
+use crate::interp::values::Values;
 use crate::scene::NodeId;
 use gltf_json as json;
 use json::{Index, accessor, buffer};
@@ -49,16 +50,20 @@ pub(super) struct Morph {
 }
 
 /// Element `c` (three numbers) of an animated array, `None` past its end.
-pub(super) fn vec3_at(animated: &[f64], c: u32) -> Option<glam::Vec3> {
+pub(super) fn vec3_at(animated: &Values, c: u32) -> Option<glam::Vec3> {
     let c = 3 * c as usize;
-    let q = animated.get(c..c + 3)?;
-    Some(glam::Vec3::new(q[0] as f32, q[1] as f32, q[2] as f32))
+    match animated {
+        Values::Wide(v) => {
+            let q = v.get(c..c + 3)?;
+            Some(glam::Vec3::new(q[0] as f32, q[1] as f32, q[2] as f32))
+        }
+        Values::Narrow(v) => v.get(c..c + 3).map(glam::Vec3::from_slice),
+    }
 }
 
-/// The bytes of morph targets whose displacements are made at once (see
-/// `morph_targets`): enough to be worth a thread, few enough to add
-/// little to the peak.
-const TARGETS_BATCH_BYTES: usize = 4 << 20;
+/// The size of a morph target's data from which two are made at once on
+/// the thread share (see `morph_targets`).
+const TARGET_SPLIT_BYTES: usize = 64 << 10;
 
 /// Displacements of three numbers a vertex, and their bounds.
 type Displacements = (Vec<f32>, (Vec<f32>, Vec<f32>));
@@ -80,12 +85,17 @@ fn target_data(
     [kp, kn, kt]: &[Option<Keyframes>; 3],
     i: usize,
 ) -> TargetData {
-    let points = kp.as_ref().map(|k| k.value(i));
+    // Read where they are, in their own precision (a point is an f32).
+    let key = |k: &Keyframes| i * k.width..(i + 1) * k.width;
+    let points = kp.as_ref().map(|k| k.values.part(key(k)));
     let positions = points
         .as_ref()
         .map(|p| deltas(&m.positions, &m.coord_index, p, false));
     let normals = match (kn, &points) {
-        (Some(k), _) => Some(deltas(&m.normals, &m.normal_index, &k.value(i), true)),
+        (Some(k), _) => {
+            let normals = k.values.part(key(k));
+            Some(deltas(&m.normals, &m.normal_index, &normals, true))
+        }
         (None, Some(p)) => Writer::remade_normals(m, p),
         _ => None,
     };
@@ -107,7 +117,7 @@ fn target_data(
 /// A morph target's displacements: for each vertex, the animated element it
 /// came from (`index`) minus the vertex's own value; a missing element
 /// leaves the vertex alone. Normals are made unit first.
-pub(super) fn deltas(own: &[glam::Vec3], index: &[u32], animated: &[f64], unit: bool) -> Vec<f32> {
+pub(super) fn deltas(own: &[glam::Vec3], index: &[u32], animated: &Values, unit: bool) -> Vec<f32> {
     let mut out = Vec::with_capacity(own.len() * 3);
     for (p, &c) in own.iter().zip(index) {
         let moved = vec3_at(animated, c).map_or(*p, |q| {
@@ -475,13 +485,22 @@ impl<'a> Writer<'a> {
             }
             self.buf.bin.reserve(len * per_target * 4);
             let keys = [kp, kn, kt];
-            // The displacements of a few keys at a time are made on the
-            // thread share, then written in key order.
-            let batch = (TARGETS_BATCH_BYTES / (per_target * 4).max(1)).max(2);
-            let order: Vec<usize> = (0..len).collect();
-            for some in order.chunks(batch) {
-                let made =
-                    crate::par::map(some, &|_| per_target * 4, &|&i| target_data(m, &keys, i));
+            // The displacements of two keys at a time are made on the
+            // thread share (when large enough to be worth a thread), then
+            // written in key order: the peak grows by two targets' data.
+            let pairs = per_target * 4 >= TARGET_SPLIT_BYTES;
+            let mut i = 0;
+            while i < len {
+                let made = if pairs && i + 1 < len {
+                    let (a, b) = crate::par::join(
+                        || target_data(m, &keys, i),
+                        || target_data(m, &keys, i + 1),
+                    );
+                    vec![a, b]
+                } else {
+                    vec![target_data(m, &keys, i)]
+                };
+                i += made.len();
                 for data in made {
                     let target = self.morph_target(mesh, targets.len(), data);
                     targets.push(target);
@@ -530,7 +549,7 @@ impl<'a> Writer<'a> {
 
     /// The normals a mesh gets when its Coordinate holds `points`, as
     /// displacements from its own; `None` if the file gives its normals.
-    pub(super) fn remade_normals(m: &crate::mesh::Mesh, points: &[f64]) -> Option<Vec<f32>> {
+    pub(super) fn remade_normals(m: &crate::mesh::Mesh, points: &Values) -> Option<Vec<f32>> {
         let made = m.made_normals.as_ref()?;
         // A point the animation lacks stays where it is (as in deltas).
         let corners: Vec<glam::Vec3> = m
