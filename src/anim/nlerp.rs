@@ -10,9 +10,11 @@
 //! added lie on the slerp path: a slerp player's curve is unchanged).
 
 use super::keyframes::{Interpolation, Keyframes};
+use crate::hash::HashMap;
 use crate::interp::rotation::slerp;
 use crate::math;
 use glam::DQuat;
+use std::cell::RefCell;
 
 /// The rotation between a quaternion and the nlerp of `a` and `b` at `s`
 /// (`b` in `a`'s hemisphere): the distance an nlerp player is from slerp.
@@ -45,6 +47,28 @@ pub fn gap(omega: f64) -> f64 {
 /// that nlerp keeps within `room` of it (a gap is at most 1e-3 above its
 /// grid value: a margin of 1 %); at most `MAX_ARCS`.
 fn arcs(omega: f64, room: f64) -> usize {
+    // Scenes repeat their turns (many nodes spun alike): each answer is
+    // kept for the thread's next segment of that angle and room.
+    thread_local! {
+        static KNOWN: RefCell<HashMap<(u64, u64), usize>> = RefCell::default();
+    }
+    const KEPT: usize = 4096;
+    let key = (omega.to_bits(), room.to_bits());
+    if let Some(n) = KNOWN.with_borrow(|known| known.get(&key).copied()) {
+        return n;
+    }
+    let n = count_arcs(omega, room);
+    KNOWN.with_borrow_mut(|known| {
+        if known.len() >= KEPT {
+            known.clear();
+        }
+        known.insert(key, n);
+    });
+    n
+}
+
+/// [`arcs`], counted.
+fn count_arcs(omega: f64, room: f64) -> usize {
     const MAX_ARCS: usize = 1 << 16;
     let room = 0.99 * room;
     // The gap grows as omega³ (about 0.0321·omega³ for a small omega):

@@ -323,16 +323,19 @@ impl Interpolator {
                 .map(|p| (map.0)(DVec3::from_slice(p)).length())
                 .fold(0.0, f64::max);
         }
-        let (v, per) = (&self.values, per.max(1));
-        (0..v.len())
-            .step_by(per)
-            .map(|e| {
-                (e..(e + per).min(v.len()))
-                    .map(|i| v.get(i).powi(2))
-                    .sum::<f64>()
-                    .sqrt()
-            })
-            .fold(0.0, f64::max)
+        // The largest squared norm, then its root (the root keeps order):
+        // one pass over the numbers in their own precision.
+        fn squares<T: Copy + Into<f64>>(v: &[T], per: usize) -> f64 {
+            v.chunks(per)
+                .map(|e| e.iter().map(|&x| x.into().powi(2)).sum::<f64>())
+                .fold(0.0, f64::max)
+        }
+        let per = per.max(1);
+        let largest = match &self.values {
+            Values::Wide(v) => squares(v, per),
+            Values::Narrow(v) => squares(v, per),
+        };
+        largest.sqrt()
     }
 
     /// False when the interpolator has no keys: it sends no events, and its
