@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Speed and memory against a floor, at 10, 42 and 200 MB (issue 43's table):
+# Speed and memory against a floor, at 10, 42 and 200 MB, and on scenes of
+# many animated nodes:
 # the floor (examples/floor.rs: read the file and parse every number with
-# fast-float2, one thread), a default bake to .glb, CSV to /dev/null and
+# fast-float2, one thread), a default bake to .glb, --compress, CSV to /dev/null and
 # `inspect`, run in turn RUNS times, each the median of its runs, as times
 # and as ratios to the floor (and the best run's ratio to the best floor);
 # peak memory as a ratio to the input. Inputs from bench/gen_big.py.
@@ -44,28 +45,52 @@ median() {
   summary "$tmp/runs"
 }
 
-printf '%-8s %-28s %9s %9s %12s %14s\n' size what time "x floor" "peak x input" "best x floor"
-for mb in "${sizes[@]}"; do
-  f=target/bench/big-${mb}mb.x3d
-  [ -f "$f" ] || python3 bench/gen_big.py "$f" "$mb"
+# The commands run in turn, round after round, so that the floor and the
+# others see the same moments of a shared machine: each as times and ratios
+# to the floor (--compress also to the default bake).
+table() {
+  local f=$1 label=$2 bytes
   bytes=$(stat -c %s "$f")
-  # The four commands run in turn, round after round, so that the floor
-  # and the others see the same moments of a shared machine.
-  whats=("floor (fast-float2)" "default bake -> .glb" "--format csv -o /dev/null" "inspect")
-  for k in 0 1 2 3; do : > "$tmp/runs$k"; done
+  whats=("floor (fast-float2)" "default bake -> .glb" "--compress -> .glb" "--format csv -o /dev/null" "inspect")
+  for k in 0 1 2 3 4; do : > "$tmp/runs$k"; done
   for _ in $(seq "$runs"); do
     once "$floor" "$f" >> "$tmp/runs0"
     once "$bin" "$f" -o "$tmp/out.glb" --quiet >> "$tmp/runs1"
-    once "$bin" "$f" -o /dev/null --format csv --quiet >> "$tmp/runs2"
-    once "$bin" inspect --quiet "$f" >> "$tmp/runs3"
+    once "$bin" "$f" -o "$tmp/small.glb" --compress --quiet >> "$tmp/runs2"
+    once "$bin" "$f" -o /dev/null --format csv --quiet >> "$tmp/runs3"
+    once "$bin" inspect --quiet "$f" >> "$tmp/runs4"
   done
   read -r ft _ fb <<< "$(summary "$tmp/runs0")"
-  for k in 0 1 2 3; do
+  read -r bt _ _ <<< "$(summary "$tmp/runs1")"
+  for k in 0 1 2 3 4; do
     read -r t p b <<< "$(summary "$tmp/runs$k")"
-    printf '%-8s %-28s %8.3fs %8.2fx %11.2fx %13.2fx\n' "${mb} MB" "${whats[$k]}" "$t" \
-      "$(echo "$t / $ft" | bc -l)" "$(echo "$p * 1024 / $bytes" | bc -l)" "$(echo "$b / $fb" | bc -l)"
+    local more=""
+    [ "$k" = 2 ] && more=$(printf ' (%.2fx the bake)' "$(echo "$t / $bt" | bc -l)")
+    printf '%-13s %-28s %8.3fs %8.2fx %11.2fx %13.2fx%s\n' "$label" "${whats[$k]}" "$t" \
+      "$(echo "$t / $ft" | bc -l)" "$(echo "$p * 1024 / $bytes" | bc -l)" "$(echo "$b / $fb" | bc -l)" "$more"
   done
+}
+
+printf '%-13s %-28s %9s %9s %12s %14s\n' input what time "x floor" "peak x input" "best x floor"
+for mb in "${sizes[@]}"; do
+  f=target/bench/big-${mb}mb.x3d
+  [ -f "$f" ] || python3 bench/gen_big.py "$f" "$mb"
+  table "$f" "${mb} MB"
 done
+
+# Scenes of many animated nodes: ../shared/bench/bigscene.py's morphing mesh
+# of 12 000 and 50 000 points (10 and 42 MB) and 500 boxes each moved and
+# turned by interpolators of its own.
+bigscene=../shared/bench/bigscene.py
+if [ -f "$bigscene" ]; then
+  for points in 12000 50000; do
+    f=target/bench/bigscene-$points.x3d
+    [ -f "$f" ] || python3 "$bigscene" "$f" "$points"
+    table "$f" "bigscene $((points / 1000))k"
+  done
+else
+  echo "bigscene: skipped ($bigscene not found)"
+fi
 
 # CSV in bounded memory: one animated field over 1 000 s at 1, 10 and 40
 # kHz (1, 10 and 40 million rows; 50 million samples a track is the limit)
