@@ -165,7 +165,13 @@ impl Bake {
             let def = self.scene.field_set_by(set.node, def);
             let (name, ty) = (def.name.clone(), def.ty);
             let data = match (ty.scalar(), &set.other) {
-                (Scalar::Float, _) => Data::Floats(set.values.iter().map(|&x| x as f32).collect()),
+                (Scalar::Float, _) => Data::Floats(
+                    set.values
+                        .iter()
+                        .map(|&x| x as f32)
+                        .collect::<Vec<_>>()
+                        .into(),
+                ),
                 (Scalar::Double, _) => Data::Doubles(set.values.clone()),
                 (Scalar::Int, _) => Data::Ints(set.values.iter().map(|&x| x as i32).collect()),
                 (Scalar::Bool, _) => Data::Bools(set.values.iter().map(|&x| x != 0.0).collect()),
@@ -215,7 +221,7 @@ impl Bake {
                 .get_mut("keyValue")
                 .map(|set| &mut set.value.data)
             {
-                Some(Data::Floats(v)) => *v = Vec::new(),
+                Some(Data::Floats(v)) => *v = Default::default(),
                 Some(Data::Doubles(v)) => *v = Vec::new(),
                 _ => {}
             }

@@ -16,7 +16,9 @@ mod route_reports;
 mod track;
 mod walk;
 
-use crate::interp::{Ease, Interpolator, KeyWarning, Kind, PointMap, Spec, TangentRule, Values};
+use crate::interp::{
+    Ease, Floats, Interpolator, KeyWarning, Kind, PointMap, Spec, TangentRule, Values,
+};
 use crate::scene::value::Data;
 use crate::scene::{NodeId, Scene, Value};
 
@@ -51,7 +53,7 @@ fn numbers(scene: &Scene, id: NodeId, field: &str) -> Vec<f64> {
 /// them (the interpolator copies them as they are), any other as f64.
 fn key_values(scene: &Scene, id: NodeId) -> Values<'_> {
     match scene.value(id, "keyValue").map(|v| &v.data) {
-        Some(Data::Floats(x)) => Values::Narrow(x.into()),
+        Some(Data::Floats(x)) => Values::Narrow(Floats::Shared(x.clone())),
         _ => numbers(scene, id, "keyValue").into(),
     }
 }

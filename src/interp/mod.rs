@@ -18,7 +18,7 @@ pub mod values;
 pub use ease::Ease;
 pub use keys::{Hint, KeyWarning, Seg, lookup, lookup_near};
 pub use spline::TangentRule;
-pub use values::Values;
+pub use values::{Floats, Values};
 
 use crate::math;
 use glam::{DQuat, DVec3};
@@ -333,7 +333,7 @@ impl Interpolator {
         let per = per.max(1);
         let largest = match &self.values {
             Values::Wide(v) => squares(v, per),
-            Values::Narrow(v) => squares(v, per),
+            Values::Narrow(v) => squares(&v[..], per),
         };
         largest.sqrt()
     }

@@ -7,7 +7,8 @@
 //! Values computed here (quaternions, unit normals, samples) are `f64`.
 
 use std::borrow::Cow;
-use std::ops::Range;
+use std::ops::{Deref, Range};
+use std::sync::Arc;
 
 /// Numbers, flat: `f64`, or `f32` as read from a file (widened exactly).
 #[derive(Clone, Debug)]
@@ -15,7 +16,52 @@ pub enum Values<'a> {
     /// Double precision.
     Wide(Cow<'a, [f64]>),
     /// Single precision, each number widened to `f64` when it is read.
-    Narrow(Cow<'a, [f32]>),
+    Narrow(Floats<'a>),
+}
+
+/// Single-precision numbers: borrowed, owned, or shared with the scene
+/// field they were read into (an interpolator holds a large keyValue
+/// without a copy of it).
+#[derive(Clone, Debug)]
+pub enum Floats<'a> {
+    Borrowed(&'a [f32]),
+    Owned(Vec<f32>),
+    Shared(Arc<Vec<f32>>),
+}
+
+impl Deref for Floats<'_> {
+    type Target = [f32];
+    fn deref(&self) -> &[f32] {
+        match self {
+            Floats::Borrowed(v) => v,
+            Floats::Owned(v) => v,
+            Floats::Shared(v) => v,
+        }
+    }
+}
+
+impl Floats<'_> {
+    /// The numbers to change, copied first unless they are this value's
+    /// alone.
+    fn to_mut(&mut self) -> &mut Vec<f32> {
+        match self {
+            Floats::Borrowed(v) => {
+                *self = Floats::Owned(v.to_vec());
+                self.to_mut()
+            }
+            Floats::Owned(v) => v,
+            Floats::Shared(v) => Arc::make_mut(v),
+        }
+    }
+
+    /// The same numbers, not borrowed (shared ones stay shared).
+    fn into_owned(self) -> Floats<'static> {
+        match self {
+            Floats::Borrowed(v) => Floats::Owned(v.to_vec()),
+            Floats::Owned(v) => Floats::Owned(v),
+            Floats::Shared(v) => Floats::Shared(v),
+        }
+    }
 }
 
 impl Default for Values<'_> {
@@ -77,7 +123,7 @@ impl<'a> Values<'a> {
     pub fn part(&self, range: Range<usize>) -> Values<'_> {
         match self {
             Values::Wide(v) => Values::Wide(Cow::Borrowed(&v[range])),
-            Values::Narrow(v) => Values::Narrow(Cow::Borrowed(&v[range])),
+            Values::Narrow(v) => Values::Narrow(Floats::Borrowed(&v[range])),
         }
     }
 
@@ -90,7 +136,7 @@ impl<'a> Values<'a> {
     pub fn borrowed(&self) -> Values<'_> {
         match self {
             Values::Wide(v) => Values::Wide(Cow::Borrowed(v)),
-            Values::Narrow(v) => Values::Narrow(Cow::Borrowed(v)),
+            Values::Narrow(v) => Values::Narrow(Floats::Borrowed(v)),
         }
     }
 
@@ -98,7 +144,7 @@ impl<'a> Values<'a> {
     pub fn into_owned(self) -> Values<'static> {
         match self {
             Values::Wide(v) => Values::Wide(Cow::Owned(v.into_owned())),
-            Values::Narrow(v) => Values::Narrow(Cow::Owned(v.into_owned())),
+            Values::Narrow(v) => Values::Narrow(v.into_owned()),
         }
     }
 
@@ -124,11 +170,11 @@ impl<'a> Values<'a> {
 
     /// Exactly `n` frames of `frame` numbers: extra numbers dropped, and
     /// missing frames copies of the last whole one (`frame` and the number
-    /// of whole frames are not zero). Owned numbers are kept in place.
+    /// of whole frames are not zero). Owned numbers are kept in place, and
+    /// shared ones that are already `n` frames stay shared.
     pub fn in_frames(self, frame: usize, n: usize) -> Values<'static> {
-        fn fit<T: Clone>(v: Cow<'_, [T]>, frame: usize, n: usize) -> Vec<T> {
+        fn fit<T: Clone>(mut v: Vec<T>, frame: usize, n: usize) -> Vec<T> {
             let whole = v.len() / frame;
-            let mut v = v.into_owned();
             v.truncate(whole.min(n) * frame);
             while v.len() < n * frame {
                 let last = v.len() - frame;
@@ -137,8 +183,11 @@ impl<'a> Values<'a> {
             v
         }
         match self {
-            Values::Wide(v) => Values::Wide(Cow::Owned(fit(v, frame, n))),
-            Values::Narrow(v) => Values::Narrow(Cow::Owned(fit(v, frame, n))),
+            Values::Wide(v) => Values::Wide(Cow::Owned(fit(v.into_owned(), frame, n))),
+            Values::Narrow(v) if v.len() == n * frame => Values::Narrow(v.into_owned()),
+            Values::Narrow(mut v) => {
+                Values::Narrow(Floats::Owned(fit(std::mem::take(v.to_mut()), frame, n)))
+            }
         }
     }
 
@@ -173,7 +222,7 @@ mod tests {
     #[test]
     fn narrow_numbers_read_as_their_exact_f64() {
         let x = [0.1f32, -3.5, 1e-7, f32::MAX];
-        let narrow = Values::Narrow(Cow::Borrowed(&x));
+        let narrow = Values::Narrow(Floats::Borrowed(&x));
         let wide: Values = x.iter().map(|&v| f64::from(v)).collect::<Vec<_>>().into();
         assert_eq!(narrow, wide);
         assert_eq!(narrow.get(0), 0.1f32 as f64);
@@ -198,7 +247,7 @@ mod tests {
         let framed = narrow.into_owned().in_frames(3, 2);
         assert_eq!(
             *framed.wide(),
-            *Values::Narrow(Cow::Borrowed(&[0.1f32, -3.5, 1e-7, 0.1, -3.5, 1e-7])).wide()
+            *Values::Narrow(Floats::Borrowed(&[0.1f32, -3.5, 1e-7, 0.1, -3.5, 1e-7])).wide()
         );
         assert_ne!(framed, Values::from(vec![0.1; 6]));
     }

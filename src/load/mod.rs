@@ -75,7 +75,7 @@ fn quaternion_key_values(scene: &mut Scene) {
             continue;
         }
         if let Some(Data::Floats(v)) = node.values.get_mut("keyValue").map(|f| &mut f.value.data) {
-            for r in v.chunks_exact_mut(4) {
+            for r in std::sync::Arc::make_mut(v).chunks_exact_mut(4) {
                 let q = glam::DQuat::from_xyzw(r[0].into(), r[1].into(), r[2].into(), r[3].into());
                 let axis_angle = crate::interp::rotation::to_axis_angle(q.normalize());
                 for (x, a) in r.iter_mut().zip(axis_angle) {

@@ -159,8 +159,9 @@ pub enum Data {
     Bools(Vec<bool>),
     /// 32-bit integers.
     Ints(Vec<i32>),
-    /// Single-precision numbers.
-    Floats(Vec<f32>),
+    /// Single-precision numbers, shared: an interpolator holds a large
+    /// keyValue without a copy of it.
+    Floats(std::sync::Arc<Vec<f32>>),
     /// Double-precision numbers.
     Doubles(Vec<f64>),
     /// Strings.
@@ -202,14 +203,14 @@ impl Value {
         let data = match ty.scalar() {
             Scalar::Bool => Data::Bools(vec![false; n]),
             Scalar::Int => Data::Ints(vec![0; n]),
-            Scalar::Float => Data::Floats(vec![0.0; n]),
+            Scalar::Float => Data::Floats(vec![0.0; n].into()),
             Scalar::Double => Data::Doubles(vec![0.0; n]),
             Scalar::String => Data::Strings(vec![String::new(); n]),
             Scalar::Node => Data::Nodes(Vec::new()),
         };
         let mut v = Value { ty, data };
         if ty == FieldType::SFRotation {
-            v.data = Data::Floats(vec![0.0, 0.0, 1.0, 0.0]);
+            v.data = Data::Floats(vec![0.0, 0.0, 1.0, 0.0].into());
         }
         v
     }
@@ -311,13 +312,16 @@ pub fn parse_value(ty: FieldType, text: &str, enc: Encoding) -> Result<Value, Va
             },
         )?),
         Scalar::Int => Data::Ints(parse_tokens(text, enc, |_, i, _| i, quick_int, parse_int)?),
-        Scalar::Float => Data::Floats(parse_tokens(
-            text,
-            enc,
-            float_run::<f32>,
-            quick_number::<f32>,
-            parse_number::<f32>,
-        )?),
+        Scalar::Float => Data::Floats(
+            parse_tokens(
+                text,
+                enc,
+                float_run::<f32>,
+                quick_number::<f32>,
+                parse_number::<f32>,
+            )?
+            .into(),
+        ),
         Scalar::Double => Data::Doubles(parse_tokens(
             text,
             enc,

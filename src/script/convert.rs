@@ -42,7 +42,8 @@ pub fn from_json(ty: FieldType, data: &Json) -> Option<Value> {
             items
                 .iter()
                 .map(|v| v.as_f64().map(|x| x as f32))
-                .collect::<Option<_>>()?,
+                .collect::<Option<Vec<_>>>()?
+                .into(),
         ),
         Scalar::Double => Data::Doubles(items.iter().map(Json::as_f64).collect::<Option<_>>()?),
         Scalar::String => Data::Strings(
@@ -208,7 +209,7 @@ mod tests {
     fn values_pass_as_their_scalars() {
         let v = Value {
             ty: FieldType::MFVec3f,
-            data: Data::Floats(vec![1.0, 2.0, 3.5, 4.0, 5.0, 6.0]),
+            data: Data::Floats(vec![1.0, 2.0, 3.5, 4.0, 5.0, 6.0].into()),
         };
         assert_eq!(to_json(&v), "[1.0,2.0,3.5,4.0,5.0,6.0]");
         assert_eq!(from_json(FieldType::MFVec3f, &data(&v)), Some(v));

@@ -332,7 +332,7 @@ mod tests {
     fn vec3(x: f32, y: f32, z: f32) -> Value {
         Value {
             ty: FieldType::SFVec3f,
-            data: Data::Floats(vec![x, y, z]),
+            data: Data::Floats(vec![x, y, z].into()),
         }
     }
 
@@ -363,7 +363,7 @@ function set_rotation (value, time) { vector_changed = value.multVec(vector); }
         let script = loaded(&s, &engine);
         let quarter = Value {
             ty: FieldType::SFRotation,
-            data: Data::Floats(vec![0.0, 0.0, 1.0, std::f32::consts::FRAC_PI_2]),
+            data: Data::Floats(vec![0.0, 0.0, 1.0, std::f32::consts::FRAC_PI_2].into()),
         };
         let out = script.event("set_rotation", &quarter, 1.0).expect("runs");
         let [Output::Send { field, value }] = out.as_slice() else {
@@ -406,7 +406,7 @@ function set_level(v, t) { calls++; moved[1] = v * calls; clock.set_startTime = 
         );
         let level = |x: f32| Value {
             ty: FieldType::SFFloat,
-            data: Data::Floats(vec![x]),
+            data: Data::Floats(vec![x].into()),
         };
         script.event("level", &level(5.0), 2.0).expect("first");
         let out = script.event("level", &level(5.0), 3.0).expect("second");
@@ -521,7 +521,7 @@ function go(v) {
                 .expect(name)
         };
         // 5, and 3 elements assigned equal.
-        assert_eq!(sent("size").data, Data::Floats(vec![8.0]));
+        assert_eq!(sent("size").data, Data::Floats(vec![8.0].into()));
         let Data::Floats(r) = sent("turn").data else {
             panic!("a rotation")
         };

@@ -174,7 +174,7 @@ pub(super) fn value_of(ty: FieldType, numbers: Vec<f64>) -> Value {
         Scalar::Bool => Data::Bools(numbers.iter().map(|&x| x != 0.0).collect()),
         Scalar::Int => Data::Ints(numbers.iter().map(|&x| x as i32).collect()),
         Scalar::Double => Data::Doubles(numbers),
-        _ => Data::Floats(numbers.iter().map(|&x| x as f32).collect()),
+        _ => Data::Floats(numbers.iter().map(|&x| x as f32).collect::<Vec<_>>().into()),
     };
     Value { ty, data }
 }

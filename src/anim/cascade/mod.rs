@@ -112,7 +112,7 @@ impl Ev {
             let data = match ty {
                 FieldType::SFBool => Data::Bools(vec![x != 0.0]),
                 FieldType::SFInt32 => Data::Ints(vec![x as i32]),
-                FieldType::SFFloat => Data::Floats(vec![x as f32]),
+                FieldType::SFFloat => Data::Floats(vec![x as f32].into()),
                 FieldType::SFTime | FieldType::SFDouble => Data::Doubles(vec![x]),
                 _ => return None,
             };
