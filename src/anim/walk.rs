@@ -377,16 +377,24 @@ pub(super) fn set_tracks(
         own.resize(width, 0.0);
         let (mut keys, mut values) = (vec![key_of(first.time) - 1.0], own);
         let mut other_length = None;
+        // Whether the last key is the value as a cycle ends: the left side
+        // of a jump at its time, which the value set there follows.
+        let mut ending = false;
         for &set in &list {
             if set.values.len() != width {
                 other_length.get_or_insert(set);
                 continue;
             }
-            let at = key_of(set.time);
-            if keys.last() == Some(&at) {
+            let at = key_of(if set.ending {
+                set.time.next_up()
+            } else {
+                set.time
+            });
+            if keys.last() == Some(&at) && (set.ending || !ending) {
                 keys.pop();
                 values.truncate(values.len() - width);
             }
+            ending = set.ending;
             if held {
                 let before = values[values.len() - width..].to_vec();
                 keys.push(at);

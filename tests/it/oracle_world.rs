@@ -350,6 +350,84 @@ fn orientation_dampers_turn_as_in_x_ite() {
     assert!((4e-2..1e-1).contains(&three), "order 3: {three:e}");
 }
 
+/// A Script following a looping clock's fraction (cycles of 1.5 s,
+/// fixtures/world/script-wraps.x3dv) makes a position 2·f and a turn of
+/// 3·f rad that jump where the fraction wraps. Baked at 10 frames a
+/// second (`--timeline --rate 10`, a .glb played as the glTF text says)
+/// and played by X_ITE at 450 times 5 ms off the 10 ms grid, among them
+/// 5 ms before and after each wrap: within 1e-5 everywhere, the glTF
+/// jumping at the wraps (straight from the frame before a wrap to the one
+/// after, it was up to 1.9 off).
+#[test]
+fn a_script_output_jumps_where_its_clock_wraps_as_in_x_ite() {
+    let Some(dir) = oracle() else { return };
+    let scene = util::root().join("fixtures/world/script-wraps.x3dv");
+    let times: Vec<f64> = (0..450).map(|i| 0.005 + f64::from(i) / 100.0).collect();
+    let text: Vec<String> = times.iter().map(|t| format!("{t}")).collect();
+    let theirs = xite_timeline(
+        &dir,
+        &scene,
+        &text,
+        "xite-timeline-e2e.mjs",
+        &["--load-urls"],
+    );
+    let tmp = tempfile::tempdir().unwrap();
+    let glb = tmp.path().join("wraps.glb");
+    let flags = [
+        "--timeline",
+        "--load-time",
+        "0",
+        "--rate",
+        "10",
+        "--end",
+        "5",
+        "--tolerance",
+        "1e-6",
+    ];
+    util::bake_ok(&scene.to_string_lossy(), &glb, &flags);
+    let (doc, buffers, _) = gltf::import(&glb).unwrap();
+    let anim = doc.animations().next().expect("an animation");
+    let sampler = |node: &str| {
+        let channel = anim
+            .channels()
+            .find(|c| c.target().node().name() == Some(node))
+            .unwrap_or_else(|| panic!("no channel of {node}"));
+        let reader = channel.reader(|b| Some(&buffers[b.index()]));
+        use gltf::animation::util::ReadOutputs::*;
+        let (rotation, outputs): (bool, Vec<Vec<f32>>) = match reader.read_outputs().unwrap() {
+            Translations(it) => (false, it.map(|v| v.to_vec()).collect()),
+            Rotations(r) => (true, r.into_f32().map(|v| v.to_vec()).collect()),
+            _ => panic!("{node}: not a translation or a rotation"),
+        };
+        util::played::Sampler {
+            times: reader.read_inputs().unwrap().collect(),
+            outputs,
+            interpolation: channel.sampler().interpolation(),
+            rotation,
+        }
+    };
+    let (position, turn) = (sampler("Box"), sampler("Spin"));
+    let rows = |field: &str| theirs["series"][field]["rows"].as_array().unwrap().clone();
+    let (moved, turned) = (rows("Box.translation"), rows("Spin.rotation"));
+    assert_eq!((moved.len(), turned.len()), (450, 450));
+    let mut worst = (0.0f64, 0.0);
+    for (i, &t) in times.iter().enumerate() {
+        let x = moved[i][1].as_f64().unwrap();
+        let r: Vec<f64> = turned[i].as_array().unwrap()[1..]
+            .iter()
+            .map(|v| v.as_f64().unwrap())
+            .collect();
+        let q = rotation::from_axis_angle(&r).to_array();
+        let e = (position.at(t)[0] - x)
+            .abs()
+            .max(quaternion_angle(&turn.at(t), &q));
+        if e > worst.0 {
+            worst = (e, t);
+        }
+    }
+    assert!(worst.0 < 1e-5, "{worst:?}");
+}
+
 /// Scenes that real files reduce to, in world time as X_ITE plays them
 /// from the same load instant (2 000 000 000, `--base`), at 10 Hz over 3 s:
 /// a Script that integrates its clock's time (the car drives on at 2 m/s,

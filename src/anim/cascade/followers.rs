@@ -867,6 +867,7 @@ impl<'s> Player<'s> {
         self.sending = Sending {
             towards_frames: false,
             sampled: true,
+            ending: false,
         };
         self.send(t, id, "value_changed", Ev::of(value_of(ty, numbers)));
         if settled {
