@@ -6,11 +6,11 @@ use super::cascade::{self};
 use super::check::is_chain_node;
 use super::clip::{Clip, ClipOptions, by_field};
 use super::clock::Clock;
-use super::track::{Modifier, SurfaceOutput, Track};
+use super::track::{GeoTurn, Modifier, SurfaceOutput, Through, Track};
 use super::{InterpOptions, NodeFn, node_function};
 use crate::diag::{Diagnostic, Diagnostics};
 use crate::hash::{HashMap, HashSet};
-use crate::interp::{Interpolator, Kind};
+use crate::interp::{Interpolator, Kind, PointMap};
 use crate::scene::{Dir, FieldType, NodeId, NodeType, Route, Scene};
 use crate::source::Sources;
 use std::sync::Arc;
@@ -228,6 +228,35 @@ impl Builder<'_> {
             }
             tracks.push(self.track(&r, interp, chain, func.clone(), periodic));
         }
+        // A GeoPositionInterpolator's coordinates into a GeoLocation: it
+        // moves and turns with them, its frame there (the translation
+        // taken through a map as value_changed is, for its bound).
+        for ri in self.routes_from(interp, "geovalue_changed") {
+            let r = self.scene.routes[ri].clone();
+            if self.scene.node_type(r.to) != Some(NodeType::GeoLocation)
+                || r.to_field != "geoCoords"
+            {
+                continue;
+            }
+            self.used[ri] = true;
+            let frame = crate::geo::Frame::of(self.scene, r.to);
+            let map = PointMap(Arc::new(move |p| frame.location(p).translation));
+            let moved = Arc::new(func.unmapped().with_map(map));
+            let track = self.track(&r, interp, chain, moved, periodic);
+            tracks.push(Track {
+                field: "translation".into(),
+                ty: Some(FieldType::SFVec3f),
+                ..track
+            });
+            let given = Arc::new(func.unmapped());
+            let track = self.track(&r, interp, chain, given, periodic);
+            tracks.push(Track {
+                field: "rotation".into(),
+                ty: Some(FieldType::SFRotation),
+                through: Some(Through::Turn(GeoTurn { frame })),
+                ..track
+            });
+        }
     }
 
     /// An interpolator's (u, v) values into a NurbsSurfaceInterpolator
@@ -256,7 +285,10 @@ impl Builder<'_> {
                 let r = self.scene.routes[ri].clone();
                 self.used[ri] = true;
                 tracks.push(Track {
-                    surface: Some(SurfaceOutput::new(surface.clone(), normal)),
+                    through: Some(Through::Surface(SurfaceOutput::new(
+                        surface.clone(),
+                        normal,
+                    ))),
                     ..self.track(&r, interp, chain, func.clone(), periodic)
                 });
             }

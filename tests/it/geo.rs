@@ -337,3 +337,119 @@ fn fixtures_bake_clean_and_geo_transforms_animate() {
     let names = util::node_names(&doc);
     assert_eq!(names, ["GT_geoCenter", "GT", "GT_geoCenterInverse"]);
 }
+
+/// GeoLocations that GeoPositionInterpolators move (fixtures/geo/
+/// moving_location.x3d: their geovalue_changed into set_geoCoords, in GD
+/// with rotateYUp and in UTM) move and turn with their coordinates: the
+/// glTF node's translation and rotation, sampled (`--mode sample --rate
+/// 10`) and played at each sample. At the interpolators' keys, against
+/// X_ITE's matrix: the axes to 1e-6 (a turn of 1.4e-4 rad at the GD
+/// path's far end, which a translation alone would miss), the
+/// translation to 1 mm (single precision at a few kilometres; 2 cm in
+/// UTM, where X_ITE's GeoOrigin is 1.8 cm from its GeoLocation). Between
+/// them (where X_ITE slerps the origin-relative points, see
+/// docs/interpretations.md), the frame at the coordinates linear in the
+/// geoSystem, to the same bounds.
+#[test]
+fn moving_locations_as_x_ite_places_them() {
+    let Some(dir) = util::tool_dir("X3DBAKE_XITE", "X_ITE's GeoLocation") else {
+        return;
+    };
+    let name = "moving_location.x3d";
+    let t = tempfile::tempdir().unwrap();
+    let glb = t.path().join("moving.glb");
+    let flags = ["--mode", "sample", "--rate", "10"];
+    util::bake_ok(&fixture(name).to_string_lossy(), &glb, &flags);
+    let (doc, buffers, _) = gltf::import(&glb).unwrap();
+    let anim = doc.animations().next().expect("the clock's clip");
+    let sampler = |node: &str, rotation: bool| {
+        use gltf::animation::Property;
+        let path = if rotation {
+            Property::Rotation
+        } else {
+            Property::Translation
+        };
+        let channel = anim
+            .channels()
+            .find(|c| c.target().node().name() == Some(node) && c.target().property() == path)
+            .unwrap_or_else(|| panic!("no channel of {node}"));
+        let reader = channel.reader(|b| Some(&buffers[b.index()]));
+        use gltf::animation::util::ReadOutputs::*;
+        let outputs: Vec<Vec<f32>> = match reader.read_outputs().unwrap() {
+            Translations(it) => it.map(|v| v.to_vec()).collect(),
+            Rotations(r) => r.into_f32().map(|v| v.to_vec()).collect(),
+            _ => panic!("{node}: not a translation or a rotation"),
+        };
+        util::played::Sampler {
+            times: reader.read_inputs().unwrap().collect(),
+            outputs,
+            interpolation: channel.sampler().interpolation(),
+            rotation,
+        }
+    };
+    // Ours at fraction f of the 8 s cycle.
+    let ours = |node: &str, f: f64| {
+        let t = f * 8.0;
+        DMat4::from_rotation_translation(
+            DQuat::from_slice(&sampler(node, true).at(t)),
+            DVec3::from_slice(&sampler(node, false).at(t)),
+        )
+    };
+    let close = |what: &str, ours: DMat4, theirs: DMat4, tol: f64| {
+        let worst = (0..3)
+            .map(|c| (ours.col(c) - theirs.col(c)).abs().max_element())
+            .fold(0.0, f64::max);
+        assert!(worst <= 1e-6, "{what}: {ours} against {theirs}");
+        let (a, b) = (ours.w_axis.truncate(), theirs.w_axis.truncate());
+        assert!(a.distance(b) <= tol, "{what}: {a} against {b}");
+    };
+    // (X_ITE puts a UTM GeoOrigin 1.8 cm from a GeoLocation at the same
+    // coordinates: the Drone's translation is X_ITE's to 2 cm.)
+    let cases = [
+        ("Rover", "Drive", vec![0.0, 0.5, 1.0], 1e-3),
+        ("Drone", "Fly", vec![0.0, 1.0], 2e-2),
+    ];
+    let specs: Vec<String> = cases
+        .iter()
+        .map(|(l, i, keys, _)| {
+            let keys: Vec<String> = keys.iter().map(f64::to_string).collect();
+            format!("{l}<{i}@{}", keys.join(","))
+        })
+        .collect();
+    let specs: Vec<&str> = specs.iter().map(String::as_str).collect();
+    let answers = xite(&dir, name, &specs);
+    let mut turned = 0.0f64;
+    for ((node, _, keys, tol), answer) in cases.iter().zip(&answers) {
+        for (f, m) in keys.iter().zip(answer["matrices"].as_array().unwrap()) {
+            let theirs = DMat4::from_cols_slice(&util::json_numbers(m));
+            close(&format!("{node} at key {f}"), ours(node, *f), theirs, *tol);
+            let turn = DQuat::from_mat4(&theirs).angle_between(DQuat::from_mat4(&ours(node, 0.0)));
+            turned = turned.max(turn);
+        }
+    }
+    assert!(turned > 1e-4, "the GD path turns the location: {turned}");
+    // Between the keys: the frame at the coordinates, linear in the
+    // geoSystem.
+    let bake = util::load_text(name, &std::fs::read(fixture(name)).unwrap());
+    for (node, interp, _, _) in cases {
+        let id = bake.scene.def(interp).unwrap();
+        let key = bake.scene.value(id, "key").unwrap().numbers();
+        let values = bake.scene.value(id, "keyValue").unwrap().numbers();
+        let frame = x3dbake::internal::geo::Frame::of(&bake.scene, bake.scene.def(node).unwrap());
+        for k in 0..=80 {
+            let f = f64::from(k) / 80.0;
+            let i = key.partition_point(|&x| x <= f).clamp(1, key.len() - 1);
+            let w = ((f - key[i - 1]) / (key[i] - key[i - 1])).clamp(0.0, 1.0);
+            let (a, b) = (
+                DVec3::from_slice(&values[3 * (i - 1)..]),
+                DVec3::from_slice(&values[3 * i..]),
+            );
+            let place = frame.location(a.lerp(b, w));
+            let want = DMat4::from_rotation_translation(
+                DQuat::from_mat3(&place.matrix3),
+                place.translation,
+            );
+            close(&format!("{node} at {f}"), ours(node, f), want, 1e-3);
+        }
+    }
+}
