@@ -402,11 +402,22 @@ pub(super) fn set_tracks(
         let held = !framed && kind != Kind::Step;
         // The field's own value before the first event; the last value set
         // at each time.
+        // A GeoCoordinate's points as drawn: in the scene's frame.
+        let geo = (scene.node_type(key.0) == Some(NodeType::GeoCoordinate) && key.1 == "point")
+            .then(|| crate::geo::Frame::of(scene, key.0));
+        let drawn = |v: &mut [f64]| {
+            if let Some(frame) = &geo {
+                for p in v.chunks_exact_mut(3) {
+                    p.copy_from_slice(&frame.point(glam::DVec3::from_slice(p)).to_array());
+                }
+            }
+        };
         let mut own: Vec<f64> = scene
             .value(key.0, key.1)
             .map(crate::scene::Value::numbers)
             .unwrap_or_default();
         own.resize(width, 0.0);
+        drawn(&mut own);
         let (mut keys, mut values) = (vec![key_of(first.time) - 1.0], own);
         let mut other_length = None;
         // Whether the last key is the value as a cycle ends: the left side
@@ -433,7 +444,9 @@ pub(super) fn set_tracks(
                 values.extend_from_slice(&before);
             }
             keys.push(at);
+            let first = values.len();
             values.extend_from_slice(&set.values);
+            drawn(&mut values[first..]);
         }
         if let Some(set) = other_length.filter(|_| first.ty.is_mf()) {
             let why = " to a list of another length than at load, which the timeline does not show";

@@ -453,3 +453,99 @@ fn moving_locations_as_x_ite_places_them() {
         }
     }
 }
+
+/// A GeoCoordinate whose points a Script moves (fixtures/geo/
+/// moving_points.x3d: MFVec3d into set_point, a corner rising 200 m and
+/// going east each 4 s cycle) is drawn as a morph of its points in the
+/// scene's frame. Baked in world time (`--timeline --rate 10`, within
+/// 0.1 mm: `--tolerance 1e-4`) and played
+/// at 80 times between the frames, among them either side of the clock's
+/// wrap: each corner where X_ITE's points (its timeline of the
+/// GeoCoordinate, its Script run on its clock) are drawn, to 1 mm (the
+/// points taken to the scene's frame as X_ITE draws them, see
+/// `geometry_as_x_ite_draws_it`).
+#[test]
+fn points_a_script_moves_as_x_ite_moves_them() {
+    let Some(dir) = util::tool_dir("X3DBAKE_XITE", "X_ITE's GeoCoordinate in world time") else {
+        return;
+    };
+    let name = "moving_points.x3d";
+    let times: Vec<f64> = (0..80).map(|i| 0.05 + f64::from(i) / 10.0).collect();
+    let text: Vec<String> = times.iter().map(|t| format!("{t}")).collect();
+    let theirs = util::xite::xite_timeline(
+        &dir,
+        &fixture(name),
+        &text,
+        "xite-timeline-e2e.mjs",
+        &["--load-urls", "--all-components"],
+    );
+    let t = tempfile::tempdir().unwrap();
+    let glb = t.path().join("points.glb");
+    let flags = [
+        "--timeline",
+        "--load-time",
+        "0",
+        "--rate",
+        "10",
+        "--end",
+        "8.5",
+        "--tolerance",
+        "1e-4",
+    ];
+    util::bake_ok(&fixture(name).to_string_lossy(), &glb, &flags);
+    let (doc, buffers, _) = gltf::import(&glb).unwrap();
+    let data = |b: gltf::Buffer| Some(&buffers[b.index()][..]);
+    let primitive = doc.meshes().next().unwrap().primitives().next().unwrap();
+    let reader = primitive.reader(data);
+    let rest: Vec<DVec3> = reader
+        .read_positions()
+        .unwrap()
+        .map(|p| Vec3::from(p).as_dvec3())
+        .collect();
+    let targets: Vec<Vec<DVec3>> = reader
+        .read_morph_targets()
+        .map(|(p, _, _)| p.unwrap().map(|p| Vec3::from(p).as_dvec3()).collect())
+        .collect();
+    let channel = doc.animations().next().unwrap().channels().next().unwrap();
+    let r = channel.reader(data);
+    let keys: Vec<f32> = r.read_inputs().unwrap().collect();
+    let weights: Vec<f32> = match r.read_outputs().unwrap() {
+        gltf::animation::util::ReadOutputs::MorphTargetWeights(w) => w.into_f32().collect(),
+        _ => panic!("a weights channel"),
+    };
+    let n = targets.len();
+    // The corners at time t: the rest plus the weighted targets, the
+    // weights linear between keys.
+    let drawn = |t: f64| -> Vec<DVec3> {
+        let i = keys
+            .partition_point(|&k| f64::from(k) <= t)
+            .clamp(1, keys.len() - 1);
+        let (a, b) = (f64::from(keys[i - 1]), f64::from(keys[i]));
+        let s = ((t - a) / (b - a)).clamp(0.0, 1.0);
+        let w = |j: usize| {
+            let (x, y) = (weights[(i - 1) * n + j], weights[i * n + j]);
+            f64::from(x) + s * f64::from(y - x)
+        };
+        (0..rest.len())
+            .map(|v| rest[v] + (0..n).map(|j| targets[j][v] * w(j)).sum::<DVec3>())
+            .collect()
+    };
+    let bake = util::load_text(name, &std::fs::read(fixture(name)).unwrap());
+    let frame = x3dbake::internal::geo::Frame::of(&bake.scene, bake.scene.def("Corners").unwrap());
+    let rows = theirs["series"]["Corners.point"]["rows"]
+        .as_array()
+        .unwrap();
+    assert_eq!(rows.len(), times.len());
+    let mut worst = (0.0f64, 0.0);
+    for (row, &t) in rows.iter().zip(&times) {
+        let geo = util::json_numbers(row);
+        let ours = drawn(t);
+        for (p, q) in geo[1..].chunks_exact(3).zip(&ours) {
+            let e = frame.point(DVec3::from_slice(p)).distance(*q);
+            if e > worst.0 {
+                worst = (e, t);
+            }
+        }
+    }
+    assert!(worst.0 < 1e-3, "{worst:?}");
+}

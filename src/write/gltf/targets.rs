@@ -93,7 +93,9 @@ pub fn channel(ty: Option<NodeType>, field: &str) -> Option<Channel> {
             Channel::TextureTransform
         }
         (Switch, "whichChoice") => Channel::Choice,
-        (Coordinate | TextureCoordinate, "point") | (Normal, "vector") => Channel::Morph,
+        (Coordinate | GeoCoordinate | TextureCoordinate, "point") | (Normal, "vector") => {
+            Channel::Morph
+        }
         (HAnimDisplacer, "weight") => Channel::Displacer,
         (t, f) if crate::mesh::reshapes(t, f) => Channel::Morph,
         _ => return None,
