@@ -400,8 +400,6 @@ pub(super) fn set_tracks(
         };
         // Held values as jumps (a key repeated) where the kind blends.
         let held = !framed && kind != Kind::Step;
-        // The field's own value before the first event; the last value set
-        // at each time.
         // A GeoCoordinate's points as drawn: in the scene's frame.
         let geo = (scene.node_type(key.0) == Some(NodeType::GeoCoordinate) && key.1 == "point")
             .then(|| crate::geo::Frame::of(scene, key.0));
@@ -412,6 +410,8 @@ pub(super) fn set_tracks(
                 }
             }
         };
+        // The field's own value before the first event; the last value set
+        // at each time.
         let mut own: Vec<f64> = scene
             .value(key.0, key.1)
             .map(crate::scene::Value::numbers)
