@@ -12,6 +12,8 @@
 //   GeoTransform:   {"name": N, "matrix": [16 numbers]}       X_ITE's, rows as basis vectors (row-vector order)
 //   GeoViewpoint:   {"name": N, "position": [x, y, z], "quaternion": [x, y, z, w]}  where X_ITE puts it
 //   NAME@F1,F2,...: {"name": N, "values": [[x, y, z], ...]}   an interpolator's value_changed at each fraction
+//   NAME<INTERP@F1,F2,...: {"name": N, "matrices": [[16 numbers], ...]}   a GeoLocation's matrix as INTERP,
+//                   sent each fraction, moves it (its geovalue_changed routed into NAME's set_geoCoords)
 
 import { openScene } from "./xite-scene.mjs";
 
@@ -22,9 +24,18 @@ if (!names.length) {
 }
 const { named, processEvents } = await openScene(xite, scene);
 for (const spec of names) {
-  const [name, fractions] = spec.split("@");
+  const [target, fractions] = spec.split("@");
+  const [name, driver] = target.split("<");
   const node = named(name);
-  if (fractions !== undefined) {
+  if (driver !== undefined) {
+    const matrices = [];
+    for (const f of fractions.split(",").map(Number)) {
+      named(driver).getField("set_fraction").setValue(f);
+      processEvents();
+      matrices.push(Array.from(node.getMatrix()));
+    }
+    console.log(JSON.stringify({ name, matrices }));
+  } else if (fractions !== undefined) {
     const values = [];
     for (const f of fractions.split(",").map(Number)) {
       node.getField("set_fraction").setValue(f);

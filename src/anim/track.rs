@@ -59,9 +59,60 @@ pub struct Track {
     /// A field in world time (a timeline clip's track, whose fraction is
     /// the world time): its value from the clips that write it.
     pub(super) world: Option<Arc<dyn WorldSource>>,
-    /// A NurbsSurfaceInterpolator the source's (u, v) values go through:
-    /// the track's values are its position or normal there.
-    pub(super) surface: Option<SurfaceOutput>,
+    /// What the source's values go through to be the field's.
+    pub(super) through: Option<Through>,
+}
+
+/// What a track's source values go through to be its field's values.
+#[derive(Clone, Debug)]
+pub enum Through {
+    /// A NurbsSurfaceInterpolator the source's (u, v) values go to: its
+    /// position or normal there.
+    Surface(SurfaceOutput),
+    /// A GeoLocation's geoCoords: how its frame is turned at the
+    /// coordinates the source sends (a GeoPositionInterpolator's
+    /// geovalue_changed).
+    Turn(GeoTurn),
+}
+
+impl Through {
+    /// The output for the source's value `v`.
+    fn apply(&self, v: &[f64], out: &mut Vec<f64>) {
+        match self {
+            Through::Surface(s) => s.apply(v, out),
+            Through::Turn(g) => g.apply(v, out),
+        }
+    }
+
+    /// Numbers an output.
+    fn width(&self) -> usize {
+        match self {
+            Through::Surface(_) => 3,
+            Through::Turn(_) => 4,
+        }
+    }
+}
+
+/// The rotation of a GeoLocation's frame at the coordinates it is sent,
+/// in its geoSystem and the scene's frame as its geoOrigin makes it, as
+/// X_ITE places it (+Y up there, +X east).
+#[derive(Clone, Debug)]
+pub struct GeoTurn {
+    pub(super) frame: crate::geo::Frame,
+}
+
+impl GeoTurn {
+    /// The frame's rotation at `geo`, a quaternion.
+    pub fn apply(&self, geo: &[f64], out: &mut Vec<f64>) {
+        let at = match geo {
+            [x, y, z, ..] => glam::DVec3::new(*x, *y, *z),
+            _ => glam::DVec3::ZERO,
+        };
+        let place = self.frame.location(at);
+        let q = glam::DQuat::from_mat3(&place.matrix3).normalize();
+        out.clear();
+        out.extend_from_slice(&q.to_array());
+    }
 }
 
 /// A field's value in world time from the clips that write it (the
@@ -127,7 +178,7 @@ impl Track {
             func,
             mods: Vec::new(),
             world: None,
-            surface: None,
+            through: None,
         }
     }
 
@@ -138,11 +189,11 @@ impl Track {
             return w.eval(f, out);
         }
         let f = self.mods.iter().fold(f, |f, m| m.apply(f));
-        match &self.surface {
-            Some(s) => {
-                let mut uv = Vec::with_capacity(2);
-                self.func.eval(f, &mut uv);
-                s.apply(&uv, out);
+        match &self.through {
+            Some(through) => {
+                let mut v = Vec::with_capacity(3);
+                self.func.eval(f, &mut v);
+                through.apply(&v, out);
             }
             None => self.func.eval(f, out),
         }
@@ -150,10 +201,9 @@ impl Track {
 
     /// Numbers a value of the track.
     pub fn width(&self) -> usize {
-        if self.surface.is_some() {
-            3
-        } else {
-            self.func.width()
+        match &self.through {
+            Some(through) => through.width(),
+            None => self.func.width(),
         }
     }
 
@@ -202,7 +252,7 @@ impl Track {
         if let Some(w) = &self.world {
             return w.steps(self);
         }
-        if self.mods.is_empty() && self.surface.is_none() {
+        if self.mods.is_empty() && self.through.is_none() {
             self.func.exact()
         } else {
             None
@@ -217,8 +267,12 @@ impl Track {
         if let Some(&m) = self.modifiers.first() {
             return Some(format!("{} in the chain", scene.node(m).type_name));
         }
-        if self.surface.is_some() {
-            return Some("NurbsSurfaceInterpolator in the chain".into());
+        match self.through {
+            Some(Through::Surface(_)) => {
+                return Some("NurbsSurfaceInterpolator in the chain".into());
+            }
+            Some(Through::Turn(_)) => return Some("a GeoLocation's frame".into()),
+            None => {}
         }
         match self.func.kind() {
             Kind::Color => Some("HSV colour".into()),
@@ -251,11 +305,14 @@ impl Track {
     }
 
     pub fn is_rotation(&self) -> bool {
-        self.surface.is_none()
-            && matches!(
+        match &self.through {
+            Some(Through::Turn(_)) => true,
+            Some(Through::Surface(_)) => false,
+            None => matches!(
                 self.func.kind(),
                 Kind::Orientation | Kind::Squad | Kind::NurbsOrientation
-            )
+            ),
+        }
     }
 
     /// The interpolator (or sequencer) that computes the track's values.

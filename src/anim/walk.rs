@@ -6,11 +6,11 @@ use super::cascade::{self};
 use super::check::is_chain_node;
 use super::clip::{Clip, ClipOptions, by_field};
 use super::clock::Clock;
-use super::track::{Modifier, SurfaceOutput, Track};
+use super::track::{GeoTurn, Modifier, SurfaceOutput, Through, Track};
 use super::{InterpOptions, NodeFn, node_function};
 use crate::diag::{Diagnostic, Diagnostics};
 use crate::hash::{HashMap, HashSet};
-use crate::interp::{Interpolator, Kind};
+use crate::interp::{Interpolator, Kind, PointMap};
 use crate::scene::{Dir, FieldType, NodeId, NodeType, Route, Scene};
 use crate::source::Sources;
 use std::sync::Arc;
@@ -228,6 +228,35 @@ impl Builder<'_> {
             }
             tracks.push(self.track(&r, interp, chain, func.clone(), periodic));
         }
+        // A GeoPositionInterpolator's coordinates into a GeoLocation: it
+        // moves and turns with them, its frame there (the translation
+        // taken through a map as value_changed is, for its bound).
+        for ri in self.routes_from(interp, "geovalue_changed") {
+            let r = self.scene.routes[ri].clone();
+            if self.scene.node_type(r.to) != Some(NodeType::GeoLocation)
+                || r.to_field != "geoCoords"
+            {
+                continue;
+            }
+            self.used[ri] = true;
+            let frame = crate::geo::Frame::of(self.scene, r.to);
+            let map = PointMap(Arc::new(move |p| frame.location(p).translation));
+            let moved = Arc::new(func.unmapped().with_map(map));
+            let track = self.track(&r, interp, chain, moved, periodic);
+            tracks.push(Track {
+                field: "translation".into(),
+                ty: Some(FieldType::SFVec3f),
+                ..track
+            });
+            let given = Arc::new(func.unmapped());
+            let track = self.track(&r, interp, chain, given, periodic);
+            tracks.push(Track {
+                field: "rotation".into(),
+                ty: Some(FieldType::SFRotation),
+                through: Some(Through::Turn(GeoTurn { frame })),
+                ..track
+            });
+        }
     }
 
     /// An interpolator's (u, v) values into a NurbsSurfaceInterpolator
@@ -256,7 +285,10 @@ impl Builder<'_> {
                 let r = self.scene.routes[ri].clone();
                 self.used[ri] = true;
                 tracks.push(Track {
-                    surface: Some(SurfaceOutput::new(surface.clone(), normal)),
+                    through: Some(Through::Surface(SurfaceOutput::new(
+                        surface.clone(),
+                        normal,
+                    ))),
                     ..self.track(&r, interp, chain, func.clone(), periodic)
                 });
             }
@@ -368,6 +400,16 @@ pub(super) fn set_tracks(
         };
         // Held values as jumps (a key repeated) where the kind blends.
         let held = !framed && kind != Kind::Step;
+        // A GeoCoordinate's points as drawn: in the scene's frame.
+        let geo = (scene.node_type(key.0) == Some(NodeType::GeoCoordinate) && key.1 == "point")
+            .then(|| crate::geo::Frame::of(scene, key.0));
+        let drawn = |v: &mut [f64]| {
+            if let Some(frame) = &geo {
+                for p in v.chunks_exact_mut(3) {
+                    p.copy_from_slice(&frame.point(glam::DVec3::from_slice(p)).to_array());
+                }
+            }
+        };
         // The field's own value before the first event; the last value set
         // at each time.
         let mut own: Vec<f64> = scene
@@ -375,25 +417,36 @@ pub(super) fn set_tracks(
             .map(crate::scene::Value::numbers)
             .unwrap_or_default();
         own.resize(width, 0.0);
+        drawn(&mut own);
         let (mut keys, mut values) = (vec![key_of(first.time) - 1.0], own);
         let mut other_length = None;
+        // Whether the last key is the value as a cycle ends: the left side
+        // of a jump at its time, which the value set there follows.
+        let mut ending = false;
         for &set in &list {
             if set.values.len() != width {
                 other_length.get_or_insert(set);
                 continue;
             }
-            let at = key_of(set.time);
-            if keys.last() == Some(&at) {
+            let at = key_of(if set.ending {
+                set.time.next_up()
+            } else {
+                set.time
+            });
+            if keys.last() == Some(&at) && (set.ending || !ending) {
                 keys.pop();
                 values.truncate(values.len() - width);
             }
+            ending = set.ending;
             if held {
                 let before = values[values.len() - width..].to_vec();
                 keys.push(at);
                 values.extend_from_slice(&before);
             }
             keys.push(at);
+            let first = values.len();
             values.extend_from_slice(&set.values);
+            drawn(&mut values[first..]);
         }
         if let Some(set) = other_length.filter(|_| first.ty.is_mf()) {
             let why = " to a list of another length than at load, which the timeline does not show";

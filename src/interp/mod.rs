@@ -400,6 +400,15 @@ impl Interpolator {
         self
     }
 
+    /// The same interpolator with its values as given, not taken through
+    /// a map (a GeoPositionInterpolator's geovalue_changed).
+    pub fn unmapped(&self) -> Interpolator {
+        Interpolator {
+            map: None,
+            ..self.clone()
+        }
+    }
+
     /// The value at fraction `f`, written to `out` (cleared first). Nothing is
     /// written when the interpolator has no keys.
     pub fn eval(&self, f: f64, out: &mut Vec<f64>) {

@@ -337,3 +337,215 @@ fn fixtures_bake_clean_and_geo_transforms_animate() {
     let names = util::node_names(&doc);
     assert_eq!(names, ["GT_geoCenter", "GT", "GT_geoCenterInverse"]);
 }
+
+/// GeoLocations that GeoPositionInterpolators move (fixtures/geo/
+/// moving_location.x3d: their geovalue_changed into set_geoCoords, in GD
+/// with rotateYUp and in UTM) move and turn with their coordinates: the
+/// glTF node's translation and rotation, sampled (`--mode sample --rate
+/// 10`) and played at each sample. At the interpolators' keys, against
+/// X_ITE's matrix: the axes to 1e-6 (a turn of 1.4e-4 rad at the GD
+/// path's far end, which a translation alone would miss), the
+/// translation to 1 mm (single precision at a few kilometres; 2 cm in
+/// UTM, where X_ITE's GeoOrigin is 1.8 cm from its GeoLocation). Between
+/// them (where X_ITE slerps the origin-relative points, see
+/// docs/interpretations.md), the frame at the coordinates linear in the
+/// geoSystem, to the same bounds.
+#[test]
+fn moving_locations_as_x_ite_places_them() {
+    let Some(dir) = util::tool_dir("X3DBAKE_XITE", "X_ITE's GeoLocation") else {
+        return;
+    };
+    let name = "moving_location.x3d";
+    let t = tempfile::tempdir().unwrap();
+    let glb = t.path().join("moving.glb");
+    let flags = ["--mode", "sample", "--rate", "10"];
+    util::bake_ok(&fixture(name).to_string_lossy(), &glb, &flags);
+    let (doc, buffers, _) = gltf::import(&glb).unwrap();
+    let anim = doc.animations().next().expect("the clock's clip");
+    let sampler = |node: &str, rotation: bool| {
+        use gltf::animation::Property;
+        let path = if rotation {
+            Property::Rotation
+        } else {
+            Property::Translation
+        };
+        let channel = anim
+            .channels()
+            .find(|c| c.target().node().name() == Some(node) && c.target().property() == path)
+            .unwrap_or_else(|| panic!("no channel of {node}"));
+        let reader = channel.reader(|b| Some(&buffers[b.index()]));
+        use gltf::animation::util::ReadOutputs::*;
+        let outputs: Vec<Vec<f32>> = match reader.read_outputs().unwrap() {
+            Translations(it) => it.map(|v| v.to_vec()).collect(),
+            Rotations(r) => r.into_f32().map(|v| v.to_vec()).collect(),
+            _ => panic!("{node}: not a translation or a rotation"),
+        };
+        util::played::Sampler {
+            times: reader.read_inputs().unwrap().collect(),
+            outputs,
+            interpolation: channel.sampler().interpolation(),
+            rotation,
+        }
+    };
+    // Ours at fraction f of the 8 s cycle.
+    let ours = |node: &str, f: f64| {
+        let t = f * 8.0;
+        DMat4::from_rotation_translation(
+            DQuat::from_slice(&sampler(node, true).at(t)),
+            DVec3::from_slice(&sampler(node, false).at(t)),
+        )
+    };
+    let close = |what: &str, ours: DMat4, theirs: DMat4, tol: f64| {
+        let worst = (0..3)
+            .map(|c| (ours.col(c) - theirs.col(c)).abs().max_element())
+            .fold(0.0, f64::max);
+        assert!(worst <= 1e-6, "{what}: {ours} against {theirs}");
+        let (a, b) = (ours.w_axis.truncate(), theirs.w_axis.truncate());
+        assert!(a.distance(b) <= tol, "{what}: {a} against {b}");
+    };
+    // (X_ITE puts a UTM GeoOrigin 1.8 cm from a GeoLocation at the same
+    // coordinates: the Drone's translation is X_ITE's to 2 cm.)
+    let cases = [
+        ("Rover", "Drive", vec![0.0, 0.5, 1.0], 1e-3),
+        ("Drone", "Fly", vec![0.0, 1.0], 2e-2),
+    ];
+    let specs: Vec<String> = cases
+        .iter()
+        .map(|(l, i, keys, _)| {
+            let keys: Vec<String> = keys.iter().map(f64::to_string).collect();
+            format!("{l}<{i}@{}", keys.join(","))
+        })
+        .collect();
+    let specs: Vec<&str> = specs.iter().map(String::as_str).collect();
+    let answers = xite(&dir, name, &specs);
+    let mut turned = 0.0f64;
+    for ((node, _, keys, tol), answer) in cases.iter().zip(&answers) {
+        for (f, m) in keys.iter().zip(answer["matrices"].as_array().unwrap()) {
+            let theirs = DMat4::from_cols_slice(&util::json_numbers(m));
+            close(&format!("{node} at key {f}"), ours(node, *f), theirs, *tol);
+            let turn = DQuat::from_mat4(&theirs).angle_between(DQuat::from_mat4(&ours(node, 0.0)));
+            turned = turned.max(turn);
+        }
+    }
+    assert!(turned > 1e-4, "the GD path turns the location: {turned}");
+    // Between the keys: the frame at the coordinates, linear in the
+    // geoSystem.
+    let bake = util::load_text(name, &std::fs::read(fixture(name)).unwrap());
+    for (node, interp, _, _) in cases {
+        let id = bake.scene.def(interp).unwrap();
+        let key = bake.scene.value(id, "key").unwrap().numbers();
+        let values = bake.scene.value(id, "keyValue").unwrap().numbers();
+        let frame = x3dbake::internal::geo::Frame::of(&bake.scene, bake.scene.def(node).unwrap());
+        for k in 0..=80 {
+            let f = f64::from(k) / 80.0;
+            let i = key.partition_point(|&x| x <= f).clamp(1, key.len() - 1);
+            let w = ((f - key[i - 1]) / (key[i] - key[i - 1])).clamp(0.0, 1.0);
+            let (a, b) = (
+                DVec3::from_slice(&values[3 * (i - 1)..]),
+                DVec3::from_slice(&values[3 * i..]),
+            );
+            let place = frame.location(a.lerp(b, w));
+            let want = DMat4::from_rotation_translation(
+                DQuat::from_mat3(&place.matrix3),
+                place.translation,
+            );
+            close(&format!("{node} at {f}"), ours(node, f), want, 1e-3);
+        }
+    }
+}
+
+/// A GeoCoordinate whose points a Script moves (fixtures/geo/
+/// moving_points.x3d: MFVec3d into set_point, a corner rising 200 m and
+/// going east each 4 s cycle) is drawn as a morph of its points in the
+/// scene's frame. Baked in world time (`--timeline --rate 10`, within
+/// 0.1 mm: `--tolerance 1e-4`) and played
+/// at 80 times between the frames, among them either side of the clock's
+/// wrap: each corner where X_ITE's points (its timeline of the
+/// GeoCoordinate, its Script run on its clock) are drawn, to 1 mm (the
+/// points taken to the scene's frame as X_ITE draws them, see
+/// `geometry_as_x_ite_draws_it`).
+#[test]
+fn points_a_script_moves_as_x_ite_moves_them() {
+    let Some(dir) = util::tool_dir("X3DBAKE_XITE", "X_ITE's GeoCoordinate in world time") else {
+        return;
+    };
+    let name = "moving_points.x3d";
+    let times: Vec<f64> = (0..80).map(|i| 0.05 + f64::from(i) / 10.0).collect();
+    let text: Vec<String> = times.iter().map(|t| format!("{t}")).collect();
+    let theirs = util::xite::xite_timeline(
+        &dir,
+        &fixture(name),
+        &text,
+        "xite-timeline-e2e.mjs",
+        &["--load-urls", "--all-components"],
+    );
+    let t = tempfile::tempdir().unwrap();
+    let glb = t.path().join("points.glb");
+    let flags = [
+        "--timeline",
+        "--load-time",
+        "0",
+        "--rate",
+        "10",
+        "--end",
+        "8.5",
+        "--tolerance",
+        "1e-4",
+    ];
+    util::bake_ok(&fixture(name).to_string_lossy(), &glb, &flags);
+    let (doc, buffers, _) = gltf::import(&glb).unwrap();
+    let data = |b: gltf::Buffer| Some(&buffers[b.index()][..]);
+    let primitive = doc.meshes().next().unwrap().primitives().next().unwrap();
+    let reader = primitive.reader(data);
+    let rest: Vec<DVec3> = reader
+        .read_positions()
+        .unwrap()
+        .map(|p| Vec3::from(p).as_dvec3())
+        .collect();
+    let targets: Vec<Vec<DVec3>> = reader
+        .read_morph_targets()
+        .map(|(p, _, _)| p.unwrap().map(|p| Vec3::from(p).as_dvec3()).collect())
+        .collect();
+    let channel = doc.animations().next().unwrap().channels().next().unwrap();
+    let r = channel.reader(data);
+    let keys: Vec<f32> = r.read_inputs().unwrap().collect();
+    let weights: Vec<f32> = match r.read_outputs().unwrap() {
+        gltf::animation::util::ReadOutputs::MorphTargetWeights(w) => w.into_f32().collect(),
+        _ => panic!("a weights channel"),
+    };
+    let n = targets.len();
+    // The corners at time t: the rest plus the weighted targets, the
+    // weights linear between keys.
+    let drawn = |t: f64| -> Vec<DVec3> {
+        let i = keys
+            .partition_point(|&k| f64::from(k) <= t)
+            .clamp(1, keys.len() - 1);
+        let (a, b) = (f64::from(keys[i - 1]), f64::from(keys[i]));
+        let s = ((t - a) / (b - a)).clamp(0.0, 1.0);
+        let w = |j: usize| {
+            let (x, y) = (weights[(i - 1) * n + j], weights[i * n + j]);
+            f64::from(x) + s * f64::from(y - x)
+        };
+        (0..rest.len())
+            .map(|v| rest[v] + (0..n).map(|j| targets[j][v] * w(j)).sum::<DVec3>())
+            .collect()
+    };
+    let bake = util::load_text(name, &std::fs::read(fixture(name)).unwrap());
+    let frame = x3dbake::internal::geo::Frame::of(&bake.scene, bake.scene.def("Corners").unwrap());
+    let rows = theirs["series"]["Corners.point"]["rows"]
+        .as_array()
+        .unwrap();
+    assert_eq!(rows.len(), times.len());
+    let mut worst = (0.0f64, 0.0);
+    for (row, &t) in rows.iter().zip(&times) {
+        let geo = util::json_numbers(row);
+        let ours = drawn(t);
+        for (p, q) in geo[1..].chunks_exact(3).zip(&ours) {
+            let e = frame.point(DVec3::from_slice(p)).distance(*q);
+            if e > worst.0 {
+                worst = (e, t);
+            }
+        }
+    }
+    assert!(worst.0 < 1e-3, "{worst:?}");
+}

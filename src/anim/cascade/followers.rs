@@ -27,21 +27,39 @@
 //! them is within 1e-6 of it.
 //!
 //! Rotations follow as quaternions, each destination taken in the
-//! hemisphere of the one before, the value normalised.
+//! hemisphere of the one before, the value normalised. A Damper's stages
+//! of a rotation turn along the rotation itself, as X_ITE steps them: each
+//! turns towards its input about the axis between them, at the angle
+//! between them over τ (X_ITE's slerp by 1 − e^(−Δt/τ) a frame, in
+//! continuous time); it stops when its value is within `tolerance` radians
+//! (1e-4 when −1, X_ITE's) of the destination, and holds that value.
 
 use super::frames::value_of;
 use super::{Ev, Field, Player, Sending};
 use crate::anim::clock::Clock;
 use crate::anim::{NodeFn, track_numbers};
 use crate::hash::{HashMap, HashSet};
+use crate::interp::rotation;
 use crate::math;
 use crate::scene::{FieldType, NodeId, Scene};
+use glam::{DQuat, DVec3};
 use std::cell::RefCell;
 use std::rc::Rc;
 
 /// The tolerance of a Damper whose `tolerance` is −1 (the browser's
 /// choice).
 const TOLERANCE: f64 = 1e-3;
+
+/// The tolerance of an OrientationDamper whose `tolerance` is −1, in
+/// radians (X_ITE's).
+const ANGLE_TOLERANCE: f64 = 1e-4;
+
+/// The steps an OrientationDamper's stages are integrated in, per τ.
+const TURN_STEPS: f64 = 100.0;
+
+/// How many τ a destination held brings a Damper's stages onto it (within
+/// e⁻⁶⁰·60⁴/4! < 1e-20 of it, order 5).
+const HELD: f64 = 60.0;
 
 /// How far a moving destination may stray from the straight pieces the
 /// followers take it through (times the size of its values, at least 1).
@@ -365,6 +383,86 @@ fn ramp(stages: &mut [Vec<f64>], dp: &[f64], dq: &[f64], h: f64, tau: f64) {
     }
 }
 
+/// The turn from `y` towards `x` (on the shorter arc) as a rate, per τ:
+/// y·log(y⁻¹x), whose angle is the angle between them.
+fn towards(y: DQuat, x: DQuat) -> DQuat {
+    let r = y.conjugate() * x;
+    let r = if r.w < 0.0 { -r } else { r };
+    let v = DVec3::new(r.x, r.y, r.z);
+    let s = v.length();
+    if s < 1e-300 {
+        return DQuat::from_xyzw(0.0, 0.0, 0.0, 0.0);
+    }
+    let v = v * (math::atan2(s, r.w) / s);
+    y * DQuat::from_xyzw(v.x, v.y, v.z, 0.0)
+}
+
+/// An OrientationDamper's stages after `h` seconds of a destination going
+/// straight (normalised) from `dp` to `dq`, from `stages`: stage k turns
+/// as qₖ' = qₖ·log(qₖ⁻¹qₖ₋₁)/τ, q₀ the destination. Order 1 towards a
+/// held destination is slerp(q, d, 1 − e⁻ˢ), s = h/τ; otherwise the
+/// classical Runge–Kutta method in steps of at most τ/TURN_STEPS.
+fn turn(stages: &mut [Vec<f64>], dp: &[f64], dq: &[f64], h: f64, tau: f64) {
+    if tau <= 0.0 || (dp == dq && h > HELD * tau) {
+        stages.iter_mut().for_each(|y| *y = dq.to_vec());
+        return;
+    }
+    if h <= 0.0 {
+        return;
+    }
+    for c in (0..dq.len()).step_by(4) {
+        let quat = |v: &[f64]| DQuat::from_slice(&v[c..c + 4]);
+        let (p, q) = (quat(dp), quat(dq));
+        let mut y: Vec<DQuat> = stages.iter().map(|s| quat(s)).collect();
+        if dp == dq && y.len() == 1 {
+            y[0] = rotation::slerp(y[0], q, 1.0 - math::exp(-h / tau));
+        } else {
+            let at = |u: f64| (p + (q - p) * (u / h)).normalize();
+            let rates = |y: &[DQuat], x: DQuat| -> Vec<DQuat> {
+                let mut input = x;
+                y.iter()
+                    .map(|&yk| {
+                        let r = towards(yk, input) * (1.0 / tau);
+                        input = yk;
+                        r
+                    })
+                    .collect()
+            };
+            let moved = |y: &[DQuat], k: &[DQuat], w: f64| -> Vec<DQuat> {
+                y.iter().zip(k).map(|(&a, &b)| a + b * w).collect()
+            };
+            let n = (h * TURN_STEPS / tau).ceil();
+            let dt = h / n;
+            for i in 0..n as u64 {
+                let u = i as f64 * dt;
+                let k1 = rates(&y, at(u));
+                let k2 = rates(&moved(&y, &k1, dt / 2.0), at(u + dt / 2.0));
+                let k3 = rates(&moved(&y, &k2, dt / 2.0), at(u + dt / 2.0));
+                let k4 = rates(&moved(&y, &k3, dt), at(u + dt));
+                for (j, yk) in y.iter_mut().enumerate() {
+                    let d = k1[j] + (k2[j] + k3[j]) * 2.0 + k4[j];
+                    *yk = (*yk + d * (dt / 6.0)).normalize();
+                }
+            }
+        }
+        for (s, yk) in stages.iter_mut().zip(&y) {
+            s[c..c + 4].copy_from_slice(&yk.to_array());
+        }
+    }
+}
+
+/// The angle between two rotations given as quaternions (the largest of
+/// each pair).
+fn angle_apart(a: &[f64], b: &[f64]) -> f64 {
+    a.chunks_exact(4)
+        .zip(b.chunks_exact(4))
+        .map(|(a, b)| {
+            let dot: f64 = a.iter().zip(b).map(|(x, y)| x * y).sum();
+            2.0 * math::acos(dot.abs().min(1.0))
+        })
+        .fold(0.0, f64::max)
+}
+
 impl Follower {
     /// The follower of a node, from its fields; `None` for other nodes.
     fn of(scene: &Scene, id: NodeId) -> Option<Follower> {
@@ -396,10 +494,12 @@ impl Follower {
             Law::Damper {
                 tau: scene.number(id, "tau").max(0.0),
                 order: order as usize,
-                tolerance: if tolerance < 0.0 {
-                    TOLERANCE
-                } else {
+                tolerance: if tolerance >= 0.0 {
                     tolerance
+                } else if ty.single() == FieldType::SFRotation {
+                    ANGLE_TOLERANCE
+                } else {
+                    TOLERANCE
                 },
                 t0: 0.0,
                 stages: vec![initial.clone(); order as usize],
@@ -506,6 +606,7 @@ impl Follower {
         else {
             return Vec::new();
         };
+        let law = if self.turns() { turn } else { ramp };
         let mut y = stages.clone();
         for (i, (since, d)) in pieces.iter().enumerate() {
             let next = pieces.get(i + 1).map_or(f64::INFINITY, |p| p.0);
@@ -514,10 +615,10 @@ impl Follower {
                 continue;
             }
             match d {
-                Dest::Value(v) => ramp(&mut y, v, v, b - a, *tau),
+                Dest::Value(v) => law(&mut y, v, v, b - a, *tau),
                 Dest::Moving(f) => {
                     for w in f.pieces(*since, a, b).windows(2) {
-                        ramp(&mut y, &w[0].1, &w[1].1, w[1].0 - w[0].0, *tau);
+                        law(&mut y, &w[0].1, &w[1].1, w[1].0 - w[0].0, *tau);
                     }
                 }
             }
@@ -525,7 +626,14 @@ impl Follower {
         y
     }
 
-    /// Whether it has arrived by `t`.
+    /// Whether it is a Damper of rotations (whose stages turn).
+    fn turns(&self) -> bool {
+        matches!(self.law, Law::Damper { .. }) && self.ty.single() == FieldType::SFRotation
+    }
+
+    /// Whether it has arrived by `t`: a Chaser `duration` after the last
+    /// change; a Damper when every stage is within `tolerance` of the
+    /// destination, of rotations when its value is (X_ITE's).
     fn settled(&self, t: f64) -> bool {
         let still = matches!(self.pieces().last(), Some((_, Dest::Value(_))));
         match &self.law {
@@ -534,12 +642,28 @@ impl Follower {
             } => still && pieces.last().is_some_and(|p| t >= p.0 + duration),
             Law::Damper { tolerance, .. } => {
                 let d = self.destination();
+                let stages = self.stages_at(t);
                 still
-                    && self
-                        .stages_at(t)
-                        .iter()
-                        .all(|y| y.iter().zip(&d).all(|(a, b)| (a - b).abs() <= *tolerance))
+                    && if self.turns() {
+                        stages
+                            .last()
+                            .is_none_or(|y| angle_apart(y, &d) < *tolerance)
+                    } else {
+                        stages
+                            .iter()
+                            .all(|y| y.iter().zip(&d).all(|(a, b)| (a - b).abs() <= *tolerance))
+                    }
             }
+        }
+    }
+
+    /// What it holds once it has arrived at `t`: its destination; a Damper
+    /// of rotations its value (X_ITE's).
+    fn arrived(&self, t: f64) -> Vec<f64> {
+        if self.turns() {
+            self.value(t)
+        } else {
+            self.destination()
         }
     }
 
@@ -730,7 +854,7 @@ impl<'s> Player<'s> {
         let settled = f.settled(t);
         let numbers = if settled {
             f.active = false;
-            f.destination()
+            f.arrived(t)
         } else {
             f.value(t)
         };
@@ -743,6 +867,7 @@ impl<'s> Player<'s> {
         self.sending = Sending {
             towards_frames: false,
             sampled: true,
+            ending: false,
         };
         self.send(t, id, "value_changed", Ev::of(value_of(ty, numbers)));
         if settled {

@@ -6,7 +6,11 @@
 //! world time 0) while the sensor runs, and once more when its run ends,
 //! along the routes that lead to a Script or a follower only; the routes
 //! to other nodes stay exact in the clips. Moving followers send their
-//! values at the same frames.
+//! values at the same frames. A looping clock's cycle ends are known
+//! instants: there it sends them its outputs on both sides, as the cycle
+//! ends (fraction 1, at the largest time before) and as the next begins,
+//! so that what they make of the fraction jumps where it wraps rather
+//! than going straight from one frame to the next.
 
 use super::{Ev, Field, Player, Sending};
 use crate::anim::check::is_chain_node;
@@ -97,12 +101,26 @@ impl<'s> Player<'s> {
 
     /// A sensor's continuous outputs at `t` in a run, towards Scripts and followers.
     pub(super) fn continuous(&mut self, t: f64, id: NodeId, run: &Clock, start: f64) {
-        let Some((fraction, _)) = run.world_event(t) else {
-            return;
-        };
+        if let Some((fraction, _)) = run.world_event(t) {
+            self.continuous_with(t, id, fraction, start, false);
+        }
+    }
+
+    /// A sensor's continuous outputs at `t`, its fraction `fraction`, in a
+    /// run begun at `start`, towards Scripts and followers (`ending`: at
+    /// the instant before a cycle's end, see [`Sending`]).
+    pub(super) fn continuous_with(
+        &mut self,
+        t: f64,
+        id: NodeId,
+        fraction: f64,
+        start: f64,
+        ending: bool,
+    ) {
         self.sending = Sending {
             towards_frames: true,
             sampled: true,
+            ending,
         };
         self.send(t, id, "fraction_changed", Ev::Time(fraction));
         self.send(t, id, "time", Ev::Time(t));

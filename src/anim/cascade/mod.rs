@@ -178,6 +178,9 @@ struct Sending {
     /// A value at a frame of a value that changes continuously (a Script
     /// following a clock, a follower): interpolated between frames.
     sampled: bool,
+    /// Sent at the instant before a cycle's end (the largest time below
+    /// it): the value as the cycle ends, the left side of a jump there.
+    ending: bool,
 }
 
 /// Where an event came from.
@@ -208,6 +211,9 @@ enum Field<'s> {
     /// The end of a cycle of run `.0`, set in its `.1`th stretch between
     /// pauses (one set before a pause is stale after it).
     CycleEnd(u32, u32),
+    /// The instant before such an end: the continuous outputs as the
+    /// cycle ends, towards Scripts and followers.
+    CycleEnding(u32, u32),
     Stop(u32),
     /// A pause, and a resume, of a run.
     Pause(u32),
@@ -306,6 +312,10 @@ pub struct Set {
     pub span: Span,
     /// Set at a frame (a value that changes continuously).
     pub sampled: bool,
+    /// Set at the instant before a clock's cycle ends (`time` is the
+    /// largest below the end): the value as it ends, the left side of a
+    /// jump at the end.
+    pub ending: bool,
 }
 
 /// Events processed at most (a cascade that keeps sending stops there,
@@ -653,6 +663,7 @@ impl<'s> Player<'s> {
                 }
             }
             Field::CycleEnd(run, stretch) => self.cycle_end(t, id, run, stretch),
+            Field::CycleEnding(run, stretch) => self.cycle_ending(t, id, run, stretch),
             Field::Pause(run) => self.pause(t, id, run),
             Field::Resume(run) => self.resume(t, id, run),
             Field::Stop(run) => {
@@ -764,6 +775,7 @@ impl<'s> Player<'s> {
                         source,
                         span,
                         sampled: self.sending.sampled,
+                        ending: self.sending.ending,
                     });
                 }
                 // An inputOutput field passes its new value on.

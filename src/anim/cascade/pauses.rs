@@ -7,7 +7,7 @@
 //! Each stretch of a run between pauses is a clock of its own
 //! (`Clock::segment`): its start moved on, sending from its resume.
 
-use super::{Ev, Field, Player};
+use super::{Ev, Player};
 use crate::anim::clock::Clock;
 use crate::scene::NodeId;
 
@@ -28,7 +28,6 @@ impl Player<'_> {
 
     /// Run `run` of a sensor resumes at `t`.
     pub(super) fn resume(&mut self, t: f64, id: NodeId, run: u32) {
-        let until = self.until;
         let Some(s) = self.sensors.get_mut(&id) else {
             return;
         };
@@ -56,9 +55,7 @@ impl Player<'_> {
         let stretch = s.stretch;
         // The cycle under way ends its pause later.
         let next = start + ((t - start) / cycle_interval).floor() * cycle_interval + cycle_interval;
-        if next <= until {
-            self.push(next, id, Field::CycleEnd(run, stretch), Ev::Time(start));
-        }
+        self.set_cycle_end(next, id, run, stretch);
         self.refeed(t, id);
         self.send(t, id, "isPaused", Ev::Bool(false));
     }

@@ -236,22 +236,45 @@ impl<'s> Player<'s> {
         self.refeed(t, id);
         self.send(t, id, "isActive", Ev::Bool(true));
         self.send(t, id, "cycleTime", Ev::Time(t));
-        if t + cycle_interval <= self.until {
-            let end = Field::CycleEnd(run, stretch);
-            self.push(t + cycle_interval, id, end, Ev::Time(t));
+        self.set_cycle_end(t + cycle_interval, id, run, stretch);
+    }
+
+    /// Sets the end of a cycle of run `run` in its `stretch` at `at`, if it
+    /// comes by the end of the play; for a clock that Scripts or followers
+    /// follow at frames, also the instant before it, when it comes before
+    /// the end of the play (see [`Player::cycle_ending`]).
+    pub(super) fn set_cycle_end(&mut self, at: f64, id: NodeId, run: u32, stretch: u32) {
+        if at > self.until {
+            return;
+        }
+        self.push(at, id, Field::CycleEnd(run, stretch), Ev::Time(at));
+        if at < self.until && self.frames.sensors.contains(&id) {
+            let before = Field::CycleEnding(run, stretch);
+            self.push(at.next_down(), id, before, Ev::Time(at));
+        }
+    }
+
+    /// The sensor is in run `run`, in its `stretch`, not paused: a cycle
+    /// end set for them is not stale. Its clock and the run's start.
+    fn in_run(&self, id: NodeId, run: u32, stretch: u32) -> Option<(&Clock, f64)> {
+        let s = &self.sensors[&id];
+        match s.current() {
+            Some((r, start)) if r == run && s.stretch == stretch && s.paused.is_none() => {
+                Some((&s.clock, start))
+            }
+            _ => None,
         }
     }
 
     pub(super) fn cycle_end(&mut self, t: f64, id: NodeId, run: u32, stretch: u32) {
-        let s = &self.sensors[&id];
-        if s.current().is_none_or(|(r, _)| r != run) || s.stretch != stretch || s.paused.is_some() {
-            return;
-        }
-        let Clock::TimeSensor {
-            cycle_interval,
-            looping,
-            ..
-        } = s.clock
+        let Some((
+            &Clock::TimeSensor {
+                cycle_interval,
+                looping,
+                ..
+            },
+            _,
+        )) = self.in_run(id, run, stretch)
         else {
             return;
         };
@@ -261,10 +284,28 @@ impl<'s> Player<'s> {
         }
         self.send(t, id, "cycleTime", Ev::Time(t));
         // Only when something listens: a looping clock has no end.
-        let listened = self.routes.contains_key(&(id, "cycleTime"));
-        if listened && t + cycle_interval <= self.until {
-            let end = Field::CycleEnd(run, stretch);
-            self.push(t + cycle_interval, id, end, Ev::Time(t));
+        let framed = self.frames.sensors.contains(&id);
+        if framed || self.routes.contains_key(&(id, "cycleTime")) {
+            self.set_cycle_end(t + cycle_interval, id, run, stretch);
+        }
+        // The next cycle's first values, where the fraction wraps.
+        let s = &self.sensors[&id];
+        if let (true, Some((_, start)), Some(part)) =
+            (framed, s.current(), s.part(f64::NEG_INFINITY))
+        {
+            self.continuous(t, id, &part, start);
+        }
+    }
+
+    /// The instant before the end of a cycle of a looping clock that
+    /// Scripts or followers follow at frames: its continuous outputs as
+    /// the cycle ends, the fraction 1, so that with the next cycle's
+    /// first values at the end itself what they make of it jumps there.
+    pub(super) fn cycle_ending(&mut self, t: f64, id: NodeId, run: u32, stretch: u32) {
+        if let Some((&Clock::TimeSensor { looping: true, .. }, start)) =
+            self.in_run(id, run, stretch)
+        {
+            self.continuous_with(t, id, 1.0, start, true);
         }
     }
 

@@ -79,7 +79,9 @@ pub fn channel(ty: Option<NodeType>, field: &str) -> Option<Channel> {
         // (Its Transform chain, between its geoCenter's frame and back.)
         (GeoTransform, "translation" | "rotation" | "scale") => Channel::Transform,
         (Viewpoint | OrthoViewpoint, "position" | "orientation")
-        | (PointLight | SpotLight, "location") => Channel::Place,
+        | (PointLight | SpotLight, "location")
+        // (The frame its geoCoords put it in: see `anim::track::GeoPlace`.)
+        | (GeoLocation, "translation" | "rotation") => Channel::Place,
         (Viewpoint, "fieldOfView") => Channel::FieldOfView,
         (DirectionalLight | PointLight | SpotLight, "color" | "intensity" | "on") => Channel::Light,
         (Material | TwoSidedMaterial, "diffuseColor" | "transparency" | "emissiveColor")
@@ -91,7 +93,9 @@ pub fn channel(ty: Option<NodeType>, field: &str) -> Option<Channel> {
             Channel::TextureTransform
         }
         (Switch, "whichChoice") => Channel::Choice,
-        (Coordinate | TextureCoordinate, "point") | (Normal, "vector") => Channel::Morph,
+        (Coordinate | GeoCoordinate | TextureCoordinate, "point") | (Normal, "vector") => {
+            Channel::Morph
+        }
         (HAnimDisplacer, "weight") => Channel::Displacer,
         (t, f) if crate::mesh::reshapes(t, f) => Channel::Morph,
         _ => return None,
@@ -267,19 +271,18 @@ impl Writer<'_> {
                 };
                 node_target(path, nodes, offset)
             }
-            Some(Channel::Place) => node_target(
-                if field == "orientation" {
-                    Rotation
-                } else {
-                    Translation
-                },
-                self.tree
-                    .placed
-                    .get(&track.target)
-                    .cloned()
-                    .unwrap_or_default(),
-                vec![0.0; if field == "orientation" { 4 } else { 3 }],
-            ),
+            Some(Channel::Place) => {
+                let turn = matches!(field, "orientation" | "rotation");
+                node_target(
+                    if turn { Rotation } else { Translation },
+                    self.tree
+                        .placed
+                        .get(&track.target)
+                        .cloned()
+                        .unwrap_or_default(),
+                    vec![0.0; if turn { 4 } else { 3 }],
+                )
+            }
             Some(Channel::FieldOfView) => self.pointer_list(
                 &self.tree.cameras,
                 track,
