@@ -39,22 +39,6 @@ pub fn default_tolerance(track: &Track) -> f64 {
     }
 }
 
-/// The finest bound a track is fitted within, relative to its largest
-/// value (at least 1; radians for rotations): four units in the last place
-/// of an f32 near 1. A glTF file holds keys as f32, so a finer bound is
-/// not kept by the file and would only add keys (without end: a fit can
-/// always halve a segment).
-pub const FINEST_RELATIVE: f64 = 1.0 / (1u64 << 22) as f64;
-
-/// [`FINEST_RELATIVE`] for `track`'s values.
-pub fn finest(track: &Track) -> f64 {
-    if track.is_rotation() {
-        FINEST_RELATIVE
-    } else {
-        FINEST_RELATIVE * track.interpolator().largest(track.per_element()).max(1.0)
-    }
-}
-
 /// Interior check points a segment is measured at, plus one.
 const CHECKS: usize = 16;
 /// A segment whose error at its check points is over this share of the

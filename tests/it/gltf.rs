@@ -117,40 +117,6 @@ fn tolerance_is_a_true_bound_with_fewer_keys() {
         }
     }
 }
-/// A --tolerance finer than f32 holds is raised to what it holds
-/// (`fit::finest`), with a warning: 1e-30 bakes the same file as 1e-9
-/// (both under every track's floor) in a bounded number of keys (it used
-/// to fit without end), within the f32 storage of the true curve.
-#[test]
-fn a_tolerance_finer_than_f32_is_fitted_to_what_f32_holds() {
-    let dir = tempfile::tempdir().unwrap();
-    for name in [
-        "bouncing_box.x3d",
-        "visibility_textures.x3d",
-        "nurbs_orientation.x3d",
-    ] {
-        let scene = util::root().join("fixtures/scenes").join(name);
-        let input = scene.to_string_lossy().into_owned();
-        let baked = |tol: &str| {
-            let out = dir.path().join(format!("{tol}.glb"));
-            let o = util::run(&[&input, "-o", &out.to_string_lossy(), "--tolerance", tol]);
-            assert_eq!(o.status.code(), Some(0), "{name} {tol}");
-            let stderr = String::from_utf8_lossy(&o.stderr).into_owned();
-            (std::fs::read(&out).unwrap(), stderr, out)
-        };
-        let (finest, said, out) = baked("1e-30");
-        assert!(
-            said.contains("--tolerance 1e-30 is finer than the f32 numbers of a glTF file hold"),
-            "{name}: {said}"
-        );
-        assert!(finest == baked("1e-9").0, "{name}: 1e-30 and 1e-9 differ");
-        let (err, keys) = max_error(&scene, &out);
-        assert!(err <= 2e-6, "{name}: error {err}");
-        assert!(keys < 20_000, "{name}: {keys} keys");
-        assert!(!baked("1e-3").1.contains("finer than"), "{name}");
-    }
-}
-
 #[test]
 fn constant_tracks_collapse_and_unchanging_ones_are_dropped() {
     let (dir, x3d) = util::scene_file(

@@ -79,11 +79,9 @@ impl Default for KeyOptions {
     }
 }
 
-/// The bound a track's keys are fitted within: its bound `tol` (at least
-/// the finest an f32 holds, [`fit::finest`]), less the room left for
-/// rounding its values afterwards.
+/// The bound a track's keys are fitted within: its bound `tol`, less the
+/// room left for rounding its values afterwards.
 fn fit_bound(opts: &KeyOptions, track: &Track, tol: f64) -> f64 {
-    let tol = tol.max(fit::finest(track));
     match track.is_rotation() {
         true => tol - opts.rotation_rounding,
         false => tol,
@@ -102,9 +100,6 @@ pub struct KeyChooser<'s> {
     values: usize,
     /// Fits made ahead, on several threads.
     ahead: Ahead,
-    /// Whether a --tolerance finer than a track's f32 values hold was
-    /// reported.
-    too_fine: bool,
 }
 
 /// How a sampled track is interpolated: its natural way in exact mode,
@@ -175,7 +170,6 @@ impl<'s> KeyChooser<'s> {
             limit,
             values: 0,
             ahead: Ahead::default(),
-            too_fine: false,
         }
     }
 
@@ -187,28 +181,6 @@ impl<'s> KeyChooser<'s> {
     /// Whether the animation values limit was passed (and reported).
     pub fn over_limit(&self) -> bool {
         self.values > self.limit
-    }
-
-    /// Reports, once, a --tolerance finer than `finest`, the finest bound
-    /// `track`'s keys are fitted within.
-    fn report_too_fine(&mut self, track: &Track, finest: f64, diags: &mut Diagnostics) {
-        let Some(tol) = self.opts.tolerance.filter(|&t| t < finest) else {
-            return;
-        };
-        if std::mem::replace(&mut self.too_fine, true) {
-            return;
-        }
-        diags.warning(
-            format!(
-                "--tolerance {tol:e} is finer than the f32 numbers of a glTF file hold: \
-                 `{}.{}` and any such track are fitted within {finest:.1e} ({:.1e} of their \
-                 largest value, at least 1; of a radian for rotations)",
-                self.scene.display_name(track.target),
-                track.field,
-                fit::FINEST_RELATIVE,
-            ),
-            Some(track.span),
-        );
     }
 
     /// Takes `n` numbers for `track` from the animation values limit; false, with the
@@ -280,9 +252,6 @@ impl<'s> KeyChooser<'s> {
         diags: &mut Diagnostics,
     ) -> Option<Keyframes<'t>> {
         let opts = self.opts;
-        if opts.tolerance.is_some() {
-            self.report_too_fine(track, fit::finest(track), diags);
-        }
         // The animation values the exact keys took from the limit.
         let mut charged = 0;
         let exact = match exact_keys(&opts, track) {
@@ -420,20 +389,14 @@ impl<'s> KeyChooser<'s> {
             .flat_map(|t| t.corners(t.corner_room(room)))
             .collect();
         corners.sort_by(f64::total_cmp);
-        let first = tracks.first()?;
-        let finest = tracks.iter().map(|t| fit::finest(t)).fold(0.0, f64::max);
-        self.report_too_fine(first, finest, diags);
         let bound = fit::Bound {
-            tol: self
-                .opts
-                .tolerance
-                .unwrap_or(fit::DEFAULT_RELATIVE)
-                .max(finest),
+            tol: self.opts.tolerance.unwrap_or(fit::DEFAULT_RELATIVE),
             rotation: false,
             per: width,
             lens: false,
         };
         let fitted = fit::fewest(&clip.map, &corners, width, shapes, bound, room, value_at);
+        let first = tracks.first()?;
         self.spent(clip, first, fitted, diags).map(|(k, _)| k)
     }
 
