@@ -162,10 +162,13 @@ fn bake_with(data: &[u8], fetch: &mut dyn Fetch, images: bool) {
 
 /// The limits of the targets below: [`Limits::small`], with at most 2 000
 /// samples a track (a minute at the `--rate` of 30 they use at most), so
-/// that a long clock fails fast instead of sampling for seconds.
+/// that a long clock fails fast instead of sampling for seconds, and
+/// Scripts stopped after 20 000 interrupt checks in all (ten calls run to
+/// the small limit: about a second with AddressSanitizer).
 fn limits() -> Limits {
     Limits {
         samples_per_track: 2_000,
+        script_checks: 20_000,
         ..Limits::small()
     }
 }
