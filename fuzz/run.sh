@@ -13,8 +13,10 @@
 # hang or an out-of-memory; inputs are at most 8 192 bytes; the target's
 # dictionary comes from fuzz/dict.sh. The log goes to
 # $X3DBAKE_FUZZ_HOME/logs/TARGET-TIME.log, findings to
-# $X3DBAKE_FUZZ_HOME/artifacts/TARGET/; at the end it prints the
-# executions, the last cov: and ft:, the corpus size and the findings.
+# $X3DBAKE_FUZZ_HOME/artifacts/TARGET/ (a timeout that does not recur
+# when the input runs alone goes to its stalled/ and the run goes on: the
+# machine stalled the process); at the end it prints the executions, the
+# last cov: and ft:, the corpus size and the findings.
 # Not part of CI (.ci/run): a long run is a campaign, not a test.
 set -euo pipefail
 usage="usage: fuzz/run.sh TARGET SECONDS [CORPUS_DIR]"
@@ -55,23 +57,47 @@ if [ -z "$(ls -A "$corpus")" ]; then
   nice -n 19 cargo fuzz run -O "$target" "$corpus" "$work/seeds/$seeds" -- \
     "${flags[@]}" -merge=1 >> "$log" 2>&1 || true
 fi
-echo "== fuzzing $target for $seconds s" >> "$log"
+# A timeout the input does not give when run again alone is the machine
+# having stalled the process (other work on the cores, or a SIGSTOP): it
+# is moved to stalled/ and the run goes on for the time left. Any other
+# finding ends the run.
+bin=$here/target/x86_64-unknown-linux-gnu/release/$target
 start=$(date +%s)
-nice -n 19 cargo fuzz run -O "$target" "$corpus" -- "${flags[@]}" \
-  -max_total_time="$seconds" >> "$log" 2>&1 || true
+while left=$((seconds - ($(date +%s) - start))) && [ "$left" -gt 0 ]; do
+  echo "== fuzzing $target for $left s" >> "$log"
+  before=$(find "$artifacts" -maxdepth 1 -type f -name 'timeout-*' | sort)
+  nice -n 19 cargo fuzz run -O "$target" "$corpus" -- "${flags[@]}" \
+    -max_total_time="$left" >> "$log" 2>&1 || true
+  new=$(comm -13 <(echo "$before") <(find "$artifacts" -maxdepth 1 -type f -name 'timeout-*' | sort))
+  [ -n "$new" ] || break
+  again=0
+  for t in $new; do
+    if nice -n 19 timeout 10 "$bin" "$t" >> "$log" 2>&1; then
+      mkdir -p "$artifacts/stalled"
+      mv "$t" "$artifacts/stalled/"
+      echo "== $(basename "$t") ran in under 10 s alone: moved to stalled/" >> "$log"
+      again=1
+    fi
+  done
+  [ "$again" = 1 ] || break
+done
 took=$(($(date +%s) - start))
 
 # The figures: the last status line (#N ... cov: C ft: F corp: U/S),
 # the final statistics, and what was kept.
 last=$(grep -aE '^#[0-9]+' "$log" | tail -n 1 || true)
-execs=$(grep -aoE 'stat::number_of_executed_units: [0-9]+' "$log" | tail -n 1 | grep -oE '[0-9]+$' || true)
+# (Summed over the runs after stalls; the merge's, at the top, left out.)
+execs=$(sed -n '/^== fuzzing/,$p' "$log" | grep -aoE 'stat::number_of_executed_units: [0-9]+' |
+  awk '{n += $2} END {print n}')
 cov=$(grep -oE 'cov: [0-9]+' <<< "$last" | grep -oE '[0-9]+' || true)
 ft=$(grep -oE 'ft: [0-9]+' <<< "$last" | grep -oE '[0-9]+' || true)
 corp=$(grep -oE 'corp: [0-9]+/[0-9A-Za-z]+' <<< "$last" | cut -c7- || true)
 files=$(find "$corpus" -type f | wc -l)
-found=$(find "$artifacts" -type f -newer "$work/dict" | sort)
+found=$(find "$artifacts" -maxdepth 1 -type f -newer "$work/dict" | sort)
+stalled=$(find "$artifacts/stalled" -type f -newer "$work/dict" 2> /dev/null | wc -l)
 echo "$target: $took s, ${execs:-?} executions, cov: ${cov:-?} ft: ${ft:-?}," \
-  "corpus ${corp:-?} (in memory), $files files in $corpus; log $log"
+  "corpus ${corp:-?} (in memory), $files files in $corpus; $stalled stalled (timeouts" \
+  "that ran in under 10 s alone); log $log"
 if [ -n "$found" ]; then
   echo "findings:"
   echo "$found"
