@@ -403,7 +403,7 @@ fn script_scene(code: &str) -> String {
 /// the time an input takes) in clip mode, written as a CSV table.
 pub fn script(data: &[u8]) {
     let text = script_scene(&String::from_utf8_lossy(data)).into_bytes();
-    let settings = if data.len() % 2 == 0 {
+    let settings = if data.len().is_multiple_of(2) {
         Settings {
             rate: 10.0,
             ..Settings::default()
