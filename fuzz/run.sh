@@ -13,8 +13,8 @@
 # hang or an out-of-memory; inputs are at most 8 192 bytes; the target's
 # dictionary comes from fuzz/dict.sh. The log goes to
 # $X3DBAKE_FUZZ_HOME/logs/TARGET-TIME.log, findings to
-# $X3DBAKE_FUZZ_HOME/artifacts/TARGET/ (a timeout that does not recur
-# when the input runs alone goes to its stalled/ and the run goes on: the
+# $X3DBAKE_FUZZ_HOME/artifacts/TARGET/ (a timeout whose input takes under
+# 10 s of CPU time alone goes to its stalled/ and the run goes on: the
 # machine stalled the process); at the end it prints the executions, the
 # last cov: and ft:, the corpus size and the findings.
 # Not part of CI (.ci/run): a long run is a campaign, not a test.
@@ -60,10 +60,11 @@ if [ -z "$(ls -A "$corpus")" ]; then
   nice -n 19 cargo fuzz run -O "$target" "$corpus" "$work/seeds/$seeds" -- \
     "${flags[@]}" -merge=1 >> "$log" 2>&1 || true
 fi
-# A timeout the input does not give when run again alone is the machine
-# having stalled the process (other work on the cores, or a SIGSTOP): it
-# is moved to stalled/ and the run goes on for the time left. Any other
-# finding ends the run.
+# A timeout whose input takes under 10 s of CPU time when run again alone
+# was the machine stalling the process (other work on the cores, or a
+# SIGSTOP: libFuzzer's timeout is wall-clock time): it is moved to
+# stalled/ and the run goes on for the time left. Any other finding ends
+# the run.
 bin=$here/target/x86_64-unknown-linux-gnu/release/$target
 start=$(date +%s)
 while left=$((seconds - ($(date +%s) - start))) && [ "$left" -gt 0 ]; do
@@ -75,10 +76,11 @@ while left=$((seconds - ($(date +%s) - start))) && [ "$left" -gt 0 ]; do
   [ -n "$new" ] || break
   again=0
   for t in $new; do
-    if nice -n 19 timeout 10 "$bin" "$t" >> "$log" 2>&1; then
+    if /usr/bin/time -o "$work/cpu" -f '%U %S' nice -n 19 timeout 300 "$bin" "$t" >> "$log" 2>&1 &&
+      awk '{ exit !($1 + $2 < 10) }' "$work/cpu"; then
       mkdir -p "$artifacts/stalled"
       mv "$t" "$artifacts/stalled/"
-      echo "== $(basename "$t") ran in under 10 s alone: moved to stalled/" >> "$log"
+      echo "== $(basename "$t") took $(cat "$work/cpu") s of CPU alone: moved to stalled/" >> "$log"
       again=1
     fi
   done
@@ -100,7 +102,7 @@ found=$(find "$artifacts" -maxdepth 1 -type f -newer "$work/dict" | sort)
 stalled=$(find "$artifacts/stalled" -type f -newer "$work/dict" 2> /dev/null | wc -l)
 echo "$target: $took s, ${execs:-?} executions, cov: ${cov:-?} ft: ${ft:-?}," \
   "corpus ${corp:-?} (in memory), $files files in $corpus; $stalled stalled (timeouts" \
-  "that ran in under 10 s alone); log $log"
+  "under 10 s of CPU alone); log $log"
 if [ -n "$found" ]; then
   echo "findings:"
   echo "$found"
