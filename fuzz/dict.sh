@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Prints a libFuzzer dictionary for one encoding (xml, vrml, json, or all):
+# Prints a libFuzzer dictionary for one encoding (xml, vrml, json, or all),
+# or for the ECMAScript of the script target (js):
 # the node types and field names of the node catalogue (src/scene/x3d4-nodes.tsv
 # and src/scene/catalogue.txt), the field and
 # access types, and the keywords each reader looks for, spelt as that
@@ -9,7 +10,7 @@
 #   fuzz/dict.sh json > json.dict
 #   cargo fuzz run --sanitizer none read_json -- -dict=json.dict
 set -euo pipefail
-enc=${1:?usage: fuzz/dict.sh xml|vrml|json|all}
+enc=${1:?usage: fuzz/dict.sh xml|vrml|json|all|js}
 catalogue="$(dirname "$0")/../src/scene/catalogue.txt"
 table="$(dirname "$0")/../src/scene/x3d4-nodes.tsv"
 statements="ProtoDeclare ProtoInterface ProtoBody ProtoInstance ExternProtoDeclare
@@ -66,9 +67,38 @@ json() {
   for w in "{" "}" "[" "]" ":" "," "\\u"; do entry "$w"; done
 }
 
+# ECMAScript for the script target (fuzz/src/lib.rs, `script_scene`): the
+# field classes (`new SFVec3f(`), the binding's methods and functions
+# (src/script/binding/), the Script's field names (an access letter and a
+# type: `aSFVec3f`, `oMFNode`), Browser's and the nodes' functions, and
+# the syntax and values that reach odd paths.
+js() {
+  binding="$(dirname "$0")/../src/script/binding"
+  for t in $types; do entry "new $t("; entry "$t"; for a in a o i c; do entry "$a$t"; done; done
+  grep -hoE '^ +(static |get )?[a-zA-Z][a-zA-Z0-9_]*(\(|: \()|[a-z][a-zA-Z]+ = \(' "$binding"/*.js |
+    sed -E 's/^ +(static |get )?//; s/(: | = )\(/(/' | grep -vxE '(if|for|while|switch|catch|function|return)\(' |
+    sort -u | while read -r m; do entry ".$m"; done
+  grep -hoE '(Browser|currentScene|X3DConstants)\.[a-zA-Z0-9]+|"[A-Z][A-Za-z]+(_[A-Z]+)+"' "$binding"/*.js |
+    tr -d '"' | sort -u | while read -r w; do entry "$w"; done
+  for w in "function initialize() {" "function eventsProcessed() {" "function iSFFloat(v, t) {" \
+    "function iSFTime(v, t) {" "function iSFVec3f(v, t) {" "function aSFTime(v, t) {" \
+    "node." "nodes[0]." "Browser." "Browser.currentScene.createNode(\"" \
+    "Browser.createX3DFromString(\"" "Browser.createVrmlFromString(\"" "new SFNode(\"" \
+    ".getField(\"" ".getFieldDefinitions()" ".getNodeTypeName()" "X3DConstants." "print(" \
+    "var " "let " "const " "new " "for (" "while (" "if (" "try {" "} catch (e) {" "throw " \
+    "return " "=>" "async " "await " ".then(" "Promise.resolve(" "Symbol.iterator" \
+    "Object.defineProperty(" "Object.freeze(" "new Proxy(" ".prototype" ".length" ".call(" \
+    ".apply(" "JSON.stringify(" "JSON.parse(" "Math.random()" "Date.now()" "new Date(" \
+    "NaN" "Infinity" "-Infinity" "undefined" "null" "-0" "1e308" "2147483648" "4294967296" \
+    "0.5" "true" "false" "TRUE" "FALSE" "\"\"" "[]" "{}" "..." "}" "{" "(" ")" "[" "]" \
+    ";" "," "=" "==" "===" "+=" "++" "//" "/*" "*/" "\\u"; do
+    entry "$w"
+  done
+}
+
 # Each entry once (a field name such as `url` is also a statement's attribute).
 case $enc in
-  xml | vrml | json) $enc ;;
+  xml | vrml | json | js) $enc ;;
   all) xml; vrml; json ;;
-  *) echo "usage: fuzz/dict.sh xml|vrml|json|all" >&2; exit 2 ;;
+  *) echo "usage: fuzz/dict.sh xml|vrml|json|all|js" >&2; exit 2 ;;
 esac | sort -u

@@ -12,6 +12,7 @@ use crate::limits::Limits;
 use crate::load::{Fetch, add_file};
 use crate::scene::value::{Data, Scalar};
 use crate::scene::{Dir, NodeId, Scene, SetField, Value};
+use crate::script::Budget;
 use crate::source::{FileId, Input, Sources, Span};
 use crate::syntax::Encoding;
 use crate::write::csv::{self, CsvOptions};
@@ -134,20 +135,23 @@ impl Bake {
         let checked = check::check(&self.scene, &mut self.diags);
         self.forms = checked.forms;
         let built = &checked.built;
+        // (One budget for every Script call of the bake, the load's too.)
+        let budget = Budget::new(&self.limits);
         let events = match world {
-            Some(world) => Events::World(world, &self.sources),
-            None => Events::Clips(&self.sources),
+            Some(world) => Events::World(world, &self.sources, &budget),
+            None => Events::Clips(&self.sources, &budget),
         };
         self.clips = clips_using(&self.scene, opts, built, events, &mut self.diags);
-        self.take_state_at_load(world);
+        self.take_state_at_load(world, &budget);
     }
 
     /// The scene as it stands once loaded: each field the load's events
     /// set (see [`crate::anim::cascade::state_at_load`]) takes its value
     /// there, so that the glTF's rest pose is what a browser shows at load.
-    fn take_state_at_load(&mut self, world: Option<&World>) {
+    fn take_state_at_load(&mut self, world: Option<&World>, budget: &Budget) {
         let default = World::default();
-        let (sets, created) = state_at_load(&self.scene, &self.sources, world.unwrap_or(&default));
+        let world = world.unwrap_or(&default);
+        let (sets, created) = state_at_load(&self.scene, &self.sources, world, budget);
         created.graft(&mut self.scene);
         for set in sets {
             if let Some(add) = match set.field.as_str() {

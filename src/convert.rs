@@ -472,6 +472,19 @@ pub fn convert(
     fetch: Option<&mut dyn Fetch>,
     settings: &Settings,
 ) -> Result<Converted, ConvertError> {
+    convert_within(name, input, fetch, settings, settings.limits())
+}
+
+/// [`convert`] within `limits` instead of the settings' own
+/// ([`Settings::limits`]): for a caller that bounds the work more tightly,
+/// as the fuzz targets do with [`Limits::small`].
+pub fn convert_within(
+    name: &str,
+    input: Vec<u8>,
+    fetch: Option<&mut dyn Fetch>,
+    settings: &Settings,
+    limits: Limits,
+) -> Result<Converted, ConvertError> {
     settings.check().map_err(ConvertError::Usage)?;
     let opts = settings.gltf_options();
     let world = settings.world();
@@ -479,7 +492,7 @@ pub fn convert(
         inner: fetch,
         read: Vec::new(),
     };
-    let mut bake = Bake::load(name, input, None, Some(&mut fetch), opts.limits);
+    let mut bake = Bake::load(name, input, None, Some(&mut fetch), limits);
     if let Some(world) = &world
         && !bake.diags.has_errors()
     {

@@ -53,6 +53,14 @@ pub struct Limits {
     pub samples_per_track: usize,
     /// The most bytes a CSV output may have (it is built in memory).
     pub csv_bytes: usize,
+    /// The most QuickJS interrupt checks (one about every 10 000
+    /// instructions) one call of a Script may take: a call past it fails.
+    pub script_call_checks: u32,
+    /// The most interrupt checks all the Scripts of a bake may take
+    /// together, every call counted: past it they are stopped. Without it
+    /// a Script that runs to the limit of each call did so at every frame
+    /// of world time (an hour at 30 frames a second: 108 000 calls of 0.4 s).
+    pub script_checks: u64,
 }
 
 impl Default for Limits {
@@ -68,6 +76,12 @@ impl Default for Limits {
             animation_values: 250_000_000,
             samples_per_track: 50_000_000,
             csv_bytes: 1 << 30,
+            // About 2·10⁸ instructions a call, a fraction of a second.
+            script_call_checks: 20_000,
+            // 250 calls run to the limit (about 100 s); a frame function
+            // taking 20 checks (2·10⁵ instructions) for an hour at 60
+            // frames a second.
+            script_checks: 5_000_000,
         }
     }
 }
@@ -85,6 +99,8 @@ impl Limits {
             linked_nodes: 100_000,
             gltf_nodes: 50_000,
             buffer_bytes: 16 << 20,
+            script_call_checks: 2_000,
+            script_checks: 50_000,
             ..Limits::default()
         }
     }

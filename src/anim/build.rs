@@ -15,6 +15,7 @@ use super::walk::{
 use crate::diag::Diagnostics;
 use crate::hash::HashMap;
 use crate::scene::{NodeId, NodeType, Scene};
+use crate::script::Budget;
 use crate::source::Sources;
 
 /// How far the clocks' events are played beyond their routes to
@@ -24,11 +25,12 @@ pub enum Events<'a> {
     /// The routes alone: no Script or follower runs.
     RoutesOnly,
     /// Clip mode: the Scripts and followers a clock feeds run along its
-    /// clip (their programs read from `sources`).
-    Clips(&'a Sources),
+    /// clip (their programs read from `sources`, run within the budget).
+    Clips(&'a Sources, &'a Budget),
     /// World time: the event cascade plays the clocks' runs from the load
-    /// instant and the user's events of `world`.
-    World(&'a World, &'a Sources),
+    /// instant and the user's events of `world` (Scripts within the
+    /// budget).
+    World(&'a World, &'a Sources, &'a Budget),
 }
 
 /// Every clip of a scene: one per clock that drives at least one field,
@@ -74,7 +76,7 @@ pub fn clips_using(
     // Clip mode: the clocks whose events reach a Script or a follower,
     // which the clip plays (`through_listeners`), with or without tracks.
     let listening = (0..scene.nodes.len() as u32).any(|i| listens(scene, NodeId(i)));
-    let feeds = if listening && matches!(events, Events::Clips(_)) {
+    let feeds = if listening && matches!(events, Events::Clips(..)) {
         feeding_clocks(scene)
     } else {
         HashMap::default()
@@ -190,12 +192,13 @@ pub fn clips_using(
     // the routes it follows are baked.
     match events {
         _ if b.stopped => {}
-        Events::World(world, sources) => {
+        Events::World(world, sources, budget) => {
             let played = cascade::play(
                 scene,
                 sources,
                 world,
                 world.end.unwrap_or(cascade::HORIZON),
+                budget,
                 b.diags,
             );
             b.mark_played(&played);
@@ -211,8 +214,8 @@ pub fn clips_using(
             let (tracks, range) = set_tracks(&mut b, &played.sets, |t| t);
             clips.extend(world_time_clip("events", tracks, range));
         }
-        Events::Clips(sources) => {
-            through_listeners(&mut b, &mut clips, &feeds, sources);
+        Events::Clips(sources, budget) => {
+            through_listeners(&mut b, &mut clips, &feeds, sources, budget);
         }
         Events::RoutesOnly => {}
     }

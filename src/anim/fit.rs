@@ -39,6 +39,25 @@ pub fn default_tolerance(track: &Track) -> f64 {
     }
 }
 
+/// Steps of f32 at a track's largest value in the finest bound a fit is
+/// held to (see [`finest_tolerance`]).
+const FINEST_STEPS: f64 = 4.0;
+
+/// The finest bound a track's keys are fitted within: a few steps of f32
+/// at the track's largest value (at least 1; radians for rotations). glTF
+/// stores f32, and the key values a track is made of are f32: its true
+/// curve is no more exact than that, so a finer bound cannot be met. A
+/// `--tolerance` of 1e-10 made the fit cut ever shorter segments, until the
+/// key limit (tens of millions of keys) or memory gave out.
+pub fn finest_tolerance(track: &Track) -> f64 {
+    let scale = if track.is_rotation() {
+        1.0
+    } else {
+        track.interpolator().largest(track.per_element()).max(1.0)
+    };
+    FINEST_STEPS * f64::from(f32::EPSILON) * scale
+}
+
 /// Interior check points a segment is measured at, plus one.
 const CHECKS: usize = 16;
 /// A segment whose error at its check points is over this share of the

@@ -12,6 +12,7 @@ use crate::diag::{Diagnostic, Diagnostics};
 use crate::hash::{HashMap, HashSet};
 use crate::interp::{Interpolator, Kind, PointMap};
 use crate::scene::{Dir, FieldType, NodeId, NodeType, Route, Scene};
+use crate::script::Budget;
 use crate::source::Sources;
 use std::sync::Arc;
 
@@ -591,6 +592,7 @@ pub(super) fn through_listeners(
     clips: &mut Vec<Clip>,
     feeds: &HashMap<NodeId, HashSet<NodeId>>,
     sources: &Sources,
+    budget: &Budget,
 ) {
     let scene = b.scene;
     for clip in clips.iter_mut() {
@@ -609,6 +611,7 @@ pub(super) fn through_listeners(
             reached,
             cycle_interval,
             CLIP_FRAMES,
+            budget,
             &mut own,
         );
         for d in own.list() {

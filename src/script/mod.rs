@@ -5,7 +5,8 @@
 //! returned as [`Output`]s for the event cascade to pass on.
 //!
 //! A Script cannot hang or exhaust the bake: each call has a budget of
-//! QuickJS interrupt checks (counted, so deterministic), and the engine a
+//! QuickJS interrupt checks (counted, so deterministic), all the calls of
+//! a bake's Scripts together another ([`Budget`]), and the engine a
 //! memory and stack limit. A Script that throws, or runs out of budget, is
 //! reported with the file line of the statement, and the call's outputs
 //! are dropped.
@@ -17,6 +18,7 @@ mod source;
 pub use created::Created;
 pub use source::{Language, ScriptSource, line_span};
 
+use crate::limits::Limits;
 use crate::scene::{Access, FieldType, NodeId, Scene, Value};
 use rquickjs::{Context, Ctx, Runtime};
 use std::cell::{Cell, RefCell};
@@ -28,10 +30,6 @@ const BINDING: [&str; 2] = [
     include_str!("binding/fields.js"),
     include_str!("binding/world.js"),
 ];
-
-/// Interrupt checks a call may take (QuickJS checks about every 10 000
-/// instructions: some 2·10⁸ instructions, a fraction of a second).
-const BUDGET: u32 = 20_000;
 
 /// Memory all Scripts of a bake may hold together.
 const MEMORY: usize = 512 << 20;
@@ -77,20 +75,62 @@ pub struct Failure {
     pub line: Option<u32>,
 }
 
+/// The QuickJS interrupt checks (one about every 10 000 instructions,
+/// counted, so deterministic) the Scripts of a bake may take: each call
+/// at most [`Limits::script_call_checks`], all of them together (every
+/// engine made with a clone of this one, every call) at most
+/// [`Limits::script_checks`].
+#[derive(Clone, Debug)]
+pub struct Budget {
+    call: u32,
+    total: u64,
+    left: Rc<Cell<u64>>,
+}
+
+impl Budget {
+    /// The budget `limits` give a bake's Scripts, none of it spent.
+    pub fn new(limits: &Limits) -> Budget {
+        Budget {
+            call: limits.script_call_checks,
+            total: limits.script_checks,
+            left: Rc::new(Cell::new(limits.script_checks)),
+        }
+    }
+
+    /// Why a call failed that ran out of checks, given `given` of them.
+    fn spent(&self, given: u32) -> String {
+        if given < self.call {
+            format!(
+                "the Scripts ran longer than x3dbake allows a bake ({} interrupt checks in all): they are stopped",
+                self.total
+            )
+        } else {
+            format!(
+                "ran longer than x3dbake allows a call ({} interrupt checks)",
+                self.call
+            )
+        }
+    }
+}
+
 /// The engine all Scripts of a scene share, and the nodes they make.
 pub struct Engine {
     runtime: Runtime,
+    /// The checks the running call has left (what the interrupt handler
+    /// counts down).
     budget: Rc<Cell<u32>>,
+    bake: Budget,
     created: Rc<RefCell<Created>>,
 }
 
 impl Engine {
-    /// A new engine for the Scripts of `scene`, with its limits set.
-    pub fn new(scene: &Scene) -> Result<Engine, Failure> {
+    /// A new engine for the Scripts of `scene`, with its limits set, its
+    /// calls taking their checks from `bake`.
+    pub fn new(scene: &Scene, bake: &Budget) -> Result<Engine, Failure> {
         let runtime = Runtime::new().map_err(|e| failure(&e.to_string()))?;
         runtime.set_memory_limit(MEMORY);
         runtime.set_max_stack_size(1 << 20);
-        let budget = Rc::new(Cell::new(BUDGET));
+        let budget = Rc::new(Cell::new(bake.call));
         let left = budget.clone();
         runtime.set_interrupt_handler(Some(Box::new(move || {
             let n = left.get();
@@ -100,8 +140,14 @@ impl Engine {
         Ok(Engine {
             runtime,
             budget,
+            bake: bake.clone(),
             created: Rc::new(RefCell::new(Created::new(scene))),
         })
+    }
+
+    /// Whether the bake's budget is spent: no call runs any more.
+    pub fn spent(&self) -> bool {
+        self.bake.left.get() == 0
     }
 
     /// The nodes the Scripts made so far.
@@ -128,6 +174,7 @@ pub struct Script {
     name: String,
     context: Context,
     budget: Rc<Cell<u32>>,
+    bake: Budget,
     /// The Script's fields: name, type, access.
     fields: Vec<(String, FieldType, Access)>,
     /// Its source, for the line a failure names.
@@ -156,6 +203,7 @@ impl Script {
             name: scene.display_name(node),
             context,
             budget: engine.budget.clone(),
+            bake: engine.bake.clone(),
             fields,
             code: code.to_string(),
         };
@@ -230,21 +278,32 @@ impl Script {
             .map_err(|m| failure(&format!("x3dbake could not read what the Script did: {m}")))
     }
 
-    /// Runs `f` in the Script's context with a fresh budget; an exception
-    /// becomes a [`Failure`] with its source line.
+    /// Runs `f` in the Script's context with a fresh budget (a call's, or
+    /// what is left of the bake's when that is less); an exception becomes
+    /// a [`Failure`] with its source line. Once the bake's budget is spent
+    /// nothing runs.
     fn run<T>(&self, f: impl FnOnce(&Ctx<'_>) -> rquickjs::Result<T>) -> Result<T, Failure> {
-        self.budget.set(BUDGET);
-        self.context.with(|ctx| match f(&ctx) {
+        let left = self.bake.left.get();
+        if left == 0 {
+            return Err(failure(&self.bake.spent(0)));
+        }
+        let given = u32::try_from(left).map_or(self.bake.call, |l| l.min(self.bake.call));
+        self.budget.set(given);
+        let ran = self.context.with(|ctx| match f(&ctx) {
             Ok(v) => Ok(v),
             Err(rquickjs::Error::Exception) => {
-                let mut f = caught(&ctx, self.budget.get() == 0);
+                let spent = (self.budget.get() == 0).then(|| self.bake.spent(given));
+                let mut f = caught(&ctx, spent);
                 if f.message.ends_with("not a function") {
                     f.message += &self.unknown_calls(&ctx, f.line);
                 }
                 Err(f)
             }
             Err(e) => Err(failure(&e.to_string())),
-        })
+        });
+        let used = given - self.budget.get();
+        self.bake.left.set(left - u64::from(used));
+        ran
     }
 
     /// What a "not a function" failure at `line` is about: the names the
@@ -276,12 +335,13 @@ impl Script {
 }
 
 /// The exception pending in `ctx`, as a failure with the line of the
-/// Script's source it was thrown at.
-fn caught(ctx: &Ctx<'_>, out_of_budget: bool) -> Failure {
+/// Script's source it was thrown at (`spent`: the call ran out of its
+/// budget, and why).
+fn caught(ctx: &Ctx<'_>, spent: Option<String>) -> Failure {
     let value = ctx.catch();
-    if out_of_budget {
+    if let Some(message) = spent {
         return Failure {
-            message: format!("ran longer than x3dbake allows a call ({BUDGET} interrupt checks)"),
+            message,
             line: None,
         };
     }
@@ -316,7 +376,6 @@ fn caught(ctx: &Ctx<'_>, out_of_budget: bool) -> Failure {
 mod tests {
     use super::*;
     use crate::diag::Diagnostics;
-    use crate::limits::Limits;
     use crate::scene::value::Data;
     use crate::source::Sources;
 
@@ -359,7 +418,7 @@ function set_rotation (value, time) { vector_changed = value.multVec(vector); }
 "
 }"#,
         );
-        let engine = Engine::new(&s).expect("engine");
+        let engine = Engine::new(&s, &Budget::new(&Limits::default())).expect("engine");
         let script = loaded(&s, &engine);
         let quarter = Value {
             ty: FieldType::SFRotation,
@@ -394,7 +453,7 @@ function set_level(v, t) { calls++; moved[1] = v * calls; clock.set_startTime = 
 "
 }"#,
         );
-        let engine = Engine::new(&s).expect("engine");
+        let engine = Engine::new(&s, &Budget::new(&Limits::default())).expect("engine");
         let script = loaded(&s, &engine);
         let init = script.initialize(0.0).expect("initialize");
         assert_eq!(
@@ -454,7 +513,7 @@ function missing(v) { var a = new SFVec3f(1, 0, 0); a.normalize().frobnicate(Mat
 "
 }"#,
         );
-        let engine = Engine::new(&s).expect("engine");
+        let engine = Engine::new(&s, &Budget::new(&Limits::default())).expect("engine");
         let script = loaded(&s, &engine);
         let time = Value {
             ty: FieldType::SFTime,
@@ -505,7 +564,7 @@ function go(v) {
 "
 }"#,
         );
-        let engine = Engine::new(&s).expect("engine");
+        let engine = Engine::new(&s, &Budget::new(&Limits::default())).expect("engine");
         let script = loaded(&s, &engine);
         let time = Value {
             ty: FieldType::SFTime,

@@ -13,7 +13,7 @@ use crate::util;
 use serde_json::Value as Json;
 use std::collections::BTreeMap;
 use x3dbake::internal::anim::cascade::DEFAULT_LOAD_TIME;
-use x3dbake::internal::script::{Engine, Output, Script};
+use x3dbake::internal::script::{Budget, Engine, Output, Script};
 
 const CASES: &str = include_str!("../binding/cases.js");
 
@@ -36,7 +36,7 @@ fn ours() -> BTreeMap<String, Json> {
     assert!(!bake.diags.has_errors(), "{:?}", bake.diags.list());
     let scene = &bake.scene;
     let t = scene.def("T").unwrap();
-    let engine = Engine::new(scene).unwrap();
+    let engine = Engine::new(scene, &Budget::new(&x3dbake::Limits::default())).unwrap();
     let script = Script::load(&engine, scene, t, CASES).unwrap();
     let out = script.initialize(DEFAULT_LOAD_TIME).unwrap();
     let text = out

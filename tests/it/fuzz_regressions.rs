@@ -19,9 +19,27 @@ fn run_target(target: &str, data: &[u8]) {
         "read_gzip" => bodies::read_gzip(data),
         "pipeline" => bodies::bake(data),
         "referenced" => bodies::referenced(data),
+        "timeline" => bodies::timeline(data),
+        "script" => bodies::script(data),
+        "outputs" => bodies::outputs(data),
+        "inspect" => bodies::inspect(data),
         other => panic!("fuzz/regressions/{other}: no such fuzz target"),
     }
 }
+
+/// Every fuzz target (fuzz/fuzz_targets/), each replayed by `run_target`.
+const TARGETS: [&str; 10] = [
+    "read_xml",
+    "read_vrml",
+    "read_json",
+    "read_gzip",
+    "pipeline",
+    "referenced",
+    "timeline",
+    "script",
+    "outputs",
+    "inspect",
+];
 
 /// How long the whole replay may run before it counts as hung.
 const HUNG: Duration = Duration::from_secs(600);
@@ -41,15 +59,7 @@ fn saved_findings_and_bad_inputs_pass_every_target() {
             inputs.push((vec![name.clone()], f));
         }
     }
-    let all = [
-        "read_xml",
-        "read_vrml",
-        "read_json",
-        "read_gzip",
-        "pipeline",
-        "referenced",
-    ]
-    .map(String::from);
+    let all = TARGETS.map(String::from);
     for ext in ["x3d", "x3dv", "wrl", "x3dj", "gz"] {
         for f in util::fixtures("errors", ext) {
             inputs.push((all.to_vec(), f));
@@ -81,6 +91,27 @@ fn saved_findings_and_bad_inputs_pass_every_target() {
     if let Err(panic) = handle.join() {
         std::panic::resume_unwind(panic);
     }
+}
+
+/// Every fuzz target is replayed: its name is in [`TARGETS`].
+#[test]
+fn every_fuzz_target_is_replayed() {
+    let dir = util::root().join("fuzz/fuzz_targets");
+    let mut found: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|f| {
+            f.unwrap()
+                .path()
+                .file_stem()
+                .unwrap()
+                .to_string_lossy()
+                .into_owned()
+        })
+        .collect();
+    found.sort();
+    let mut replayed = TARGETS.map(String::from).to_vec();
+    replayed.sort();
+    assert_eq!(found, replayed);
 }
 
 /// The fuzzing dictionaries (fuzz/dict.sh) are well-formed libFuzzer

@@ -117,6 +117,46 @@ fn tolerance_is_a_true_bound_with_fewer_keys() {
         }
     }
 }
+/// A --tolerance finer than glTF's f32 numbers hold (1e-10, 1e-30) is
+/// held at four f32 steps of each track's largest value, with a warning:
+/// before, the fit cut ever shorter segments until the key limit or memory
+/// gave out (killed after minutes). Both give the keys of that bound.
+#[test]
+fn a_tolerance_finer_than_f32_holds_is_what_f32_holds() {
+    let text = std::fs::read(util::root().join("fixtures/scenes/bouncing_box.x3d")).unwrap();
+    let made = |tol: f64| {
+        let limits = x3dbake::Limits::default();
+        let mut bake = x3dbake::Bake::load("bouncing_box.x3d", text.clone(), None, None, limits);
+        bake.animate(Default::default());
+        let opts = x3dbake::gltf::Options {
+            keys: x3dbake::gltf::KeyOptions {
+                tolerance: Some(tol),
+                ..Default::default()
+            },
+            ..Default::default()
+        };
+        let doc = bake.gltf(&opts, None).unwrap();
+        let messages: Vec<String> = bake
+            .diags
+            .list()
+            .iter()
+            .map(|d| d.message.clone())
+            .collect();
+        assert!(!bake.diags.has_errors(), "{messages:?}");
+        let warned = messages
+            .iter()
+            .filter(|m| m.starts_with(&format!("--tolerance {tol:e} is finer than glTF's f32")))
+            .count();
+        (doc.json(), doc.bin.clone(), warned)
+    };
+    let (fine, finer) = (made(1e-10), made(1e-30));
+    assert_eq!((fine.2, finer.2), (1, 1), "one warning each");
+    assert!(fine.0 == finer.0 && fine.1 == finer.1, "the same document");
+    let (json, bin, warned) = made(1e-3);
+    assert_eq!(warned, 0);
+    assert!(bin.len() < fine.1.len(), "{} bytes at 1e-3", json.len());
+}
+
 #[test]
 fn constant_tracks_collapse_and_unchanging_ones_are_dropped() {
     let (dir, x3d) = util::scene_file(

@@ -584,3 +584,72 @@ fn a_nurbs_surface_interpolator_places_what_events_send_it() {
         );
     }
 }
+
+/// A Script that runs to the limit of its call at every frame is stopped
+/// once the Scripts of the bake have taken their budget in all
+/// (`Limits::script_checks`): before, world time ran it to the limit at
+/// every frame (an hour at 30 frames a second, 108 000 calls of 0.4 s).
+/// What it sent before then is baked.
+#[test]
+fn scripts_are_stopped_when_the_bake_s_budget_is_spent() {
+    use x3dbake::{Bake, ClipOptions, Limits, World};
+    let x3d = r#"<X3D><Scene>
+<TimeSensor DEF='Clock' loop='true'/>
+<Transform DEF='Box'/>
+<Script DEF='Spin'>
+<field name='tick' type='SFFloat' accessType='inputOnly'/>
+<field name='place' type='SFVec3f' accessType='outputOnly'/>
+<![CDATA[ecmascript:
+function tick(f) { place = new SFVec3f(f, 0, 0); if (Browser.getCurrentTime() % 10 > 2) for (;;) {} }
+]]></Script>
+<ROUTE fromNode='Clock' fromField='fraction_changed' toNode='Spin' toField='tick'/>
+<ROUTE fromNode='Spin' fromField='place' toNode='Box' toField='translation'/>
+</Scene></X3D>"#;
+    let limits = Limits {
+        script_call_checks: 20,
+        script_checks: 300,
+        ..Limits::default()
+    };
+    let mut bake = Bake::load("spin.x3d", x3d.as_bytes().to_vec(), None, None, limits);
+    let world = World {
+        end: Some(60.0),
+        rate: 30.0,
+        ..World::default()
+    };
+    bake.animate_in(ClipOptions::default(), Some(&world));
+    let messages: Vec<&str> = bake
+        .diags
+        .list()
+        .iter()
+        .map(|d| d.message.as_str())
+        .collect();
+    assert!(!bake.diags.has_errors(), "{messages:?}");
+    let stopped = messages
+        .iter()
+        .find(|m| m.starts_with("the Scripts ran longer than x3dbake allows a bake"))
+        .unwrap_or_else(|| panic!("{messages:?}"));
+    assert!(
+        stopped.contains("(300 interrupt checks in all)"),
+        "{stopped}"
+    );
+    // (Each second from 2 to 10 takes 30 calls of 20 checks: the budget
+    // is spent in the first of them, a little after 2 s.)
+    let at: f64 = stopped
+        .split(" at ")
+        .nth(1)
+        .and_then(|t| t.split(' ').next())
+        .and_then(|t| t.parse().ok())
+        .unwrap_or_else(|| panic!("{stopped}"));
+    assert!((2.0..3.0).contains(&at), "{stopped}");
+    assert!(
+        messages
+            .iter()
+            .any(|m| m.contains("ran longer than x3dbake allows a call (20 interrupt checks)")),
+        "{messages:?}"
+    );
+    // What it sent before 2 s is baked.
+    assert!(
+        bake.clips.iter().any(|c| !c.tracks.is_empty()),
+        "{messages:?}"
+    );
+}

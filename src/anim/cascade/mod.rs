@@ -33,6 +33,7 @@ use crate::diag::Diagnostics;
 use crate::hash::{HashMap, HashSet};
 use crate::scene::value::{Data, Scalar};
 use crate::scene::{Dir, FieldType, NodeId, NodeType, Scene, Value};
+use crate::script::Budget;
 use crate::source::{Sources, Span};
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
@@ -323,15 +324,17 @@ pub struct Set {
 const MAX_EVENTS: usize = 1_000_000;
 
 /// Plays the events of the scene from world time 0 to `until`, Scripts
-/// included. A user event naming no node, or no field of it, is an error.
+/// included (within `budget`). A user event naming no node, or no field
+/// of it, is an error.
 pub fn play(
     scene: &Scene,
     sources: &Sources,
     world: &World,
     until: f64,
+    budget: &Budget,
     diags: &mut Diagnostics,
 ) -> Played {
-    let mut p = Player::new(scene, sources, world.rate, until, None, diags);
+    let mut p = Player::new(scene, sources, world.rate, until, None, budget, diags);
     p.scripts.load = world.load;
     p.load_clocks(world.load);
     p.user_events(&world.events, diags);
@@ -344,15 +347,16 @@ pub fn play(
 /// drive, triggers and sequencers, the user's events at world time 0 and
 /// before), the last value of each field; and the nodes Scripts made
 /// meanwhile (which the sets may hold). Played with `world`'s load
-/// instant; diagnostics of the play are dropped (the bake's own play gives
-/// them).
+/// instant, Scripts within `budget`; diagnostics of the play are dropped
+/// (the bake's own play gives them).
 pub fn state_at_load(
     scene: &Scene,
     sources: &Sources,
     world: &World,
+    budget: &Budget,
 ) -> (Vec<Set>, crate::script::Created) {
     let mut quiet = Diagnostics::default();
-    let mut p = Player::new(scene, sources, world.rate, 0.0, None, &mut quiet);
+    let mut p = Player::new(scene, sources, world.rate, 0.0, None, budget, &mut quiet);
     p.scripts.load = world.load;
     p.load_clocks(world.load);
     // (The user's events at load and before are part of it.)
@@ -370,8 +374,9 @@ pub fn state_at_load(
 
 /// Plays one clock's clip as the clip mode bakes it: the clock alone,
 /// started at 0 (other clocks do not run), for `until` seconds, with the
-/// Scripts and followers among `reached` (the nodes its events reach);
-/// what they set is in the result's `sets`.
+/// Scripts (within `budget`) and followers among `reached` (the nodes its
+/// events reach); what they set is in the result's `sets`.
+#[allow(clippy::too_many_arguments)]
 pub fn play_clip(
     scene: &Scene,
     sources: &Sources,
@@ -379,10 +384,11 @@ pub fn play_clip(
     reached: &HashSet<NodeId>,
     until: f64,
     rate: f64,
+    budget: &Budget,
     diags: &mut Diagnostics,
 ) -> Played {
     let solo = Some((clock, reached));
-    Player::new(scene, sources, rate, until, solo, diags).run(diags)
+    Player::new(scene, sources, rate, until, solo, budget, diags).run(diags)
 }
 
 impl<'s> Player<'s> {
@@ -395,10 +401,11 @@ impl<'s> Player<'s> {
         rate: f64,
         until: f64,
         solo: Option<(NodeId, &HashSet<NodeId>)>,
+        budget: &Budget,
         diags: &mut Diagnostics,
     ) -> Player<'s> {
         let only = solo.map(|(_, reached)| reached);
-        let scripts = scripts::Scripts::load(scene, sources, only, diags);
+        let scripts = scripts::Scripts::load(scene, sources, only, budget, diags);
         let followers = followers::load(scene, only);
         let solo = solo.map(|(clock, _)| clock);
         let mut listeners = scripts.running();

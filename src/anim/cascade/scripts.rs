@@ -10,7 +10,9 @@ use super::{Ev, Field, Player, Via};
 use crate::diag::Diagnostics;
 use crate::hash::{HashMap, HashSet};
 use crate::scene::{FieldType, NodeId, Scene, Value};
-use crate::script::{Created, Engine, Failure, Language, Output, Script, ScriptSource, line_span};
+use crate::script::{
+    Budget, Created, Engine, Failure, Language, Output, Script, ScriptSource, line_span,
+};
 use crate::source::{Sources, Span};
 
 /// A Script that runs, and what it did that is reported at the end.
@@ -41,6 +43,9 @@ pub(super) struct Scripts {
     /// The engine (dropped after the Scripts, which live in it), and the
     /// nodes the Scripts made.
     engine: Option<Engine>,
+    /// When the bake's budget for Scripts ran out (world time), and what
+    /// the call that found it so was told.
+    stopped: Option<(f64, String)>,
 }
 
 /// What is called.
@@ -51,12 +56,14 @@ enum Call<'a> {
 }
 
 impl Scripts {
-    /// Loads every ECMAScript Script of the scene (of `only`, when given);
-    /// names each Script that will not run, and why.
+    /// Loads every ECMAScript Script of the scene (of `only`, when given),
+    /// their calls taking their checks from `budget`; names each Script
+    /// that will not run, and why.
     pub fn load(
         scene: &Scene,
         sources: &Sources,
         only: Option<&HashSet<NodeId>>,
+        budget: &Budget,
         diags: &mut Diagnostics,
     ) -> Scripts {
         let mut hosted = HashMap::default();
@@ -105,7 +112,7 @@ impl Scripts {
                 }
             };
             if engine.is_none() {
-                match Engine::new(scene) {
+                match Engine::new(scene, budget) {
                     Ok(e) => engine = Some(e),
                     Err(f) => {
                         diags.error(
@@ -148,6 +155,7 @@ impl Scripts {
             order,
             diags: Diagnostics::default(),
             engine,
+            stopped: None,
         }
     }
 
@@ -218,16 +226,26 @@ impl Scripts {
                     );
                 }
                 h.failures += 1;
+                if self.stopped.is_none() && self.engine.as_ref().is_some_and(Engine::spent) {
+                    self.stopped = Some((t, f.message));
+                }
                 Vec::new()
             }
         }
     }
 
     /// Names what the Scripts did that the bake does not show: calls that
-    /// failed after the first, and lines printed.
+    /// failed after the first, lines printed, and when the bake's budget
+    /// stopped them all.
     pub fn report(&mut self, scene: &Scene, diags: &mut Diagnostics) {
         for d in std::mem::take(&mut self.diags).list() {
             diags.push(d.clone());
+        }
+        if let Some((t, why)) = &self.stopped {
+            diags.warning(
+                format!("{why} at {t} s; what they would send after is not baked"),
+                None,
+            );
         }
         for &id in &self.order {
             let h = &self.hosted[&id];

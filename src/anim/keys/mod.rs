@@ -82,10 +82,11 @@ impl Default for KeyOptions {
 /// The bound a track's keys are fitted within: its bound `tol`, less the
 /// room left for rounding its values afterwards.
 fn fit_bound(opts: &KeyOptions, track: &Track, tol: f64) -> f64 {
-    match track.is_rotation() {
+    let tol = match track.is_rotation() {
         true => tol - opts.rotation_rounding,
         false => tol,
-    }
+    };
+    tol.max(fit::finest_tolerance(track))
 }
 
 /// Chooses the keys of a document's tracks, one after another, keeping
@@ -100,6 +101,8 @@ pub struct KeyChooser<'s> {
     values: usize,
     /// Fits made ahead, on several threads.
     ahead: Ahead,
+    /// A --tolerance finer than a track's values hold was reported.
+    floored: bool,
 }
 
 /// How a sampled track is interpolated: its natural way in exact mode,
@@ -170,6 +173,7 @@ impl<'s> KeyChooser<'s> {
             limit,
             values: 0,
             ahead: Ahead::default(),
+            floored: false,
         }
     }
 
@@ -252,6 +256,22 @@ impl<'s> KeyChooser<'s> {
         diags: &mut Diagnostics,
     ) -> Option<Keyframes<'t>> {
         let opts = self.opts;
+        if let Some(tol) = opts.tolerance {
+            let finest = fit::finest_tolerance(track);
+            if tol < finest && !self.floored {
+                self.floored = true;
+                diags.warning(
+                    format!(
+                        "--tolerance {tol:e} is finer than glTF's f32 numbers hold `{}.{}`: \
+                         its keys are fitted within {finest:.2e} (four f32 steps of its \
+                         largest value), and those of every other such track within theirs",
+                        self.scene.display_name(track.target),
+                        track.field,
+                    ),
+                    Some(track.span),
+                );
+            }
+        }
         // The animation values the exact keys took from the limit.
         let mut charged = 0;
         let exact = match exact_keys(&opts, track) {
@@ -389,8 +409,16 @@ impl<'s> KeyChooser<'s> {
             .flat_map(|t| t.corners(t.corner_room(room)))
             .collect();
         corners.sort_by(f64::total_cmp);
+        let finest = tracks
+            .iter()
+            .map(|t| fit::finest_tolerance(t))
+            .fold(0.0, f64::max);
         let bound = fit::Bound {
-            tol: self.opts.tolerance.unwrap_or(fit::DEFAULT_RELATIVE),
+            tol: self
+                .opts
+                .tolerance
+                .unwrap_or(fit::DEFAULT_RELATIVE)
+                .max(finest),
             rotation: false,
             per: width,
             lens: false,

@@ -1,0 +1,4 @@
+function iSFFloat(f, t) {
+  oSFFloat = f;
+  for (;;) {}
+}
