@@ -238,7 +238,8 @@ pub struct BakeArgs {
     /// The bound on every track: the fewest glTF keys within this distance of
     /// the true curve at every time (scene units; radians for rotations),
     /// exact linear keys thinned too; constant tracks collapse to one key,
-    /// and tracks that never leave the target's own value are dropped
+    /// and tracks that never leave the target's own value are dropped; at
+    /// least what glTF's f32 numbers hold, 4.8e-7 × max(1, largest value)
     /// [default: exact keys where glTF holds the curve, and 1e-4 rad or
     /// 1e-4 × max(1, largest value) elsewhere].
     #[arg(help_heading = "Keys", long, value_name = "T")]
