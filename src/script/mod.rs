@@ -170,6 +170,12 @@ impl Script {
                 }
             })?;
             ctx.globals().set("__x3d_create", create)?;
+            // A node made gets a DEF name (false: not a node made).
+            let made = engine.created.clone();
+            let name = rquickjs::Function::new(ctx.clone(), move |id: u32, name: String| {
+                made.borrow_mut().name(NodeId(id), name)
+            })?;
+            ctx.globals().set("__x3d_name", name)?;
             for part in BINDING {
                 ctx.eval::<(), _>(part)?;
             }

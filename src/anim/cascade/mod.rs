@@ -32,7 +32,7 @@ use super::clock::clock_of;
 use crate::diag::Diagnostics;
 use crate::hash::{HashMap, HashSet};
 use crate::scene::value::{Data, Scalar};
-use crate::scene::{Dir, FieldType, NodeId, NodeType, Scene, Value};
+use crate::scene::{Dir, FieldDef, FieldType, NodeId, NodeType, Scene, Value};
 use crate::source::{Sources, Span};
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
@@ -680,9 +680,26 @@ impl<'s> Player<'s> {
         }
     }
 
+    /// The declared field of a name of a node of the scene, or of one a
+    /// Script made (numbered after the scene's).
+    fn field_def(&self, id: NodeId, name: &str) -> Option<&'s FieldDef> {
+        if (id.0 as usize) < self.scene.nodes.len() {
+            self.scene.field_def(id, name)
+        } else {
+            self.scripts.created_field(id, name)
+        }
+    }
+
     /// An event into an input of a node.
     fn input(&mut self, t: f64, id: NodeId, field: &'s str, v: Ev, via: Via) {
         let scene = self.scene;
+        if id.0 as usize >= scene.nodes.len() {
+            // A node a Script made: its fields are set as any other's.
+            if let Some(def) = self.scripts.created_field(id, field) {
+                self.set_field(t, id, field, def, v, via);
+            }
+            return;
+        }
         if self.scripts.runs(id) {
             self.script_event(t, id, field, &v);
             return;
@@ -736,53 +753,57 @@ impl<'s> Player<'s> {
             }
             (Some(TimeTrigger), "set_boolean") => self.send(t, id, "triggerTime", Ev::Time(t)),
             _ => {
-                let Some(def) = self.scene.field_def(id, field) else {
-                    return;
-                };
-                if v.value(def.ty).is_none() {
-                    return; // not of the field's type
-                }
-                // A field of the scene set at a time: shown in world time.
-                let origin = match via {
-                    Via::Route(ri) => {
-                        let r = &self.scene.routes[ri];
-                        Some((Some(ri), r.span, r.from))
-                    }
-                    Via::Script(s) => Some((None, self.scene.node(s).span, s)),
-                    // (An output the user sends is not set on the node.)
-                    Via::User if def.access.writable() => {
-                        Some((None, self.scene.node(id).span, id))
-                    }
-                    Via::User => None,
-                    Via::Nothing => None,
-                };
-                if let Some((route, span, source)) = origin {
-                    self.played.sets.push(Set {
-                        time: t,
-                        node: id,
-                        field: field.to_string(),
-                        ty: def.ty,
-                        values: v.numbers(),
-                        other: match &v {
-                            Ev::Value(value)
-                                if matches!(value.ty.scalar(), Scalar::String | Scalar::Node) =>
-                            {
-                                Some(value.clone())
-                            }
-                            _ => None,
-                        },
-                        route,
-                        source,
-                        span,
-                        sampled: self.sending.sampled,
-                        ending: self.sending.ending,
-                    });
-                }
-                // An inputOutput field passes its new value on.
-                if def.access == crate::scene::Access::InputOutput {
-                    self.send(t, id, field, v);
+                if let Some(def) = scene.field_def(id, field) {
+                    self.set_field(t, id, field, def, v, via);
                 }
             }
+        }
+    }
+
+    /// A field of a node (not a Script, a follower, an interpolator or one
+    /// of the nodes the cascade plays) set by an event at `t`: shown in
+    /// world time, and passed on when it is an inputOutput field.
+    fn set_field(&mut self, t: f64, id: NodeId, field: &'s str, def: &FieldDef, v: Ev, via: Via) {
+        if v.value(def.ty).is_none() {
+            return; // not of the field's type
+        }
+        // A field of the scene set at a time: shown in world time.
+        let origin = match via {
+            Via::Route(ri) => {
+                let r = &self.scene.routes[ri];
+                Some((Some(ri), r.span, r.from))
+            }
+            Via::Script(s) => Some((None, self.scene.node(s).span, s)),
+            // (An output the user sends is not set on the node.)
+            Via::User if def.access.writable() => Some((None, self.scene.node(id).span, id)),
+            Via::User => None,
+            Via::Nothing => None,
+        };
+        if let Some((route, span, source)) = origin {
+            self.played.sets.push(Set {
+                time: t,
+                node: id,
+                field: field.to_string(),
+                ty: def.ty,
+                values: v.numbers(),
+                other: match &v {
+                    Ev::Value(value)
+                        if matches!(value.ty.scalar(), Scalar::String | Scalar::Node) =>
+                    {
+                        Some(value.clone())
+                    }
+                    _ => None,
+                },
+                route,
+                source,
+                span,
+                sampled: self.sending.sampled,
+                ending: self.sending.ending,
+            });
+        }
+        // An inputOutput field passes its new value on.
+        if def.access == crate::scene::Access::InputOutput {
+            self.send(t, id, field, v);
         }
     }
 }

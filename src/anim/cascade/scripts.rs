@@ -9,7 +9,7 @@
 use super::{Ev, Field, Player, Via};
 use crate::diag::Diagnostics;
 use crate::hash::{HashMap, HashSet};
-use crate::scene::{FieldType, NodeId, Scene, Value};
+use crate::scene::{FieldDef, FieldType, NodeId, Scene, Value};
 use crate::script::{Created, Engine, Failure, Language, Output, Script, ScriptSource, line_span};
 use crate::source::{Sources, Span};
 
@@ -149,6 +149,11 @@ impl Scripts {
             diags: Diagnostics::default(),
             engine,
         }
+    }
+
+    /// The declared field of a name of a node the Scripts made.
+    pub fn created_field(&self, id: NodeId, name: &str) -> Option<&'static FieldDef> {
+        self.engine.as_ref()?.created().field_def(id, name)
     }
 
     /// The nodes the Scripts made, taken out.
@@ -322,7 +327,6 @@ impl<'s> Player<'s> {
         // A Script's values are new: they go everywhere, not only towards
         // other Scripts (sampled still, when they answer a frame).
         self.sending.towards_frames = false;
-        let scene = self.scene;
         // A time out of a Script is absolute: in world time, seconds after
         // the load.
         let load = self.scripts.load;
@@ -337,15 +341,7 @@ impl<'s> Player<'s> {
             match o {
                 Output::Send { field, value } => self.send(t, id, &field, world(value)),
                 Output::Write { node, field, value } => {
-                    if let Some(engine) = &self.scripts.engine {
-                        let mut made = engine.created();
-                        if made.has(node) {
-                            // A node a Script made: not in the cascade.
-                            made.write(node, &field, value);
-                            continue;
-                        }
-                    }
-                    let Some(def) = scene.field_def(node, &field) else {
+                    let Some(def) = self.field_def(node, &field) else {
                         continue;
                     };
                     let name = def.name.as_str();

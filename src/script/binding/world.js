@@ -212,12 +212,18 @@
   };
   Browser.createVrmlFromString = (text) => make(text, true);
   // The scene a Script is in, as far as making nodes: createNode(type)
-  // is the node with its fields' defaults.
+  // is the node with its fields' defaults; addNamedNode(name, node) gives
+  // a node made so its DEF name.
   const currentScene = {
     createNode(type) {
       if (!(X3DConstants[type] > 2000)) throw new Error("Unknown node type '" + String(type) + "'");
       const [made] = make(type + " { }", true);
       return made;
+    },
+    addNamedNode(name, n) {
+      if (!n || n.__id === undefined) throw new Error("addNamedNode: not a node");
+      if (!__x3d_name(n.__id, String(name))) throw new Error("addNamedNode: x3dbake names only nodes a Script made");
+      nodes[n.__id].name = String(name);
     },
   };
   Object.defineProperty(Browser, "currentScene", { get: () => currentScene, enumerable: true });
