@@ -403,7 +403,9 @@ impl<'s> Player<'s> {
         let solo = solo.map(|(clock, _)| clock);
         let mut listeners = scripts.running();
         listeners.extend(followers.keys());
-        let mut frames = frames::Frames::find(scene, &listeners, rate);
+        let watch = scripts.watch(scene);
+        let read: Vec<NodeId> = watch.values().flatten().map(|w| w.0).collect();
+        let mut frames = frames::Frames::find(scene, &listeners, &read, rate);
         let feeds = feeds::Feeds::find(scene, &followers.keys().copied().collect());
         frames.routes.retain(|ri| !feeds.routes.contains(ri));
         let mut p = Player {
@@ -435,6 +437,8 @@ impl<'s> Player<'s> {
             now: f64::NEG_INFINITY,
             played: Played::default(),
             until,
+            state: HashMap::default(),
+            watch,
         };
         for (ri, r) in scene.routes.iter().enumerate() {
             p.routes
@@ -595,6 +599,13 @@ struct Player<'s> {
     now: f64,
     played: Played,
     until: f64,
+    /// The fields of the scene's nodes events set, as they left them (by
+    /// the field an event sets): when, and the value.
+    state: HashMap<(NodeId, &'s str), (f64, Value)>,
+    /// For each Script, the fields of the nodes it holds that routes set
+    /// (the field, its type and the route): what it reads of them is
+    /// their value at the call's time.
+    watch: HashMap<NodeId, Vec<(NodeId, &'s str, FieldType, usize)>>,
 }
 
 impl<'s> Player<'s> {
@@ -674,6 +685,7 @@ impl<'s> Player<'s> {
             Field::Frame(k) => self.frame(t, k),
             Field::Sample(n) => self.follower_sample(t, id, n),
             Field::Initialize => {
+                self.renew(t, id);
                 let out = self.scripts.initialize(id, t, self.sources);
                 self.script_outputs(t, id, out);
             }
@@ -763,9 +775,26 @@ impl<'s> Player<'s> {
     /// A field of a node (not a Script, a follower, an interpolator or one
     /// of the nodes the cascade plays) set by an event at `t`: shown in
     /// world time, and passed on when it is an inputOutput field.
-    fn set_field(&mut self, t: f64, id: NodeId, field: &'s str, def: &FieldDef, v: Ev, via: Via) {
-        if v.value(def.ty).is_none() {
+    fn set_field(
+        &mut self,
+        t: f64,
+        id: NodeId,
+        field: &'s str,
+        def: &'s FieldDef,
+        v: Ev,
+        via: Via,
+    ) {
+        let Some(value) = v.value(def.ty) else {
             return; // not of the field's type
+        };
+        // A frame's copy of a continuous event into a node a Script holds
+        // is for the Script to read (the clips have it exact); one at the
+        // instant before a cycle's end, which is no frame of a browser,
+        // not even that: the next frame reads what the frame before left.
+        let shown = !self.sending.towards_frames;
+        if (id.0 as usize) < self.scene.nodes.len() && (shown || !self.sending.ending) {
+            let stored = self.scene.field_set_by(id, def).name.as_str();
+            self.state.insert((id, stored), (t, value));
         }
         // A field of the scene set at a time: shown in world time.
         let origin = match via {
@@ -779,7 +808,7 @@ impl<'s> Player<'s> {
             Via::User => None,
             Via::Nothing => None,
         };
-        if let Some((route, span, source)) = origin {
+        if let Some((route, span, source)) = origin.filter(|_| shown) {
             self.played.sets.push(Set {
                 time: t,
                 node: id,

@@ -9,7 +9,7 @@
 use super::{Ev, Field, Player, Via};
 use crate::diag::Diagnostics;
 use crate::hash::{HashMap, HashSet};
-use crate::scene::{FieldDef, FieldType, NodeId, Scene, Value};
+use crate::scene::{Dir, FieldDef, FieldType, NodeId, Scene, Value};
 use crate::script::{Created, Engine, Failure, Language, Output, Script, ScriptSource, line_span};
 use crate::source::{Sources, Span};
 
@@ -26,6 +26,11 @@ struct Hosted {
     /// Values not passed on, and why the first was not.
     dropped: usize,
     first_dropped: Option<String>,
+    /// The nodes it holds.
+    held: HashSet<NodeId>,
+    /// The fields of those nodes as it last saw them (as the file gave
+    /// them, or as renewed).
+    seen: HashMap<(NodeId, String), Value>,
 }
 
 /// The Scripts of a scene.
@@ -122,6 +127,8 @@ impl Scripts {
                     hosted.insert(
                         id,
                         Hosted {
+                            held: script.held().iter().copied().collect(),
+                            seen: HashMap::default(),
                             script,
                             span,
                             failures: 0,
@@ -172,6 +179,52 @@ impl Scripts {
     /// Whether `id` is a Script that runs.
     pub fn runs(&self, id: NodeId) -> bool {
         self.hosted.contains_key(&id)
+    }
+
+    /// For each Script, the fields of the nodes it holds that routes set:
+    /// the field (as the event sets it), its type and the route.
+    pub fn watch<'s>(
+        &self,
+        scene: &'s Scene,
+    ) -> HashMap<NodeId, Vec<(NodeId, &'s str, FieldType, usize)>> {
+        let mut watch: HashMap<NodeId, Vec<_>> = HashMap::default();
+        for (&id, h) in &self.hosted {
+            for (ri, r) in scene.routes.iter().enumerate() {
+                if !h.held.contains(&r.to) {
+                    continue;
+                }
+                if let Some(def) = scene.find_field(r.to, &r.to_field, Dir::In) {
+                    let stored = scene.field_set_by(r.to, def);
+                    let entry = (r.to, stored.name.as_str(), stored.ty, ri);
+                    watch.entry(id).or_default().push(entry);
+                }
+            }
+        }
+        watch
+    }
+
+    /// Gives Script `id` the fields of `now` that changed since it last
+    /// saw them.
+    pub fn renew(&mut self, id: NodeId, now: Vec<(NodeId, &str, Value)>) {
+        let Some(h) = self.hosted.get_mut(&id) else {
+            return;
+        };
+        let changed: Vec<(NodeId, &str, Value)> = now
+            .into_iter()
+            .filter(|(node, field, value)| {
+                let key = (*node, field.to_string());
+                let new = h.seen.get(&key) != Some(value);
+                if new {
+                    h.seen.insert(key, value.clone());
+                }
+                new
+            })
+            .collect();
+        if !changed.is_empty() {
+            // (What fails here is x3dbake's binding: the Script reads the
+            // values it had.)
+            let _ = h.script.renew(&changed);
+        }
     }
 
     /// Calls `initialize()`.
@@ -305,6 +358,7 @@ impl<'s> Player<'s> {
         if !self.touched.contains(&id) {
             self.touched.push(id);
         }
+        self.renew(t, id);
         let out = self
             .scripts
             .call(id, Call::Event(field, &value), t, self.sources);
@@ -315,11 +369,48 @@ impl<'s> Player<'s> {
     pub(super) fn events_processed(&mut self) {
         let t = self.now;
         for id in std::mem::take(&mut self.touched) {
+            self.renew(t, id);
             let out = self
                 .scripts
                 .call(id, Call::EventsProcessed, t, self.sources);
             self.script_outputs(t, id, out);
         }
+    }
+
+    /// Before a call of Script `id` at `t`: the fields of the nodes it
+    /// holds that events changed, as they are at `t`, so that it reads
+    /// them as they are now. As a browser passes a frame's events on (the
+    /// clocks' outputs before what interpolators make of them), a field a
+    /// clock sets through interpolators is as the last frame before `t`
+    /// left it: the frames' events set it when the clock sends Scripts
+    /// frames, else it is the chain's value then (unless an event set it
+    /// since).
+    pub(super) fn renew(&mut self, t: f64, id: NodeId) {
+        let Some(h) = self.scripts.hosted.get(&id) else {
+            return;
+        };
+        let watch = self.watch.get(&id).cloned().unwrap_or_default();
+        let mut now: Vec<(NodeId, &str, Value)> = self
+            .state
+            .iter()
+            .filter(|((node, _), _)| h.held.contains(node))
+            .map(|(&(node, field), (_, value))| (node, field, value.clone()))
+            .collect();
+        let before = self.frame_before(t);
+        for (node, field, ty, ri) in watch {
+            let r = &self.scene.routes[ri];
+            let Some((numbers, last, clock)) =
+                before.and_then(|b| self.continuous_at(b, r.from, &r.from_field))
+            else {
+                continue;
+            };
+            let set_since = self.state.get(&(node, field)).is_some_and(|s| s.0 >= last);
+            if !self.frames.sensors.contains(&clock) && !set_since {
+                now.retain(|n| (n.0, n.1) != (node, field));
+                now.push((node, field, super::frames::value_of(ty, numbers)));
+            }
+        }
+        self.scripts.renew(id, now);
     }
 
     /// What a Script sent: along its routes, or into the nodes it holds.

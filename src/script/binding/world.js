@@ -23,6 +23,9 @@
   const nodeObjects = {};
   // Checks, one a node field read, that write what changed in place.
   const watched = [];
+  // For each node given an object: takes a field's value as events left
+  // it (the next read gets it).
+  const renewers = {};
   // A field of a node written: it takes one event a call, its last value
   // (X_ITE: of 14 addChildren in a loop, the last is added).
   const write = (id, f, type, data) => {
@@ -107,6 +110,9 @@
         });
       }
       seen[f] = JSON.stringify(data);
+    };
+    renewers[id] = (f, data) => {
+      if (f in values) hold(f, info.fields[f][0], fromFlat(info.fields[f][0], data), data);
     };
     const read = (f) => {
       if (!(f in values)) {
@@ -329,6 +335,17 @@
     const words = new Set(["if", "for", "while", "switch", "catch", "function", "return", "typeof", "new"]);
     const called = [...line.matchAll(/([A-Za-z_$][\w$]*)\s*\(/g)].map((m) => m[1]);
     return [...new Set(called)].filter((n) => !words.has(n) && !known.has(n) && typeof global[n] !== "function");
+  };
+
+  // Fields of nodes as events left them, [[node, field, data], ...]: a
+  // Script reads a field as it is now, as in X_ITE.
+  global.__x3d_renew = function (json) {
+    for (const [id, f, data] of JSON.parse(json)) {
+      const info = nodes[id];
+      if (!info || !(f in info.fields)) continue;
+      info.fields[f][1] = data;
+      if (renewers[id]) renewers[id](f, data);
+    }
   };
 
   // Calls a function of the Script (an event's, initialize or
