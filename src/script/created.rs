@@ -120,11 +120,6 @@ impl Created {
         }
     }
 
-    /// Whether no node was made.
-    pub fn is_empty(&self) -> bool {
-        self.nodes.is_empty()
-    }
-
     /// The scene takes the nodes in (they are not drawn until a field of
     /// the scene holds them). Nothing happens when the scene has changed
     /// size since: the numbers would not hold.

@@ -167,9 +167,10 @@ fn a_value_not_a_number_drops_only_itself() {
 /// (fixtures/scripts/made_moved.x3d): at load `Fixed` stands where
 /// `set_translation` put it (in both bakes) and X_ITE draws both boxes;
 /// in world time `Made` moves and turns at each fraction of the clock as
-/// the Script computes it (X_ITE's timeline tool lists the DEF'd nodes
-/// before initialize() runs, so it cannot record nodes a Script made: the
-/// Script's own arithmetic is the reference), within 1e-5.
+/// the Script computes it (X_ITE's timeline tool lists the nodes it
+/// records as the scene loads, before initialize() has hung the made ones
+/// in it, so it records none of them: the Script's own arithmetic is the
+/// reference), within 1e-5.
 #[test]
 fn set_events_on_made_nodes_place_them_at_load_and_in_world_time() {
     let f = "fixtures/scripts/made_moved.x3d";

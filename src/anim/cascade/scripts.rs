@@ -28,8 +28,8 @@ struct Hosted {
     first_dropped: Option<String>,
     /// The nodes it holds.
     held: HashSet<NodeId>,
-    /// The fields of those nodes as it last saw them (as the file gave
-    /// them, or as renewed).
+    /// The values of fields of those nodes it was last given (see
+    /// [`Scripts::renew`]).
     seen: HashMap<(NodeId, String), Value>,
 }
 
