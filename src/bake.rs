@@ -143,6 +143,12 @@ impl Bake {
         };
         self.clips = clips_using(&self.scene, opts, built, events, &mut self.diags);
         self.take_state_at_load(world, &budget);
+        // A node a Script made after the load is not the scene's (nor
+        // drawn): what world time sets of it is not shown.
+        let nodes = self.scene.nodes.len();
+        for clip in &mut self.clips {
+            clip.tracks.retain(|t| (t.target.0 as usize) < nodes);
+        }
     }
 
     /// The scene as it stands once loaded: each field the load's events

@@ -211,7 +211,7 @@ pub fn clips_using(
                     .retain(|t| !played.listeners.contains(&t.target));
             }
             clips.retain(|c| !c.tracks.is_empty());
-            let (tracks, range) = set_tracks(&mut b, &played.sets, |t| t);
+            let (tracks, range) = set_tracks(&mut b, &played.created, &played.sets, |t| t);
             clips.extend(world_time_clip("events", tracks, range));
         }
         Events::Clips(sources, budget) => {

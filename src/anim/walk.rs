@@ -12,7 +12,7 @@ use crate::diag::{Diagnostic, Diagnostics};
 use crate::hash::{HashMap, HashSet};
 use crate::interp::{Interpolator, Kind, PointMap};
 use crate::scene::{Dir, FieldType, NodeId, NodeType, Route, Scene};
-use crate::script::Budget;
+use crate::script::{Budget, Created};
 use crate::source::Sources;
 use std::sync::Arc;
 
@@ -352,10 +352,13 @@ pub(super) fn identity() -> Interpolator {
 /// arc; one set by discrete events holds until the next.
 pub(super) fn set_tracks(
     b: &mut Builder<'_>,
+    made: &Created,
     sets: &[cascade::Set],
     key_of: impl Fn(f64) -> f64,
 ) -> (Vec<Track>, (f64, f64)) {
     let scene = b.scene;
+    // A node of the scene, or one a Script made (numbered after them).
+    let of_scene = |id: NodeId| (id.0 as usize) < scene.nodes.len();
     let mut tracks = Vec::new();
     let mut range = (f64::INFINITY, f64::NEG_INFINITY);
     for (key, list) in by_field(sets.iter().map(|s| ((s.node, s.field.as_str()), s))) {
@@ -384,7 +387,7 @@ pub(super) fn set_tracks(
             // (a string, nodes added or removed) is not baked.
             if let Some(later) = list.iter().find(|s| s.time > 0.0) {
                 let why = ", which the timeline does not show: the glTF holds its value at load";
-                not_shown(b, later, key_of(later.time), why);
+                not_shown(b, made, later, key_of(later.time), why);
             }
             continue;
         }
@@ -402,7 +405,9 @@ pub(super) fn set_tracks(
         // Held values as jumps (a key repeated) where the kind blends.
         let held = !framed && kind != Kind::Step;
         // A GeoCoordinate's points as drawn: in the scene's frame.
-        let geo = (scene.node_type(key.0) == Some(NodeType::GeoCoordinate) && key.1 == "point")
+        let geo = (of_scene(key.0)
+            && scene.node_type(key.0) == Some(NodeType::GeoCoordinate)
+            && key.1 == "point")
             .then(|| crate::geo::Frame::of(scene, key.0));
         let drawn = |v: &mut [f64]| {
             if let Some(frame) = &geo {
@@ -413,10 +418,12 @@ pub(super) fn set_tracks(
         };
         // The field's own value before the first event; the last value set
         // at each time.
-        let mut own: Vec<f64> = scene
-            .value(key.0, key.1)
-            .map(crate::scene::Value::numbers)
-            .unwrap_or_default();
+        let own = if of_scene(key.0) {
+            scene.value(key.0, key.1)
+        } else {
+            made.value(key.0, key.1)
+        };
+        let mut own: Vec<f64> = own.map(crate::scene::Value::numbers).unwrap_or_default();
         own.resize(width, 0.0);
         drawn(&mut own);
         let (mut keys, mut values) = (vec![key_of(first.time) - 1.0], own);
@@ -451,7 +458,7 @@ pub(super) fn set_tracks(
         }
         if let Some(set) = other_length.filter(|_| first.ty.is_mf()) {
             let why = " to a list of another length than at load, which the timeline does not show";
-            not_shown(b, set, key_of(set.time), why);
+            not_shown(b, made, set, key_of(set.time), why);
         }
         range = (range.0.min(keys[0]), range.1.max(keys[keys.len() - 1]));
         let spec = crate::interp::Spec {
@@ -472,11 +479,15 @@ pub(super) fn set_tracks(
 
 /// Names a field the cascade sets at `key` that the glTF does not show,
 /// and `why`.
-fn not_shown(b: &mut Builder<'_>, set: &cascade::Set, key: f64, why: &str) {
+fn not_shown(b: &mut Builder<'_>, made: &Created, set: &cascade::Set, key: f64, why: &str) {
+    let node = match made.node(set.node) {
+        Some(n) => n.display_name(),
+        None => b.scene.display_name(set.node),
+    };
     b.diags.warning(
         format!(
             "`{}.{}` ({}) is set at {key} s{why}",
-            b.scene.display_name(set.node),
+            node,
             set.field,
             set.ty.name(),
         ),
@@ -650,14 +661,16 @@ pub(super) fn through_listeners(
                 Some(r.span),
             );
         }
+        // (Not those of nodes Scripts made: a clip plays only the Scripts
+        // its clock reaches, which need not make them as the load does.)
         let sets: Vec<cascade::Set> = played
             .sets
             .into_iter()
-            .filter(|s| reached.contains(&s.source))
+            .filter(|s| reached.contains(&s.source) && (s.node.0 as usize) < scene.nodes.len())
             .collect();
         clip.tracks
             .retain(|t| !played.listeners.contains(&t.target));
-        let (tracks, _) = set_tracks(b, &sets, |t| t / cycle_interval);
+        let (tracks, _) = set_tracks(b, &Created::default(), &sets, |t| t / cycle_interval);
         clip.tracks.extend(tracks);
     }
     clips.retain(|c| !c.tracks.is_empty());

@@ -73,6 +73,17 @@ pub struct Node {
     pub in_proto: Option<usize>,
 }
 
+impl Node {
+    /// A name for messages and CSV columns: `DEF` name if any, else the
+    /// type, cut to [`MAX_NAME_BYTES`].
+    pub fn display_name(&self) -> String {
+        match &self.def {
+            Some(d) => short_name(d).to_string(),
+            None => format!("<{}>", short_name(&self.type_name)),
+        }
+    }
+}
+
 /// Which way a field is used by a route.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Dir {
@@ -231,11 +242,7 @@ impl Scene {
     /// A name for messages and CSV columns: `DEF` name if any, else the
     /// type, cut to [`MAX_NAME_BYTES`].
     pub fn display_name(&self, id: NodeId) -> String {
-        let n = self.node(id);
-        match &n.def {
-            Some(d) => short_name(d).to_string(),
-            None => format!("<{}>", short_name(&n.type_name)),
-        }
+        self.node(id).display_name()
     }
 
     /// The declared field of a name, catalogue and node-declared alike

@@ -68,8 +68,9 @@ pub fn from_json(ty: FieldType, data: &Json) -> Option<Value> {
 
 /// What a Script's context is set up with: its fields with their values,
 /// and the nodes it holds (through its SFNode and MFNode fields, and
-/// theirs, `max` at most) with their fields' types and values.
-pub fn setup(scene: &Scene, script: NodeId, max: usize) -> String {
+/// theirs, `max` at most) with their fields' types and values; and those
+/// nodes.
+pub fn setup(scene: &Scene, script: NodeId, max: usize) -> (String, Vec<NodeId>) {
     let fields: Vec<Json> = scene
         .node(script)
         .user_fields
@@ -97,7 +98,13 @@ pub fn setup(scene: &Scene, script: NodeId, max: usize) -> String {
         .iter()
         .map(|t| t.name())
         .collect();
-    json!({ "fields": fields, "nodes": nodes, "types": types }).to_string()
+    let held = nodes
+        .keys()
+        .filter_map(|k| k.parse().ok())
+        .map(NodeId)
+        .collect();
+    let text = json!({ "fields": fields, "nodes": nodes, "types": types }).to_string();
+    (text, held)
 }
 
 /// What a Script's context knows of a node: its type, DEF name and fields

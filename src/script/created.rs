@@ -8,7 +8,7 @@ use super::convert::node_info;
 use crate::diag::{Diagnostics, Severity};
 use crate::limits::Limits;
 use crate::scene::value::Data;
-use crate::scene::{Node, NodeId, Scene, SetField, Value};
+use crate::scene::{FieldDef, Node, NodeClass, NodeId, Scene, Value};
 use crate::source::{Sources, Span};
 use crate::syntax::Encoding;
 use serde_json::{Map, json};
@@ -83,34 +83,41 @@ impl Created {
         Ok(json!({ "roots": roots, "nodes": infos }).to_string())
     }
 
-    /// Whether `id` is a node made here.
-    pub fn has(&self, id: NodeId) -> bool {
-        id.0 >= self.base && ((id.0 - self.base) as usize) < self.nodes.len()
+    /// A node made here.
+    pub fn node(&self, id: NodeId) -> Option<&Node> {
+        self.nodes.get(id.0.checked_sub(self.base)? as usize)
     }
 
-    /// A Script wrote a field of a node made here (addChildren and
-    /// removeChildren change its children, as the events do).
-    pub fn write(&mut self, id: NodeId, field: &str, value: Value) {
-        if !self.has(id) {
-            return;
-        }
-        let node = &mut self.nodes[(id.0 - self.base) as usize];
-        let span = node.span;
-        let (name, value) = match field {
-            "addChildren" | "removeChildren" => {
-                let children = node.values.get("children").map(|s| s.value.nodes());
-                let add = field == "addChildren";
-                let value =
-                    crate::scene::regrouped(children.unwrap_or_default(), value.nodes(), add);
-                ("children", value)
-            }
-            _ => (field, value),
+    /// Names a node made here (`Browser.currentScene.addNamedNode`):
+    /// whether it is one.
+    pub fn name(&mut self, id: NodeId, name: String) -> bool {
+        let Some(at) = id.0.checked_sub(self.base) else {
+            return false;
         };
-        node.values.set(SetField {
-            name: name.to_string(),
-            value,
-            span,
-        });
+        match self.nodes.get_mut(at as usize) {
+            Some(node) => {
+                node.def = Some(name);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// The value of a field of a node made here: as set, else its default.
+    pub fn value(&self, id: NodeId, name: &str) -> Option<&Value> {
+        match self.node(id)?.values.get(name) {
+            Some(set) => Some(&set.value),
+            None => self.field_def(id, name).map(|f| &f.default),
+        }
+    }
+
+    /// The declared field of a name of a node made here (`None`: not a
+    /// node made here, or no such field of its type).
+    pub fn field_def(&self, id: NodeId, name: &str) -> Option<&'static FieldDef> {
+        match self.node(id)?.class {
+            NodeClass::Known(def) => def.fields.iter().find(|f| f.name == name),
+            _ => None,
+        }
     }
 
     /// The scene takes the nodes in (they are not drawn until a field of

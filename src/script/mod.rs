@@ -179,6 +179,9 @@ pub struct Script {
     fields: Vec<(String, FieldType, Access)>,
     /// Its source, for the line a failure names.
     code: String,
+    /// The nodes it holds (through its SFNode and MFNode fields, and
+    /// theirs).
+    held: Vec<NodeId>,
 }
 
 impl Script {
@@ -198,7 +201,7 @@ impl Script {
             .iter()
             .map(|f| (f.name.clone(), f.ty, f.access))
             .collect();
-        let setup = convert::setup(scene, node, MAX_NODES);
+        let (setup, held) = convert::setup(scene, node, MAX_NODES);
         let script = Script {
             name: scene.display_name(node),
             context,
@@ -206,6 +209,7 @@ impl Script {
             bake: engine.bake.clone(),
             fields,
             code: code.to_string(),
+            held,
         };
         let made = engine.created.clone();
         let span = scene.node(node).span;
@@ -218,6 +222,12 @@ impl Script {
                 }
             })?;
             ctx.globals().set("__x3d_create", create)?;
+            // A node made gets a DEF name (false: not a node made).
+            let made = engine.created.clone();
+            let name = rquickjs::Function::new(ctx.clone(), move |id: u32, name: String| {
+                made.borrow_mut().name(NodeId(id), name)
+            })?;
+            ctx.globals().set("__x3d_name", name)?;
             for part in BINDING {
                 ctx.eval::<(), _>(part)?;
             }
@@ -249,6 +259,26 @@ impl Script {
     /// name): sets the field and calls its function.
     pub fn event(&self, field: &str, value: &Value, time: f64) -> Result<Vec<Output>, Failure> {
         self.call(field, Some(value), time)
+    }
+
+    /// The nodes the Script holds (through its SFNode and MFNode fields,
+    /// and theirs).
+    pub fn held(&self) -> &[NodeId] {
+        &self.held
+    }
+
+    /// Fields of nodes the Script holds as they are now (changed by events
+    /// since it last saw them): what it reads of them from now on.
+    pub fn renew(&self, values: &[(NodeId, &str, Value)]) -> Result<(), Failure> {
+        let list: Vec<serde_json::Value> = values
+            .iter()
+            .map(|(node, field, value)| serde_json::json!([node.0, field, convert::data(value)]))
+            .collect();
+        let json = serde_json::Value::Array(list).to_string();
+        self.run(|ctx| {
+            let f: rquickjs::Function = ctx.globals().get("__x3d_renew")?;
+            f.call::<_, ()>((json.as_str(),))
+        })
     }
 
     /// The node's name (its DEF, or `<Script>`).

@@ -256,6 +256,30 @@ fn points_a_script_moves_in_place_play_as_in_x_ite() {
     assert_agrees_with_x_ite("point_wave.x3d", &theirs, &ours, &["Cloud.point"]);
 }
 
+/// Scripts that read the translation of Transforms PositionInterpolators
+/// move and place others from them (fixtures/scripts/reads_now.x3d): one
+/// at each tick of the clock that moves what it reads, one at each cycle
+/// of another clock, reading also a box a third clock moves. Played by
+/// `--timeline` and by X_ITE at 101 times over 5 s, frames at the same
+/// times: each reads a field as the last frame before its event left it
+/// (X_ITE passes the clocks' outputs on before what interpolators make of
+/// them), and all agree.
+#[test]
+fn a_script_reads_a_field_as_it_is_now_as_in_x_ite() {
+    let Some(dir) = oracle() else { return };
+    let scene = util::root().join("fixtures/scripts/reads_now.x3d");
+    let times: Vec<String> = (0..=100).map(|i| format!("{}", i as f64 / 20.0)).collect();
+    let flags = ["--all-components", "--load-urls"];
+    let theirs = xite_timeline(&dir, &scene, &times, "xite-timeline-e2e.mjs", &flags);
+    let ours = timeline_rows(&scene);
+    let fields = [
+        "Leader.translation",
+        "Follower.translation",
+        "Marker.translation",
+    ];
+    assert_agrees_with_x_ite("reads_now.x3d", &theirs, &ours, &fields);
+}
+
 /// The load instant (fixtures/world/): loaded at the default instant
 /// (2 000 000 000 s) a click-started door (TouchSensor → TimeSensor with
 /// startTime 0, not looping → OrientationInterpolator) stays shut, and a

@@ -5,6 +5,8 @@
 //! shape census of it counts.
 
 use crate::util;
+use std::f64::consts::PI;
+use x3dbake::internal::interp::rotation;
 
 /// The drawn places of a .glb: one a node with a mesh, each with its
 /// primitives (triangles, line segments or points) in all.
@@ -159,4 +161,61 @@ fn a_value_not_a_number_drops_only_itself() {
         err.contains("Script `Sender` sent a value x3dbake does not pass on (the first in initialize() at 0 s: `level` (SFFloat) was sent a number that is not finite"),
         "{err}"
     );
+}
+
+/// Nodes made with createNode and set by `set_` events
+/// (fixtures/scripts/made_moved.x3d): at load `Fixed` stands where
+/// `set_translation` put it (in both bakes) and X_ITE draws both boxes;
+/// in world time `Made` moves and turns at each fraction of the clock as
+/// the Script computes it (X_ITE's timeline tool lists the nodes it
+/// records as the scene loads, before initialize() has hung the made ones
+/// in it, so it records none of them: the Script's own arithmetic is the
+/// reference), within 1e-5.
+#[test]
+fn set_events_on_made_nodes_place_them_at_load_and_in_world_time() {
+    let f = "fixtures/scripts/made_moved.x3d";
+    let by_type = serde_json::json!({"Box": 2});
+    assert_drawn(f, 2, by_type, &[12, 12]);
+    for extra in [&[][..], &["--timeline", "--end", "1"]] {
+        let mut args = vec![f, "-o", "-", "--format", "glb"];
+        args.extend(extra);
+        let o = util::run(&args);
+        let (json, _) = util::document_json(&o.stdout);
+        let fixed = json["nodes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|n| n["name"] == "Fixed")
+            .cloned();
+        assert_eq!(
+            fixed.unwrap()["translation"],
+            serde_json::json!([1.0, 2.0, 3.0])
+        );
+    }
+    let rows = util::xite::timeline_rows(&util::root().join(f));
+    let mut seen = 0;
+    for ((what, ms), v) in &rows {
+        let t = *ms as f64 / 1000.0;
+        let fraction = (t / 2.0).fract();
+        let off = match what.as_str() {
+            "Made.translation" => {
+                let want = [3.0 * fraction, (2.0 * PI * fraction).sin(), 0.0];
+                v.iter()
+                    .zip(want)
+                    .map(|(a, b)| (a - b).abs())
+                    .fold(0.0, f64::max)
+            }
+            "Made.rotation" => {
+                // As quaternions (an axis and angle have two forms).
+                let q = rotation::from_axis_angle(v);
+                let want = rotation::from_axis_angle(&[0.0, 1.0, 0.0, 2.0 * PI * fraction]);
+                1.0 - q.dot(want).abs()
+            }
+            _ => continue,
+        };
+        seen += 1;
+        assert!(off < 1e-5, "{what} at {t}: {v:?} is {off} off");
+    }
+    // Every 50 ms over 5 s, and the rotation where it turns.
+    assert!(seen > 190, "{seen} rows of Made");
 }

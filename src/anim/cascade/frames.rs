@@ -39,16 +39,33 @@ pub(super) struct Frames {
 
 impl Frames {
     /// The routes from continuous outputs that lead to one of `listeners`
-    /// (Scripts, followers).
-    pub fn find(scene: &Scene, listeners: &[NodeId], rate: f64) -> Frames {
-        let mut leads: HashSet<NodeId> = listeners.iter().copied().collect();
-        // Interpolators and EaseInEaseOut whose outputs lead to a Script or
-        // a follower, through others of them: backwards from those.
+    /// (Scripts, followers); and, from the sensors those have, to one of
+    /// `read` (nodes Scripts hold), so that at a frame a Script reads what
+    /// the frame's events have set so far, as the browser passes them.
+    pub fn find(scene: &Scene, listeners: &[NodeId], read: &[NodeId], rate: f64) -> Frames {
+        let mut frames = Frames {
+            routes: HashSet::default(),
+            sensors: HashSet::default(),
+            rate,
+        };
+        frames.add(scene, listeners, None);
+        let known = frames.sensors.clone();
+        frames.add(scene, read, Some(&known));
+        frames
+    }
+
+    /// Adds the routes from continuous outputs to `to`, through
+    /// interpolators and EaseInEaseOut: from any sensor, or from those of
+    /// `only`.
+    fn add(&mut self, scene: &Scene, to: &[NodeId], only: Option<&HashSet<NodeId>>) {
+        let mut leads: HashSet<NodeId> = to.iter().copied().collect();
+        // Interpolators and EaseInEaseOut whose outputs lead there, through
+        // others of them: backwards from those.
         let mut senders: HashMap<NodeId, Vec<NodeId>> = HashMap::default();
         for r in &scene.routes {
             senders.entry(r.to).or_default().push(r.from);
         }
-        let mut stack: Vec<NodeId> = listeners.to_vec();
+        let mut stack: Vec<NodeId> = to.to_vec();
         while let Some(n) = stack.pop() {
             for &from in senders.get(&n).map_or(&[][..], Vec::as_slice) {
                 if is_chain_node(scene, from) && leads.insert(from) {
@@ -56,25 +73,19 @@ impl Frames {
                 }
             }
         }
-        let mut frames = Frames {
-            routes: HashSet::default(),
-            sensors: HashSet::default(),
-            rate,
-        };
         for (ri, r) in scene.routes.iter().enumerate() {
             if !leads.contains(&r.to) {
                 continue;
             }
             let from_sensor = scene.node_type(r.from) == Some(NodeType::TimeSensor)
                 && CONTINUOUS.contains(&r.from_field.as_str());
-            if from_sensor {
-                frames.sensors.insert(r.from);
-                frames.routes.insert(ri);
-            } else if leads.contains(&r.from) && is_chain_node(scene, r.from) {
-                frames.routes.insert(ri);
+            if from_sensor && only.is_none_or(|o| o.contains(&r.from)) {
+                self.sensors.insert(r.from);
+                self.routes.insert(ri);
+            } else if !from_sensor && leads.contains(&r.from) && is_chain_node(scene, r.from) {
+                self.routes.insert(ri);
             }
         }
-        frames
     }
 }
 
@@ -140,21 +151,95 @@ impl<'s> Player<'s> {
     /// An interpolator (or EaseInEaseOut) gets a fraction: it sends its value.
     pub(super) fn evaluate(&mut self, t: f64, id: NodeId, fraction: f64) {
         let scene = self.scene;
-        let (field, numbers) = match self.function(id) {
-            Some(NodeFn::Value(it)) => {
-                let mut out = Vec::new();
-                it.eval(fraction, &mut out);
-                ("value_changed", out)
-            }
-            Some(NodeFn::Fraction(ease)) => {
-                ("modifiedFraction_changed", vec![ease.modify(fraction)])
-            }
-            None => return,
+        let Some((field, numbers)) = self.output(id, fraction) else {
+            return;
         };
         let Some(def) = scene.field_def(id, field) else {
             return;
         };
         self.send(t, id, field, Ev::of(value_of(def.ty, numbers)));
+    }
+
+    /// What an interpolator (or EaseInEaseOut) sends at a fraction: its
+    /// output field and value's numbers.
+    fn output(&mut self, id: NodeId, fraction: f64) -> Option<(&'static str, Vec<f64>)> {
+        match self.function(id)? {
+            NodeFn::Value(it) => {
+                let mut out = Vec::new();
+                it.eval(fraction, &mut out);
+                Some(("value_changed", out))
+            }
+            NodeFn::Fraction(ease) => {
+                Some(("modifiedFraction_changed", vec![ease.modify(fraction)]))
+            }
+        }
+    }
+
+    /// The last frame before `t` (none before the first).
+    pub(super) fn frame_before(&self, t: f64) -> Option<f64> {
+        let rate = self.frames.rate;
+        let mut k = (t * rate).ceil() - 1.0;
+        while (k + 1.0) / rate < t {
+            k += 1.0;
+        }
+        while k >= 0.0 && k / rate >= t {
+            k -= 1.0;
+        }
+        (k >= 0.0).then(|| k / rate)
+    }
+
+    /// The value at `t` of output `field` of `id`, when it is continuous
+    /// (a TimeSensor's fraction, or an interpolator or EaseInEaseOut it
+    /// drives, through others of them): its numbers, the time of the
+    /// event that gave it (the clock's last), and the clock.
+    pub(super) fn continuous_at(
+        &mut self,
+        t: f64,
+        id: NodeId,
+        field: &str,
+    ) -> Option<(Vec<f64>, f64, NodeId)> {
+        let scene = self.scene;
+        if scene.node_type(id) == Some(NodeType::TimeSensor) {
+            if field != "fraction_changed" {
+                return None;
+            }
+            let s = self.sensors.get(&id)?;
+            let run = s
+                .part(f64::NEG_INFINITY)
+                .or_else(|| s.played.last().cloned())?;
+            let (fraction, last) = run.world_event(t)?;
+            return Some((vec![fraction], last, id));
+        }
+        if !is_chain_node(scene, id) {
+            return None;
+        }
+        // (Routes go from one chain node to the next: a loop of them is
+        // cut after as many steps as there are routes.)
+        let (mut at, mut chain) = (id, vec![id]);
+        let (fraction, last, clock) = loop {
+            let r = scene
+                .routes
+                .iter()
+                .enumerate()
+                .find(|&(ri, r)| r.to == at && self.inputs[ri] == "set_fraction")?
+                .1;
+            if scene.node_type(r.from) == Some(NodeType::TimeSensor) {
+                let (f, last, clock) = self.continuous_at(t, r.from, &r.from_field)?;
+                break (f[0], last, clock);
+            }
+            if !is_chain_node(scene, r.from) || chain.len() > scene.routes.len() {
+                return None;
+            }
+            at = r.from;
+            chain.push(at);
+        };
+        let mut fraction = fraction;
+        let mut numbers = Vec::new();
+        for &node in chain.iter().rev() {
+            numbers = self.output(node, fraction)?.1;
+            fraction = numbers.first().copied().unwrap_or(0.0);
+        }
+        Some((numbers, last, clock))
     }
 
     /// A NurbsSurfaceInterpolator gets a fraction (u, v): it sends the

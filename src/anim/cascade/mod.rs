@@ -32,7 +32,7 @@ use super::clock::clock_of;
 use crate::diag::Diagnostics;
 use crate::hash::{HashMap, HashSet};
 use crate::scene::value::{Data, Scalar};
-use crate::scene::{Dir, FieldType, NodeId, NodeType, Scene, Value};
+use crate::scene::{Dir, FieldDef, FieldType, NodeId, NodeType, Scene, Value};
 use crate::script::Budget;
 use crate::source::{Sources, Span};
 use std::cmp::Ordering;
@@ -410,7 +410,9 @@ impl<'s> Player<'s> {
         let solo = solo.map(|(clock, _)| clock);
         let mut listeners = scripts.running();
         listeners.extend(followers.keys());
-        let mut frames = frames::Frames::find(scene, &listeners, rate);
+        let watch = scripts.watch(scene);
+        let read: Vec<NodeId> = watch.values().flatten().map(|w| w.0).collect();
+        let mut frames = frames::Frames::find(scene, &listeners, &read, rate);
         let feeds = feeds::Feeds::find(scene, &followers.keys().copied().collect());
         frames.routes.retain(|ri| !feeds.routes.contains(ri));
         let mut p = Player {
@@ -442,6 +444,8 @@ impl<'s> Player<'s> {
             now: f64::NEG_INFINITY,
             played: Played::default(),
             until,
+            state: HashMap::default(),
+            watch,
         };
         for (ri, r) in scene.routes.iter().enumerate() {
             p.routes
@@ -602,6 +606,13 @@ struct Player<'s> {
     now: f64,
     played: Played,
     until: f64,
+    /// The fields of the scene's nodes events set, as they left them (by
+    /// the field an event sets): when, and the value.
+    state: HashMap<(NodeId, &'s str), (f64, Value)>,
+    /// For each Script, the fields of the nodes it holds that routes set
+    /// (the field, its type and the route): what it reads of them is
+    /// their value at the call's time.
+    watch: HashMap<NodeId, Vec<(NodeId, &'s str, FieldType, usize)>>,
 }
 
 impl<'s> Player<'s> {
@@ -681,15 +692,33 @@ impl<'s> Player<'s> {
             Field::Frame(k) => self.frame(t, k),
             Field::Sample(n) => self.follower_sample(t, id, n),
             Field::Initialize => {
+                self.renew(t, id);
                 let out = self.scripts.initialize(id, t, self.sources);
                 self.script_outputs(t, id, out);
             }
         }
     }
 
+    /// The declared field of a name of a node of the scene, or of one a
+    /// Script made (numbered after the scene's).
+    fn field_def(&self, id: NodeId, name: &str) -> Option<&'s FieldDef> {
+        if (id.0 as usize) < self.scene.nodes.len() {
+            self.scene.field_def(id, name)
+        } else {
+            self.scripts.created_field(id, name)
+        }
+    }
+
     /// An event into an input of a node.
     fn input(&mut self, t: f64, id: NodeId, field: &'s str, v: Ev, via: Via) {
         let scene = self.scene;
+        if id.0 as usize >= scene.nodes.len() {
+            // A node a Script made: its fields are set as any other's.
+            if let Some(def) = self.scripts.created_field(id, field) {
+                self.set_field(t, id, field, def, v, via);
+            }
+            return;
+        }
         if self.scripts.runs(id) {
             self.script_event(t, id, field, &v);
             return;
@@ -743,53 +772,74 @@ impl<'s> Player<'s> {
             }
             (Some(TimeTrigger), "set_boolean") => self.send(t, id, "triggerTime", Ev::Time(t)),
             _ => {
-                let Some(def) = self.scene.field_def(id, field) else {
-                    return;
-                };
-                if v.value(def.ty).is_none() {
-                    return; // not of the field's type
-                }
-                // A field of the scene set at a time: shown in world time.
-                let origin = match via {
-                    Via::Route(ri) => {
-                        let r = &self.scene.routes[ri];
-                        Some((Some(ri), r.span, r.from))
-                    }
-                    Via::Script(s) => Some((None, self.scene.node(s).span, s)),
-                    // (An output the user sends is not set on the node.)
-                    Via::User if def.access.writable() => {
-                        Some((None, self.scene.node(id).span, id))
-                    }
-                    Via::User => None,
-                    Via::Nothing => None,
-                };
-                if let Some((route, span, source)) = origin {
-                    self.played.sets.push(Set {
-                        time: t,
-                        node: id,
-                        field: field.to_string(),
-                        ty: def.ty,
-                        values: v.numbers(),
-                        other: match &v {
-                            Ev::Value(value)
-                                if matches!(value.ty.scalar(), Scalar::String | Scalar::Node) =>
-                            {
-                                Some(value.clone())
-                            }
-                            _ => None,
-                        },
-                        route,
-                        source,
-                        span,
-                        sampled: self.sending.sampled,
-                        ending: self.sending.ending,
-                    });
-                }
-                // An inputOutput field passes its new value on.
-                if def.access == crate::scene::Access::InputOutput {
-                    self.send(t, id, field, v);
+                if let Some(def) = scene.field_def(id, field) {
+                    self.set_field(t, id, field, def, v, via);
                 }
             }
+        }
+    }
+
+    /// A field of a node (not a Script, a follower, an interpolator or one
+    /// of the nodes the cascade plays) set by an event at `t`: shown in
+    /// world time, and passed on when it is an inputOutput field.
+    fn set_field(
+        &mut self,
+        t: f64,
+        id: NodeId,
+        field: &'s str,
+        def: &'s FieldDef,
+        v: Ev,
+        via: Via,
+    ) {
+        let Some(value) = v.value(def.ty) else {
+            return; // not of the field's type
+        };
+        // A frame's copy of a continuous event into a node a Script holds
+        // is for the Script to read (the clips have it exact); one at the
+        // instant before a cycle's end, which is no frame of a browser,
+        // not even that: the next frame reads what the frame before left.
+        let shown = !self.sending.towards_frames;
+        if (id.0 as usize) < self.scene.nodes.len() && (shown || !self.sending.ending) {
+            let stored = self.scene.field_set_by(id, def).name.as_str();
+            self.state.insert((id, stored), (t, value));
+        }
+        // A field of the scene set at a time: shown in world time.
+        let origin = match via {
+            Via::Route(ri) => {
+                let r = &self.scene.routes[ri];
+                Some((Some(ri), r.span, r.from))
+            }
+            Via::Script(s) => Some((None, self.scene.node(s).span, s)),
+            // (An output the user sends is not set on the node.)
+            Via::User if def.access.writable() => Some((None, self.scene.node(id).span, id)),
+            Via::User => None,
+            Via::Nothing => None,
+        };
+        if let Some((route, span, source)) = origin.filter(|_| shown) {
+            self.played.sets.push(Set {
+                time: t,
+                node: id,
+                field: field.to_string(),
+                ty: def.ty,
+                values: v.numbers(),
+                other: match &v {
+                    Ev::Value(value)
+                        if matches!(value.ty.scalar(), Scalar::String | Scalar::Node) =>
+                    {
+                        Some(value.clone())
+                    }
+                    _ => None,
+                },
+                route,
+                source,
+                span,
+                sampled: self.sending.sampled,
+                ending: self.sending.ending,
+            });
+        }
+        // An inputOutput field passes its new value on.
+        if def.access == crate::scene::Access::InputOutput {
+            self.send(t, id, field, v);
         }
     }
 }

@@ -9,7 +9,7 @@
 use super::{Ev, Field, Player, Via};
 use crate::diag::Diagnostics;
 use crate::hash::{HashMap, HashSet};
-use crate::scene::{FieldType, NodeId, Scene, Value};
+use crate::scene::{Dir, FieldDef, FieldType, NodeId, Scene, Value};
 use crate::script::{
     Budget, Created, Engine, Failure, Language, Output, Script, ScriptSource, line_span,
 };
@@ -28,6 +28,11 @@ struct Hosted {
     /// Values not passed on, and why the first was not.
     dropped: usize,
     first_dropped: Option<String>,
+    /// The nodes it holds.
+    held: HashSet<NodeId>,
+    /// The values of fields of those nodes it was last given (see
+    /// [`Scripts::renew`]).
+    seen: HashMap<(NodeId, String), Value>,
 }
 
 /// The Scripts of a scene.
@@ -129,6 +134,8 @@ impl Scripts {
                     hosted.insert(
                         id,
                         Hosted {
+                            held: script.held().iter().copied().collect(),
+                            seen: HashMap::default(),
                             script,
                             span,
                             failures: 0,
@@ -159,6 +166,11 @@ impl Scripts {
         }
     }
 
+    /// The declared field of a name of a node the Scripts made.
+    pub fn created_field(&self, id: NodeId, name: &str) -> Option<&'static FieldDef> {
+        self.engine.as_ref()?.created().field_def(id, name)
+    }
+
     /// The nodes the Scripts made, taken out.
     pub fn take_created(&self) -> Created {
         self.engine
@@ -175,6 +187,52 @@ impl Scripts {
     /// Whether `id` is a Script that runs.
     pub fn runs(&self, id: NodeId) -> bool {
         self.hosted.contains_key(&id)
+    }
+
+    /// For each Script, the fields of the nodes it holds that routes set:
+    /// the field (as the event sets it), its type and the route.
+    pub fn watch<'s>(
+        &self,
+        scene: &'s Scene,
+    ) -> HashMap<NodeId, Vec<(NodeId, &'s str, FieldType, usize)>> {
+        let mut watch: HashMap<NodeId, Vec<_>> = HashMap::default();
+        for (&id, h) in &self.hosted {
+            for (ri, r) in scene.routes.iter().enumerate() {
+                if !h.held.contains(&r.to) {
+                    continue;
+                }
+                if let Some(def) = scene.find_field(r.to, &r.to_field, Dir::In) {
+                    let stored = scene.field_set_by(r.to, def);
+                    let entry = (r.to, stored.name.as_str(), stored.ty, ri);
+                    watch.entry(id).or_default().push(entry);
+                }
+            }
+        }
+        watch
+    }
+
+    /// Gives Script `id` the fields of `now` that changed since it last
+    /// saw them.
+    pub fn renew(&mut self, id: NodeId, now: Vec<(NodeId, &str, Value)>) {
+        let Some(h) = self.hosted.get_mut(&id) else {
+            return;
+        };
+        let changed: Vec<(NodeId, &str, Value)> = now
+            .into_iter()
+            .filter(|(node, field, value)| {
+                let key = (*node, field.to_string());
+                let new = h.seen.get(&key) != Some(value);
+                if new {
+                    h.seen.insert(key, value.clone());
+                }
+                new
+            })
+            .collect();
+        if !changed.is_empty() {
+            // (What fails here is x3dbake's binding: the Script reads the
+            // values it had.)
+            let _ = h.script.renew(&changed);
+        }
     }
 
     /// Calls `initialize()`.
@@ -318,6 +376,7 @@ impl<'s> Player<'s> {
         if !self.touched.contains(&id) {
             self.touched.push(id);
         }
+        self.renew(t, id);
         let out = self
             .scripts
             .call(id, Call::Event(field, &value), t, self.sources);
@@ -328,6 +387,7 @@ impl<'s> Player<'s> {
     pub(super) fn events_processed(&mut self) {
         let t = self.now;
         for id in std::mem::take(&mut self.touched) {
+            self.renew(t, id);
             let out = self
                 .scripts
                 .call(id, Call::EventsProcessed, t, self.sources);
@@ -335,12 +395,47 @@ impl<'s> Player<'s> {
         }
     }
 
+    /// Before a call of Script `id` at `t`: the fields of the nodes it
+    /// holds that events changed, as they are at `t`, so that it reads
+    /// them as they are now. As a browser passes a frame's events on (the
+    /// clocks' outputs before what interpolators make of them), a field a
+    /// clock sets through interpolators is as the last frame before `t`
+    /// left it: the frames' events set it when the clock sends Scripts
+    /// frames, else it is the chain's value then (unless an event set it
+    /// since).
+    pub(super) fn renew(&mut self, t: f64, id: NodeId) {
+        let Some(h) = self.scripts.hosted.get(&id) else {
+            return;
+        };
+        let watch = self.watch.get(&id).cloned().unwrap_or_default();
+        let mut now: Vec<(NodeId, &str, Value)> = self
+            .state
+            .iter()
+            .filter(|((node, _), _)| h.held.contains(node))
+            .map(|(&(node, field), (_, value))| (node, field, value.clone()))
+            .collect();
+        let before = self.frame_before(t);
+        for (node, field, ty, ri) in watch {
+            let r = &self.scene.routes[ri];
+            let Some((numbers, last, clock)) =
+                before.and_then(|b| self.continuous_at(b, r.from, &r.from_field))
+            else {
+                continue;
+            };
+            let set_since = self.state.get(&(node, field)).is_some_and(|s| s.0 >= last);
+            if !self.frames.sensors.contains(&clock) && !set_since {
+                now.retain(|n| (n.0, n.1) != (node, field));
+                now.push((node, field, super::frames::value_of(ty, numbers)));
+            }
+        }
+        self.scripts.renew(id, now);
+    }
+
     /// What a Script sent: along its routes, or into the nodes it holds.
     pub(super) fn script_outputs(&mut self, t: f64, id: NodeId, out: Vec<Output>) {
         // A Script's values are new: they go everywhere, not only towards
         // other Scripts (sampled still, when they answer a frame).
         self.sending.towards_frames = false;
-        let scene = self.scene;
         // A time out of a Script is absolute: in world time, seconds after
         // the load.
         let load = self.scripts.load;
@@ -355,15 +450,7 @@ impl<'s> Player<'s> {
             match o {
                 Output::Send { field, value } => self.send(t, id, &field, world(value)),
                 Output::Write { node, field, value } => {
-                    if let Some(engine) = &self.scripts.engine {
-                        let mut made = engine.created();
-                        if made.has(node) {
-                            // A node a Script made: not in the cascade.
-                            made.write(node, &field, value);
-                            continue;
-                        }
-                    }
-                    let Some(def) = scene.field_def(node, &field) else {
+                    let Some(def) = self.field_def(node, &field) else {
                         continue;
                     };
                     let name = def.name.as_str();

@@ -23,6 +23,9 @@
   const nodeObjects = {};
   // Checks, one a node field read, that write what changed in place.
   const watched = [];
+  // For each node given an object: takes a field's value as events left
+  // it (the next read gets it).
+  const renewers = {};
   // A field of a node written: it takes one event a call, its last value
   // (X_ITE: of 14 addChildren in a loop, the last is added).
   const write = (id, f, type, data) => {
@@ -107,6 +110,9 @@
         });
       }
       seen[f] = JSON.stringify(data);
+    };
+    renewers[id] = (f, data) => {
+      if (f in values) hold(f, info.fields[f][0], fromFlat(info.fields[f][0], data), data);
     };
     const read = (f) => {
       if (!(f in values)) {
@@ -212,12 +218,18 @@
   };
   Browser.createVrmlFromString = (text) => make(text, true);
   // The scene a Script is in, as far as making nodes: createNode(type)
-  // is the node with its fields' defaults.
+  // is the node with its fields' defaults; addNamedNode(name, node) gives
+  // a node made so its DEF name.
   const currentScene = {
     createNode(type) {
       if (!(X3DConstants[type] > 2000)) throw new Error("Unknown node type '" + String(type) + "'");
       const [made] = make(type + " { }", true);
       return made;
+    },
+    addNamedNode(name, n) {
+      if (!n || n.__id === undefined) throw new Error("addNamedNode: not a node");
+      if (!__x3d_name(n.__id, String(name))) throw new Error("addNamedNode: x3dbake names only nodes a Script made");
+      nodes[n.__id].name = String(name);
     },
   };
   Object.defineProperty(Browser, "currentScene", { get: () => currentScene, enumerable: true });
@@ -323,6 +335,17 @@
     const words = new Set(["if", "for", "while", "switch", "catch", "function", "return", "typeof", "new"]);
     const called = [...line.matchAll(/([A-Za-z_$][\w$]*)\s*\(/g)].map((m) => m[1]);
     return [...new Set(called)].filter((n) => !words.has(n) && !known.has(n) && typeof global[n] !== "function");
+  };
+
+  // Fields of nodes as events left them, [[node, field, data], ...]: a
+  // Script reads a field as it is now, as in X_ITE.
+  global.__x3d_renew = function (json) {
+    for (const [id, f, data] of JSON.parse(json)) {
+      const info = nodes[id];
+      if (!info || !(f in info.fields)) continue;
+      info.fields[f][1] = data;
+      if (renewers[id]) renewers[id](f, data);
+    }
   };
 
   // Calls a function of the Script (an event's, initialize or
