@@ -11,6 +11,9 @@
 //   GeoLocation,
 //   GeoTransform:   {"name": N, "matrix": [16 numbers]}       X_ITE's, rows as basis vectors (row-vector order)
 //   GeoViewpoint:   {"name": N, "position": [x, y, z], "quaternion": [x, y, z, w]}  where X_ITE puts it
+//   GeoLOD:         {"name": N, "roots": [[type, DEF], ...], "bbox": {"size": [3], "center": [3]}}
+//                   the root level X_ITE draws at load (rootNode, or the root nodes of its rootUrl's
+//                   file, read: X_ITE's LoadUrlObjects is on) and X_ITE's bounding box of it
 //   NAME@F1,F2,...: {"name": N, "values": [[x, y, z], ...]}   an interpolator's value_changed at each fraction
 //   NAME<INTERP@F1,F2,...: {"name": N, "matrices": [[16 numbers], ...]}   a GeoLocation's matrix as INTERP,
 //                   sent each fraction, moves it (its geovalue_changed routed into NAME's set_geoCoords)
@@ -22,7 +25,7 @@ if (!names.length) {
   console.error("usage: node tools/xite-geo.mjs XITE_DIR SCENE NAME...");
   process.exit(2);
 }
-const { named, processEvents } = await openScene(xite, scene);
+const { named, processEvents, X3D } = await openScene(xite, scene, { loadUrls: true });
 for (const spec of names) {
   const [target, fractions] = spec.split("@");
   const [name, driver] = target.split("<");
@@ -44,6 +47,18 @@ for (const spec of names) {
       values.push([v.x, v.y, v.z]);
     }
     console.log(JSON.stringify({ name, values }));
+  } else if (node.rootInlineNode) {
+    // A GeoLOD: its rootUrl's file read (X_ITE's loads, 1 s at most).
+    const inline = node.rootInlineNode;
+    for (let i = 0; i < 50 && !node._rootNode.length && inline.checkLoadState() !== X3D.X3DConstants.COMPLETE_STATE; i++)
+      await new Promise((r) => setTimeout(r, 20));
+    const roots = node._rootNode.length ? node._rootNode : inline.getInternalScene().getRootNodes();
+    const bbox = node.getBBox(new X3D.Box3());
+    console.log(JSON.stringify({
+      name,
+      roots: Array.from(roots, (r) => [r.getValue().getTypeName(), r.getValue().getName()]),
+      bbox: { size: Array.from(bbox.size), center: Array.from(bbox.center) },
+    }));
   } else if (node.getVertices) {
     node.rebuild();
     // X_ITE's vertices: x y z w.

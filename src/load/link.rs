@@ -443,28 +443,37 @@ impl Linker<'_> {
     }
 
     fn inlines(&mut self, scene: &mut Scene) {
-        let inline_nodes: Vec<NodeId> = (0..scene.nodes.len() as u32)
+        // Inlines, and GeoLODs without rootNode whose root level is the
+        // file their rootUrl names (read as an Inline's).
+        let inline_nodes: Vec<(NodeId, &str, &str)> = (0..scene.nodes.len() as u32)
             .map(NodeId)
-            .filter(|&id| {
-                scene.known(id).is_some_and(|d| d.name == "Inline")
-                    && scene.node(id).in_proto.is_none()
-                    && !scene.expansions.contains_key(&id)
+            .filter_map(|id| {
+                let read = match scene.known(id)?.name.as_str() {
+                    "Inline" if scene.flag(id, "load") => ("Inline", "url"),
+                    "GeoLOD"
+                        if scene
+                            .value(id, "rootNode")
+                            .is_none_or(|v| v.nodes().is_empty()) =>
+                    {
+                        ("GeoLOD", "rootUrl")
+                    }
+                    _ => return None,
+                };
+                (scene.node(id).in_proto.is_none() && !scene.expansions.contains_key(&id))
+                    .then_some((id, read.0, read.1))
             })
             .collect();
         let mut exports: Vec<(NodeId, Vec<(String, NodeId)>)> = Vec::new();
-        for (n, id) in inline_nodes.into_iter().enumerate() {
-            if !scene.flag(id, "load") {
-                continue;
-            }
+        for (n, (id, kind, field)) in inline_nodes.into_iter().enumerate() {
             let urls = scene
-                .value(id, "url")
+                .value(id, field)
                 .map(|v| v.strings().to_vec())
                 .unwrap_or_default();
             if urls.is_empty() {
                 continue;
             }
-            let span = scene.value_span(id, "url").unwrap_or(scene.node(id).span);
-            let Some((child, _)) = self.load_one(&urls, "Inline", span) else {
+            let span = scene.value_span(id, field).unwrap_or(scene.node(id).span);
+            let Some((child, _)) = self.load_one(&urls, kind, span) else {
                 // (Tried, and named: not tried again.)
                 scene.expansions.insert(id, Vec::new());
                 continue;
@@ -473,7 +482,7 @@ impl Linker<'_> {
                 .node(id)
                 .def
                 .clone()
-                .unwrap_or_else(|| format!("Inline_{}", n + 1));
+                .unwrap_or_else(|| format!("{kind}_{}", n + 1));
             let merged = merge(scene, child, &prefix);
             scene.expansions.insert(id, merged.roots);
             exports.push((id, merged.exports));

@@ -549,3 +549,84 @@ fn points_a_script_moves_as_x_ite_moves_them() {
     }
     assert!(worst.0 < 1e-3, "{worst:?}");
 }
+
+/// A glTF node's subtree's bounding box in the node's frame (its meshes'
+/// accessor bounds, through the nodes' transforms below it).
+fn subtree_bounds(node: gltf::Node, m: DMat4, b: &mut (DVec3, DVec3)) {
+    for p in node.mesh().iter().flat_map(|m| m.primitives()) {
+        let bb = p.bounding_box();
+        let (lo, hi) = (Vec3::from(bb.min).as_dvec3(), Vec3::from(bb.max).as_dvec3());
+        for k in 0..8 {
+            let corner = DVec3::select(glam::BVec3::new(k & 1 > 0, k & 2 > 0, k & 4 > 0), hi, lo);
+            let q = m.transform_point3(corner);
+            *b = (b.0.min(q), b.1.max(q));
+        }
+    }
+    for c in node.children() {
+        let local = glam::Mat4::from_cols_array_2d(&c.transform().matrix()).as_dmat4();
+        subtree_bounds(c, m * local, b);
+    }
+}
+
+/// GeoLODs (fixtures/geo/lod_root.x3d) are written at the root level X_ITE
+/// draws at load, from afar: `Near`'s rootNode (a GeoLocation and a
+/// Shape), `Far`'s rootUrl file (lod_tile.x3d, read as an Inline's, its
+/// DEFs prefixed); the same root nodes as X_ITE's, and the same bounding
+/// box (to 1 mm). One warning each names the child URLs and the range
+/// switching left out.
+#[test]
+fn geo_lods_at_their_root_level_as_x_ite_draws_them() {
+    let name = "lod_root.x3d";
+    let t = tempfile::tempdir().unwrap();
+    let glb = t.path().join("lod.glb");
+    let input = fixture(name).to_string_lossy().into_owned();
+    let o = util::run(&[&input, "-o", &glb.to_string_lossy()]);
+    assert!(o.status.success(), "{}", util::stderr(&o));
+    let err = util::stderr(&o);
+    for want in [
+        "`Near` (GeoLOD) is written at its root level, as a viewer farther than its range (500 m) \
+         from its center sees it: the level within range (child1Url `lod_tile.x3d`, child2Url \
+         `lod_tile.x3d`) and the switching are not written",
+        "`Far` (GeoLOD) is written at its root level, as a viewer farther than its range (1000 \
+         m) from its center sees it: the level within range (child3Url `lod_tile.x3d`) and the \
+         switching are not written",
+    ] {
+        assert!(err.contains(want), "{err}");
+    }
+    assert!(err.contains("2 warnings"), "{err}");
+    let (doc, _, _) = gltf::import(&glb).unwrap();
+    let lod = |n: &str| doc.nodes().find(|x| x.name() == Some(n)).unwrap();
+    let roots = |n: &str| -> Vec<String> {
+        lod(n)
+            .children()
+            .map(|c| c.name().unwrap().rsplit('.').next().unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(roots("Near"), ["Mast", "Flag"]);
+    assert_eq!(roots("Far"), ["TileSpot"]);
+    let Some(dir) = util::tool_dir("X3DBAKE_XITE", "X_ITE's GeoLOD") else {
+        return;
+    };
+    for answer in xite(&dir, name, &["Near", "Far"]) {
+        let n = answer["name"].as_str().unwrap();
+        let theirs: Vec<String> = answer["roots"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r[1].as_str().unwrap().to_string())
+            .collect();
+        assert_eq!(roots(n), theirs, "{n}");
+        let mut b = (DVec3::INFINITY, DVec3::NEG_INFINITY);
+        subtree_bounds(lod(n), DMat4::IDENTITY, &mut b);
+        let size = DVec3::from_slice(&util::json_numbers(&answer["bbox"]["size"]));
+        let center = DVec3::from_slice(&util::json_numbers(&answer["bbox"]["center"]));
+        assert!(
+            (b.1 - b.0).distance(size) < 1e-3,
+            "{n}: {b:?} against {size}"
+        );
+        assert!(
+            ((b.0 + b.1) / 2.0).distance(center) < 1e-3,
+            "{n}: {b:?} against {center}"
+        );
+    }
+}

@@ -63,3 +63,37 @@ impl Writer<'_> {
         (top, back)
     }
 }
+
+impl Writer<'_> {
+    /// One warning for each GeoLOD: it is written at its root level (what
+    /// a viewer far from it sees, rootNode or its rootUrl's file); the
+    /// files a viewer within `range` of its `center` would see instead
+    /// (child1Url..child4Url) and the switching are not written.
+    pub(super) fn warn_geo_lod(&mut self, id: NodeId) {
+        if !self.tree.not_shown.insert(id) {
+            return;
+        }
+        let scene = self.scene;
+        let children: Vec<String> = ["child1Url", "child2Url", "child3Url", "child4Url"]
+            .into_iter()
+            .filter_map(|f| {
+                let urls = scene.value(id, f)?.strings();
+                let first = urls.first()?;
+                Some(format!("{f} `{first}`"))
+            })
+            .collect();
+        let children = if children.is_empty() {
+            "no child files".to_string()
+        } else {
+            children.join(", ")
+        };
+        let range = scene.floats(id, "range").first().copied().unwrap_or(10.0);
+        let message = format!(
+            "`{}` (GeoLOD) is written at its root level, as a viewer farther than its range ({range} \
+             m) from its center sees it: the level within range ({children}) and the switching \
+             are not written",
+            scene.display_name(id)
+        );
+        self.diags.warning(message, Some(scene.node(id).span));
+    }
+}

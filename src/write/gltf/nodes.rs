@@ -63,6 +63,9 @@ pub(super) fn children_field(ty: NodeType) -> Option<&'static [&'static str]> {
         CADFace | CollidableShape => &["shape"],
         // The root nodes of its file (Scene::expansions).
         Inline => &[],
+        // Its root level: rootNode, or its rootUrl's file's root nodes
+        // (Scene::expansions) as an Inline's.
+        GeoLOD => &["rootNode"],
         HAnimJoint | HAnimSite | HAnimSegment => &["children"],
         HAnimHumanoid => &["skeleton", "children"],
         // Castle's Skin: its skeleton drawn; its shapes are skinned meshes.
@@ -245,6 +248,9 @@ impl<'a> Writer<'a> {
         {
             self.switch_choices(id, &fields, &mut children, ancestors);
         } else {
+            if ty == Some(NodeType::GeoLOD) {
+                self.warn_geo_lod(id);
+            }
             let all = self.all_children(id, &fields);
             let total = all.len();
             let chosen = self.chosen_children(id, all);
