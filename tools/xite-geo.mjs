@@ -16,7 +16,8 @@
 //                   file, read: X_ITE's LoadUrlObjects is on) and X_ITE's bounding box of it
 //   NAME@F1,F2,...: {"name": N, "values": [[x, y, z], ...]}   an interpolator's value_changed at each fraction
 //   NAME<INTERP@F1,F2,...: {"name": N, "matrices": [[16 numbers], ...]}   a GeoLocation's matrix as INTERP,
-//                   sent each fraction, moves it (its geovalue_changed routed into NAME's set_geoCoords)
+//                   sent each fraction, moves it (its geovalue_changed routed into NAME's set_geoCoords);
+//                   a GeoViewpoint's {"name": N, "views": [{"position", "quaternion"}, ...]} (into set_position)
 
 import { openScene } from "./xite-scene.mjs";
 
@@ -25,6 +26,11 @@ if (!names.length) {
   console.error("usage: node tools/xite-geo.mjs XITE_DIR SCENE NAME...");
   process.exit(2);
 }
+// Where X_ITE puts a GeoViewpoint, and how it turns it.
+const view = (node) => {
+  const p = node.getPosition();
+  return { position: [p.x, p.y, p.z], quaternion: Array.from(node.getOrientation().getQuaternion()) };
+};
 const { named, processEvents, X3D } = await openScene(xite, scene, { loadUrls: true });
 for (const spec of names) {
   const [target, fractions] = spec.split("@");
@@ -32,12 +38,14 @@ for (const spec of names) {
   const node = named(name);
   if (driver !== undefined) {
     const matrices = [];
+    const views = [];
     for (const f of fractions.split(",").map(Number)) {
       named(driver).getField("set_fraction").setValue(f);
       processEvents();
-      matrices.push(Array.from(node.getMatrix()));
+      if (node.getOrientation) views.push(view(node));
+      else matrices.push(Array.from(node.getMatrix()));
     }
-    console.log(JSON.stringify({ name, matrices }));
+    console.log(JSON.stringify(node.getOrientation ? { name, views } : { name, matrices }));
   } else if (fractions !== undefined) {
     const values = [];
     for (const f of fractions.split(",").map(Number)) {
@@ -68,9 +76,7 @@ for (const spec of names) {
     const normals = Array.from(node.getNormals().getValue());
     console.log(JSON.stringify({ name, positions, normals }));
   } else if (node.getOrientation) {
-    const p = node.getPosition();
-    const quaternion = Array.from(node.getOrientation().getQuaternion());
-    console.log(JSON.stringify({ name, position: [p.x, p.y, p.z], quaternion }));
+    console.log(JSON.stringify({ name, ...view(node) }));
   } else {
     console.log(JSON.stringify({ name, matrix: Array.from(node.getMatrix()) }));
   }

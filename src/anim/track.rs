@@ -69,10 +69,13 @@ pub enum Through {
     /// A NurbsSurfaceInterpolator the source's (u, v) values go to: its
     /// position or normal there.
     Surface(SurfaceOutput),
-    /// A GeoLocation's geoCoords: how its frame is turned at the
-    /// coordinates the source sends (a GeoPositionInterpolator's
-    /// geovalue_changed).
+    /// A GeoLocation's geoCoords (a GeoViewpoint's position): how its
+    /// frame is turned at the coordinates the source sends (a
+    /// GeoPositionInterpolator's geovalue_changed).
     Turn(GeoTurn),
+    /// A GeoViewpoint's orientation (a quaternion): relative to the frame
+    /// at its position, turned by it (this quaternion).
+    Framed(glam::DQuat),
 }
 
 impl Through {
@@ -81,6 +84,11 @@ impl Through {
         match self {
             Through::Surface(s) => s.apply(v, out),
             Through::Turn(g) => g.apply(v, out),
+            Through::Framed(q) => {
+                let o = (*q * glam::DQuat::from_slice(v)).normalize();
+                out.clear();
+                out.extend_from_slice(&o.to_array());
+            }
         }
     }
 
@@ -88,28 +96,30 @@ impl Through {
     fn width(&self) -> usize {
         match self {
             Through::Surface(_) => 3,
-            Through::Turn(_) => 4,
+            Through::Turn(_) | Through::Framed(_) => 4,
         }
     }
 }
 
-/// The rotation of a GeoLocation's frame at the coordinates it is sent,
-/// in its geoSystem and the scene's frame as its geoOrigin makes it, as
-/// X_ITE places it (+Y up there, +X east).
+/// The rotation of a GeoLocation's (GeoViewpoint's) frame at the
+/// coordinates it is sent, in its geoSystem and the scene's frame as its
+/// geoOrigin makes it, as X_ITE places it (+Y up there, +X east), then
+/// turned by `then` (a GeoViewpoint's orientation, relative to that frame).
 #[derive(Clone, Debug)]
 pub struct GeoTurn {
     pub(super) frame: crate::geo::Frame,
+    pub(super) then: glam::DQuat,
 }
 
 impl GeoTurn {
-    /// The frame's rotation at `geo`, a quaternion.
+    /// The frame's rotation at `geo` (then `then`), a quaternion.
     pub fn apply(&self, geo: &[f64], out: &mut Vec<f64>) {
         let at = match geo {
             [x, y, z, ..] => glam::DVec3::new(*x, *y, *z),
             _ => glam::DVec3::ZERO,
         };
         let place = self.frame.location(at);
-        let q = glam::DQuat::from_mat3(&place.matrix3).normalize();
+        let q = (glam::DQuat::from_mat3(&place.matrix3) * self.then).normalize();
         out.clear();
         out.extend_from_slice(&q.to_array());
     }
@@ -271,7 +281,9 @@ impl Track {
             Some(Through::Surface(_)) => {
                 return Some("NurbsSurfaceInterpolator in the chain".into());
             }
-            Some(Through::Turn(_)) => return Some("a GeoLocation's frame".into()),
+            Some(Through::Turn(_) | Through::Framed(_)) => {
+                return Some("a Geo node's frame".into());
+            }
             None => {}
         }
         match self.func.kind() {
@@ -306,7 +318,7 @@ impl Track {
 
     pub fn is_rotation(&self) -> bool {
         match &self.through {
-            Some(Through::Turn(_)) => true,
+            Some(Through::Turn(_) | Through::Framed(_)) => true,
             Some(Through::Surface(_)) => false,
             None => matches!(
                 self.func.kind(),

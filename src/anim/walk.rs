@@ -227,18 +227,39 @@ impl Builder<'_> {
                 self.surface_targets(&r, interp, chain, &func, path, tracks, periodic);
                 continue;
             }
-            tracks.push(self.track(&r, interp, chain, func.clone(), periodic));
+            let track = self.track(&r, interp, chain, func.clone(), periodic);
+            tracks.push(match self.geo_view_frame(&r) {
+                // (Its glTF node's rotation, as the GeoPositionInterpolator's
+                // below: a GeoViewpoint's own fields are in its geoSystem.)
+                Some(through) => Track {
+                    field: "rotation".into(),
+                    through: Some(through),
+                    ..track
+                },
+                None => track,
+            });
         }
-        // A GeoPositionInterpolator's coordinates into a GeoLocation: it
-        // moves and turns with them, its frame there (the translation
-        // taken through a map as value_changed is, for its bound).
+        // A GeoPositionInterpolator's coordinates into a GeoLocation's
+        // geoCoords (a GeoViewpoint's position): it moves and turns with
+        // them, its frame there (a GeoViewpoint's then turned by its
+        // orientation): its glTF node's translation and rotation (the
+        // translation taken through a map as value_changed is, for its
+        // bound).
         for ri in self.routes_from(interp, "geovalue_changed") {
             let r = self.scene.routes[ri].clone();
-            if self.scene.node_type(r.to) != Some(NodeType::GeoLocation)
-                || r.to_field != "geoCoords"
-            {
-                continue;
-            }
+            let then = match (self.scene.node_type(r.to), r.to_field.as_str()) {
+                (Some(NodeType::GeoLocation), "geoCoords") => glam::DQuat::IDENTITY,
+                (Some(NodeType::GeoViewpoint), "position") => {
+                    let o: Vec<f64> = self
+                        .scene
+                        .floats(r.to, "orientation")
+                        .iter()
+                        .map(|&x| f64::from(x))
+                        .collect();
+                    crate::interp::rotation::from_axis_angle(&o)
+                }
+                _ => continue,
+            };
             self.used[ri] = true;
             let frame = crate::geo::Frame::of(self.scene, r.to);
             let map = PointMap(Arc::new(move |p| frame.location(p).translation));
@@ -254,10 +275,22 @@ impl Builder<'_> {
             tracks.push(Track {
                 field: "rotation".into(),
                 ty: Some(FieldType::SFRotation),
-                through: Some(Through::Turn(GeoTurn { frame })),
+                through: Some(Through::Turn(GeoTurn { frame, then })),
                 ..track
             });
         }
+    }
+
+    /// A rotation routed into a GeoViewpoint's orientation: turned by the
+    /// frame at its position (+Y up there), as its static orientation is.
+    fn geo_view_frame(&self, r: &Route) -> Option<Through> {
+        if self.scene.node_type(r.to) != Some(NodeType::GeoViewpoint) || r.to_field != "orientation"
+        {
+            return None;
+        }
+        let frame = crate::geo::Frame::of(self.scene, r.to);
+        let at = frame.location(crate::geo::doubles3(self.scene, r.to, "position"));
+        Some(Through::Framed(glam::DQuat::from_mat3(&at.matrix3)))
     }
 
     /// An interpolator's (u, v) values into a NurbsSurfaceInterpolator

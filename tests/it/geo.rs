@@ -352,10 +352,84 @@ fn fixtures_bake_clean_and_geo_transforms_animate() {
 /// geoSystem, to the same bounds.
 #[test]
 fn moving_locations_as_x_ite_places_them() {
-    let Some(dir) = util::tool_dir("X3DBAKE_XITE", "X_ITE's GeoLocation") else {
+    moving_as_x_ite_places_them(
+        "moving_location.x3d",
+        &[
+            ("Rover", "Drive", &[0.0, 0.5, 1.0], 1e-3),
+            ("Drone", "Fly", &[0.0, 1.0], 2e-2),
+        ],
+    );
+}
+
+/// GeoViewpoints that GeoPositionInterpolators move (fixtures/geo/
+/// moving_view.x3d: their geovalue_changed into set_position, in GD with
+/// rotateYUp and in UTM): the camera node moves and turns as the
+/// GeoLocations above, its orientation kept relative to the frame at its
+/// position (its up the local up), to the same bounds against X_ITE's
+/// position and orientation at the keys, and between them. One that an
+/// OrientationInterpolator turns (into set_orientation): its rotation is
+/// the frame's at its position times the orientation, X_ITE's to 1e-6 at
+/// the keys and between them.
+#[test]
+fn moving_geo_viewpoints_as_x_ite_places_them() {
+    let name = "moving_view.x3d";
+    moving_as_x_ite_places_them(
+        name,
+        &[
+            ("Pilot", "Glide", &[0.0, 0.5, 1.0], 1e-3),
+            ("Chase", "Follow", &[0.0, 1.0], 2e-2),
+        ],
+    );
+    let Some(dir) = util::tool_dir("X3DBAKE_XITE", "X_ITE's turned GeoViewpoint") else {
         return;
     };
-    let name = "moving_location.x3d";
+    let t = tempfile::tempdir().unwrap();
+    let glb = t.path().join("turned.glb");
+    util::bake_ok(&fixture(name).to_string_lossy(), &glb, &[]);
+    let (doc, buffers, _) = gltf::import(&glb).unwrap();
+    let channel = doc
+        .animations()
+        .flat_map(|a| a.channels().collect::<Vec<_>>())
+        .find(|c| c.target().node().name() == Some("Turner"))
+        .expect("Turner's rotation");
+    let reader = channel.reader(|b| Some(&buffers[b.index()]));
+    let gltf::animation::util::ReadOutputs::Rotations(r) = reader.read_outputs().unwrap() else {
+        panic!("a rotation channel")
+    };
+    let played = util::played::Sampler {
+        times: reader.read_inputs().unwrap().collect(),
+        outputs: r.into_f32().map(|v| v.to_vec()).collect(),
+        interpolation: channel.sampler().interpolation(),
+        rotation: true,
+    };
+    let turner = doc.nodes().find(|n| n.name() == Some("Turner")).unwrap();
+    let keys = [0.0, 0.25, 0.5, 0.75, 1.0];
+    let spec = format!("Turner<Spin@{}", keys.map(|k| k.to_string()).join(","));
+    let answer = &xite(&dir, name, &[&spec])[0];
+    for (f, view) in keys.iter().zip(answer["views"].as_array().unwrap()) {
+        let theirs = DQuat::from_slice(&util::json_numbers(&view["quaternion"]));
+        let ours = DQuat::from_slice(&played.at(f * 8.0)).normalize();
+        assert!(
+            ours.angle_between(theirs) < 1e-6,
+            "Turner at {f}: {ours} against {theirs}"
+        );
+        let at = DVec3::from_slice(&util::json_numbers(&view["position"]));
+        let (place, _, _) = turner.transform().decomposed();
+        assert!(
+            Vec3::from(place).as_dvec3().distance(at) < 1e-3,
+            "Turner at {f}: {place:?} against {at}"
+        );
+    }
+}
+
+/// A Geo node moved by a GeoPositionInterpolator, the interpolator, the
+/// keys X_ITE is asked at, the bound on the translation there.
+type Moved<'a> = (&'a str, &'a str, &'a [f64], f64);
+
+fn moving_as_x_ite_places_them(name: &str, cases: &[Moved]) {
+    let Some(dir) = util::tool_dir("X3DBAKE_XITE", "X_ITE's moving Geo nodes") else {
+        return;
+    };
     let t = tempfile::tempdir().unwrap();
     let glb = t.path().join("moving.glb");
     let flags = ["--mode", "sample", "--rate", "10"];
@@ -403,12 +477,6 @@ fn moving_locations_as_x_ite_places_them() {
         let (a, b) = (ours.w_axis.truncate(), theirs.w_axis.truncate());
         assert!(a.distance(b) <= tol, "{what}: {a} against {b}");
     };
-    // (X_ITE puts a UTM GeoOrigin 1.8 cm from a GeoLocation at the same
-    // coordinates: the Drone's translation is X_ITE's to 2 cm.)
-    let cases = [
-        ("Rover", "Drive", vec![0.0, 0.5, 1.0], 1e-3),
-        ("Drone", "Fly", vec![0.0, 1.0], 2e-2),
-    ];
     let specs: Vec<String> = cases
         .iter()
         .map(|(l, i, keys, _)| {
@@ -420,18 +488,48 @@ fn moving_locations_as_x_ite_places_them() {
     let answers = xite(&dir, name, &specs);
     let mut turned = 0.0f64;
     for ((node, _, keys, tol), answer) in cases.iter().zip(&answers) {
-        for (f, m) in keys.iter().zip(answer["matrices"].as_array().unwrap()) {
-            let theirs = DMat4::from_cols_slice(&util::json_numbers(m));
+        // A GeoLocation's matrices, a GeoViewpoint's places and turns.
+        let theirs: Vec<DMat4> = match answer.get("matrices") {
+            Some(m) => m
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|m| DMat4::from_cols_slice(&util::json_numbers(m)))
+                .collect(),
+            None => answer["views"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|v| {
+                    DMat4::from_rotation_translation(
+                        DQuat::from_slice(&util::json_numbers(&v["quaternion"])),
+                        DVec3::from_slice(&util::json_numbers(&v["position"])),
+                    )
+                })
+                .collect(),
+        };
+        assert_eq!(theirs.len(), keys.len(), "{node}");
+        for (f, &theirs) in keys.iter().zip(&theirs) {
             close(&format!("{node} at key {f}"), ours(node, *f), theirs, *tol);
             let turn = DQuat::from_mat4(&theirs).angle_between(DQuat::from_mat4(&ours(node, 0.0)));
             turned = turned.max(turn);
         }
     }
-    assert!(turned > 1e-4, "the GD path turns the location: {turned}");
+    assert!(turned > 1e-4, "the GD path turns the node: {turned}");
     // Between the keys: the frame at the coordinates, linear in the
-    // geoSystem.
+    // geoSystem (a GeoViewpoint's then turned by its orientation).
     let bake = util::load_text(name, &std::fs::read(fixture(name)).unwrap());
-    for (node, interp, _, _) in cases {
+    for &(node, interp, _, _) in cases {
+        let turn = match bake
+            .scene
+            .value(bake.scene.def(node).unwrap(), "orientation")
+        {
+            Some(o) => {
+                let o = o.numbers();
+                DQuat::from_axis_angle(DVec3::from_slice(&o).normalize(), o[3])
+            }
+            None => DQuat::IDENTITY,
+        };
         let id = bake.scene.def(interp).unwrap();
         let key = bake.scene.value(id, "key").unwrap().numbers();
         let values = bake.scene.value(id, "keyValue").unwrap().numbers();
@@ -446,7 +544,7 @@ fn moving_locations_as_x_ite_places_them() {
             );
             let place = frame.location(a.lerp(b, w));
             let want = DMat4::from_rotation_translation(
-                DQuat::from_mat3(&place.matrix3),
+                DQuat::from_mat3(&place.matrix3) * turn,
                 place.translation,
             );
             close(&format!("{node} at {f}"), ours(node, f), want, 1e-3);

@@ -80,8 +80,9 @@ pub fn channel(ty: Option<NodeType>, field: &str) -> Option<Channel> {
         (GeoTransform, "translation" | "rotation" | "scale") => Channel::Transform,
         (Viewpoint | OrthoViewpoint, "position" | "orientation")
         | (PointLight | SpotLight, "location")
-        // (The frame its geoCoords put it in: see `anim::track::GeoPlace`.)
-        | (GeoLocation, "translation" | "rotation") => Channel::Place,
+        // (The frame the coordinates a GeoPositionInterpolator sends put
+        // it in: see `anim::track::GeoTurn`.)
+        | (GeoLocation | GeoViewpoint, "translation" | "rotation") => Channel::Place,
         (Viewpoint, "fieldOfView") => Channel::FieldOfView,
         (DirectionalLight | PointLight | SpotLight, "color" | "intensity" | "on") => Channel::Light,
         (Material | TwoSidedMaterial, "diffuseColor" | "transparency" | "emissiveColor")
