@@ -303,19 +303,29 @@ fn interpolator_keys_as_x_ite_sends_them() {
     }
 }
 
-/// Every fixture bakes without a warning into glTF the Khronos validator
-/// passes; a GeoTransform's translation is animated on its middle node
-/// (inside its geoCenter's frame).
+/// Every fixture bakes without a warning (but lod_root.x3d's GeoLODs)
+/// into glTF the Khronos validator passes; a GeoTransform's translation
+/// is animated on its middle node (inside its geoCenter's frame).
 #[test]
 fn fixtures_bake_clean_and_geo_transforms_animate() {
     let t = tempfile::tempdir().unwrap();
     let mut outs = Vec::new();
-    for name in ["gd_yup.x3d", "utm_origin.x3d", "gc_gd_plain.x3d"] {
+    for name in [
+        "gd_yup.x3d",
+        "utm_origin.x3d",
+        "gc_gd_plain.x3d",
+        "moving_view.x3d",
+    ] {
         let out = t.path().join(name).with_extension("glb");
         let o = util::bake(&fixture(name).to_string_lossy(), &out, &["--deny-warnings"]);
         assert!(o.status.success(), "{name}: {}", util::stderr(&o));
         outs.push(out);
     }
+    // (Its GeoLODs are warned about: see
+    // geo_lods_at_their_root_level_as_x_ite_draws_them.)
+    let lods = t.path().join("lod_root.glb");
+    util::bake_ok(&fixture("lod_root.x3d").to_string_lossy(), &lods, &[]);
+    outs.push(lods);
     util::assert_validator_clean(&outs);
     let (_d, scene) = util::scene_file(
         "gt.x3d",
