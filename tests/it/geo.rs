@@ -2,7 +2,8 @@
 //! without a GeoOrigin (and rotateYUp), against values computed by hand
 //! and against X_ITE (its Geospatial component in Node): the vertices it
 //! draws, the matrices of its GeoLocation and GeoTransform nodes, a
-//! GeoPositionInterpolator's values at its keys.
+//! GeoPositionInterpolator's values at its keys, GeoLocations and
+//! GeoViewpoints as interpolators move them, a GeoLOD's root level.
 
 use crate::util;
 use glam::{DMat4, DQuat, DVec3, Vec3};
