@@ -101,7 +101,7 @@ ft=$(grep -oE 'ft: [0-9]+' <<< "$last" | grep -oE '[0-9]+' || true)
 corp=$(grep -oE 'corp: [0-9]+/[0-9A-Za-z]+' <<< "$last" | cut -c7- || true)
 files=$(find "$corpus" -type f | wc -l)
 found=$(find "$artifacts" -maxdepth 1 -type f -newer "$work/dict" | sort)
-stalled=$(find "$artifacts/stalled" -type f -newer "$work/dict" 2> /dev/null | wc -l)
+stalled=$(find "$artifacts/stalled" -type f -newer "$work/dict" 2> /dev/null | wc -l || true)
 echo "$target: $took s, ${execs:-?} executions, cov: ${cov:-?} ft: ${ft:-?}," \
   "corpus ${corp:-?} (in memory), $files files in $corpus; $stalled stalled (timeouts" \
   "under 10 s of CPU alone); log $log"
