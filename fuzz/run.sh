@@ -91,15 +91,17 @@ took=$(($(date +%s) - start))
 # The figures: the last status line (#N ... cov: C ft: F corp: U/S),
 # the final statistics, and what was kept.
 last=$(grep -aE '^#[0-9]+' "$log" | tail -n 1 || true)
-# (Summed over the runs after stalls; the merge's, at the top, left out.)
-execs=$(sed -n '/^== fuzzing/,$p' "$log" | grep -aoE 'stat::number_of_executed_units: [0-9]+' |
-  awk '{n += $2} END {print n}')
+# (The last status line of each run after a stall, summed: a run that
+# ends on a finding prints no final statistics. The merge's, at the top,
+# left out.)
+execs=$(awk '/^== fuzzing/ { runs += last; last = 0; on = 1 }
+  on && /^#[0-9]+/ { last = substr($1, 2) } END { print runs + last }' "$log")
 cov=$(grep -oE 'cov: [0-9]+' <<< "$last" | grep -oE '[0-9]+' || true)
 ft=$(grep -oE 'ft: [0-9]+' <<< "$last" | grep -oE '[0-9]+' || true)
 corp=$(grep -oE 'corp: [0-9]+/[0-9A-Za-z]+' <<< "$last" | cut -c7- || true)
 files=$(find "$corpus" -type f | wc -l)
 found=$(find "$artifacts" -maxdepth 1 -type f -newer "$work/dict" | sort)
-stalled=$(find "$artifacts/stalled" -type f -newer "$work/dict" 2> /dev/null | wc -l)
+stalled=$(find "$artifacts/stalled" -type f -newer "$work/dict" 2> /dev/null | wc -l || true)
 echo "$target: $took s, ${execs:-?} executions, cov: ${cov:-?} ft: ${ft:-?}," \
   "corpus ${corp:-?} (in memory), $files files in $corpus; $stalled stalled (timeouts" \
   "under 10 s of CPU alone); log $log"

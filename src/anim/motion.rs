@@ -167,6 +167,10 @@ pub fn read(scene: &Scene, motion: NodeId, diags: &mut Diagnostics) -> Option<Mo
             .iter()
             .filter(|c| c.ends_with("rotation"))
             .filter_map(|c| c.chars().next())
+            // (Only the axes: another first letter, multi-byte too, turns
+            // about no axis. A `ẞrotation` channel cut `order` inside a
+            // character below, and panicked.)
+            .filter(|a| matches!(a, 'X' | 'Y' | 'Z'))
             .collect();
         for axis in ['X', 'Y', 'Z'] {
             if !order.contains(axis) {

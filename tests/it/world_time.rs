@@ -653,3 +653,57 @@ function tick(f) { place = new SFVec3f(f, 0, 0); if (Browser.getCurrentTime() % 
         "{messages:?}"
     );
 }
+
+/// A call that overflows the Script's stack takes the whole budget of a
+/// call from the bake's: QuickJS counts bytecode, not the frames of a deep
+/// recursion, so a Script overflowing at every frame took 16 ms a frame
+/// (release) and was never stopped. Found by the outputs fuzz target (a
+/// fixture's Script whose function calls itself: 45 s with
+/// AddressSanitizer for a two-second clip).
+#[test]
+fn scripts_overflowing_their_stack_at_every_frame_are_stopped() {
+    use x3dbake::{Bake, ClipOptions, Limits, World};
+    let x3d = r#"<X3D><Scene>
+<TimeSensor DEF='Clock' loop='true'/>
+<Script DEF='Deep'>
+<field name='tick' type='SFFloat' accessType='inputOnly'/>
+<![CDATA[ecmascript:
+function down(n) { return down(n + 1) + 1; }
+function tick(f) { down(0); }
+]]></Script>
+<ROUTE fromNode='Clock' fromField='fraction_changed' toNode='Deep' toField='tick'/>
+</Scene></X3D>"#;
+    let limits = Limits {
+        script_call_checks: 1_000,
+        script_checks: 3_000,
+        ..Limits::default()
+    };
+    let mut bake = Bake::load("deep.x3d", x3d.as_bytes().to_vec(), None, None, limits);
+    let world = World {
+        end: Some(60.0),
+        rate: 30.0,
+        ..World::default()
+    };
+    bake.animate_in(ClipOptions::default(), Some(&world));
+    let messages: Vec<&str> = bake
+        .diags
+        .list()
+        .iter()
+        .map(|d| d.message.as_str())
+        .collect();
+    assert!(
+        messages
+            .iter()
+            .any(|m| m.contains("RangeError: Maximum call stack size exceeded")),
+        "{messages:?}"
+    );
+    // Three calls take the bake's 3 000 checks: stopped at the third frame.
+    let stopped = messages
+        .iter()
+        .find(|m| m.starts_with("the Scripts ran longer than x3dbake allows a bake"))
+        .unwrap_or_else(|| panic!("{messages:?}"));
+    assert!(
+        stopped.contains("(3000 interrupt checks in all)"),
+        "{stopped}"
+    );
+}

@@ -48,9 +48,8 @@ pub(super) struct Scripts {
     /// The engine (dropped after the Scripts, which live in it), and the
     /// nodes the Scripts made.
     engine: Option<Engine>,
-    /// When the bake's budget for Scripts ran out (world time), and what
-    /// the call that found it so was told.
-    stopped: Option<(f64, String)>,
+    /// When the bake's budget for Scripts ran out (world time).
+    stopped: Option<f64>,
 }
 
 /// What is called.
@@ -285,7 +284,7 @@ impl Scripts {
                 }
                 h.failures += 1;
                 if self.stopped.is_none() && self.engine.as_ref().is_some_and(Engine::spent) {
-                    self.stopped = Some((t, f.message));
+                    self.stopped = Some(t);
                 }
                 Vec::new()
             }
@@ -299,9 +298,12 @@ impl Scripts {
         for d in std::mem::take(&mut self.diags).list() {
             diags.push(d.clone());
         }
-        if let Some((t, why)) = &self.stopped {
+        if let (Some(t), Some(engine)) = (self.stopped, &self.engine) {
             diags.warning(
-                format!("{why} at {t} s; what they would send after is not baked"),
+                format!(
+                    "{} at {t} s; what they would send after is not baked",
+                    engine.stopped()
+                ),
                 None,
             );
         }
