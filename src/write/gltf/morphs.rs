@@ -68,6 +68,12 @@ const TARGET_SPLIT_BYTES: usize = 64 << 10;
 /// Displacements of three numbers a vertex, and their bounds.
 type Displacements = (Vec<f32>, (Vec<f32>, Vec<f32>));
 
+/// Displacements with their bounds (an accessor's `min` and `max`).
+fn bounded(d: Vec<f32>) -> Displacements {
+    let b = bounds_of(&d, accessor::Type::Vec3);
+    (d, b)
+}
+
 /// A morph target's displacements, before they are written.
 struct TargetData {
     /// The mesh's vertex count.
@@ -102,10 +108,6 @@ fn target_data(
     let uvs = kt
         .as_ref()
         .map(|k| uv_deltas(&m.uvs, &m.tex_index, &k.value(i)));
-    let bounded = |d: Vec<f32>| {
-        let b = bounds_of(&d, accessor::Type::Vec3);
-        (d, b)
-    };
     TargetData {
         vertices: m.positions.len(),
         positions: positions.map(bounded),
@@ -329,9 +331,6 @@ impl<'a> Writer<'a> {
         Some((lead, keys))
     }
 
-    /// The morph target of key `i`: the displacements of the points,
-    /// normals and texture coordinates whose keyframes are given (normals
-    /// made from the points follow the points).
     /// A morph target's accessors, from its displacements (see
     /// [`target_data`]).
     fn morph_target(
@@ -340,17 +339,7 @@ impl<'a> Writer<'a> {
         target: usize,
         data: TargetData,
     ) -> json::mesh::MorphTarget {
-        let vertex = Some(buffer::Target::ArrayBuffer);
-        let mut accessor = |d: Option<Displacements>| {
-            d.map(|(d, b)| self.bounded_accessor(&d, accessor::Type::Vec3, Some(b), vertex))
-        };
-        let positions = accessor(data.positions);
-        let normals = accessor(data.normals);
-        let mut made = json::mesh::MorphTarget {
-            positions,
-            normals,
-            tangents: None,
-        };
+        let mut made = self.displacements(data.positions, data.normals);
         if made.positions.is_none() {
             made.positions = Some(self.still_positions(data.vertices));
         }
@@ -387,12 +376,15 @@ impl<'a> Writer<'a> {
     /// vertex each), their accessors made in that order.
     fn displacements(
         &mut self,
-        positions: Option<&[f32]>,
-        normals: Option<&[f32]>,
+        positions: Option<Displacements>,
+        normals: Option<Displacements>,
     ) -> json::mesh::MorphTarget {
         let vertex = Some(buffer::Target::ArrayBuffer);
-        let positions = positions.map(|d| self.accessor_for(d, accessor::Type::Vec3, true, vertex));
-        let normals = normals.map(|d| self.accessor_for(d, accessor::Type::Vec3, true, vertex));
+        let mut accessor = |d: Option<Displacements>| {
+            d.map(|(d, b)| self.bounded_accessor(&d, accessor::Type::Vec3, Some(b), vertex))
+        };
+        let positions = accessor(positions);
+        let normals = accessor(normals);
         json::mesh::MorphTarget {
             positions,
             normals,
@@ -433,7 +425,8 @@ impl<'a> Writer<'a> {
                 let first = targets.len();
                 let keyframes = reshaped.times.times_only();
                 for (positions, normals) in reshaped.deltas {
-                    targets.push(self.displacements(Some(&positions), normals.as_deref()));
+                    targets
+                        .push(self.displacements(Some(bounded(positions)), normals.map(bounded)));
                 }
                 // This clip's triangulations among the mesh's.
                 let mut global = vec![0];
