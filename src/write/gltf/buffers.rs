@@ -122,9 +122,12 @@ impl Writer<'_> {
     /// Appends `size` bytes written by `fill` to the buffer (see
     /// [`bin::Bin::append`]); returns where they start.
     pub(super) fn append(&mut self, size: usize, fill: impl FnOnce(&mut [u8])) -> usize {
-        let root = &self.root;
-        let tracks = self.anim.clips.iter().map(|c| c.tracks.len()).sum();
-        self.buf.bin.append(size, fill, || head_room(root, tracks))
+        let (root, clips) = (&self.root, self.anim.clips);
+        // Counted only when the room is decided (once a document).
+        let tracks = || clips.iter().map(|c| c.tracks.len()).sum();
+        self.buf
+            .bin
+            .append(size, fill, || head_room(root, tracks()))
     }
 
     /// Appends f32 data in its own buffer view and makes an accessor.
