@@ -250,13 +250,9 @@ impl Builder<'_> {
             let then = match (self.scene.node_type(r.to), r.to_field.as_str()) {
                 (Some(NodeType::GeoLocation), "geoCoords") => glam::DQuat::IDENTITY,
                 (Some(NodeType::GeoViewpoint), "position") => {
-                    let o: Vec<f64> = self
-                        .scene
-                        .floats(r.to, "orientation")
-                        .iter()
-                        .map(|&x| f64::from(x))
-                        .collect();
-                    crate::interp::rotation::from_axis_angle(&o)
+                    crate::interp::rotation::from_sf_rotation(
+                        self.scene.floats(r.to, "orientation"),
+                    )
                 }
                 _ => continue,
             };
@@ -288,8 +284,7 @@ impl Builder<'_> {
         {
             return None;
         }
-        let frame = crate::geo::Frame::of(self.scene, r.to);
-        let at = frame.location(crate::geo::doubles3(self.scene, r.to, "position"));
+        let at = crate::geo::view_location(self.scene, r.to);
         Some(Through::Framed(glam::DQuat::from_mat3(&at.matrix3)))
     }
 

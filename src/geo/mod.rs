@@ -156,6 +156,12 @@ impl Frame {
     }
 }
 
+/// Where a GeoViewpoint stands, in the scene's frame, with the frame there
+/// (+Y up): its orientation is relative to it.
+pub fn view_location(scene: &Scene, id: NodeId) -> DAffine3 {
+    Frame::of(scene, id).location(doubles3(scene, id, "position"))
+}
+
 /// An SFVec3d (or SFVec3f) field's three numbers (zeros when it has fewer).
 pub fn doubles3(scene: &Scene, id: NodeId, field: &str) -> DVec3 {
     let v = scene

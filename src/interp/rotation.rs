@@ -4,6 +4,16 @@
 use crate::math;
 use glam::{DQuat, DVec3};
 
+/// An SFRotation field's four numbers as [`from_axis_angle`] turns them;
+/// no rotation when there are fewer (a node type without the field).
+pub fn from_sf_rotation(axis_angle: &[f32]) -> DQuat {
+    if axis_angle.len() < 4 {
+        return DQuat::IDENTITY;
+    }
+    let r: Vec<f64> = axis_angle.iter().map(|&x| f64::from(x)).collect();
+    from_axis_angle(&r)
+}
+
 /// An X3D SFRotation (axis x, y, z, angle) as a unit quaternion. The axis
 /// need not be unit length; a zero axis is no rotation.
 pub fn from_axis_angle(r: &[f64]) -> DQuat {

@@ -27,8 +27,7 @@ fn rigid(frame: DAffine3) -> (DVec3, DQuat) {
 /// Where a GeoViewpoint stands and how it is turned: its position in the
 /// scene's frame, its orientation relative to the frame there (+Y up).
 pub(super) fn geo_view(scene: &crate::scene::Scene, id: NodeId) -> (DVec3, DQuat) {
-    let frame = Frame::of(scene, id);
-    let (t, r) = rigid(frame.location(doubles3(scene, id, "position")));
+    let (t, r) = rigid(crate::geo::view_location(scene, id));
     let o = super::nodes::rotation_field(scene, id, "orientation");
     (t, r * o)
 }

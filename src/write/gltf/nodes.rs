@@ -104,16 +104,7 @@ pub(super) fn f32s(v: DVec3) -> [f32; 3] {
 
 /// An SFRotation field as a unit quaternion.
 pub(super) fn rotation_field(scene: &Scene, id: NodeId, field: &str) -> DQuat {
-    rotation_of(scene.floats(id, field))
-}
-
-/// A rotation's four numbers (axis and angle) as a unit quaternion.
-pub(super) fn rotation_of(axis_angle: &[f32]) -> DQuat {
-    if axis_angle.len() < 4 {
-        return DQuat::IDENTITY; // (a node type without the field)
-    }
-    let r: Vec<f64> = axis_angle.iter().map(|&x| x as f64).collect();
-    rotation::from_axis_angle(&r)
+    rotation::from_sf_rotation(scene.floats(id, field))
 }
 
 pub(super) fn quat_f32(q: DQuat) -> json::scene::UnitQuaternion {

@@ -16,9 +16,10 @@
 //! (their own transform would be ignored).
 
 use super::Writer;
-use super::nodes::{gltf_name, node, rotation_of};
+use super::nodes::{gltf_name, node};
 use super::targets::Target;
 use crate::anim::clip::Track;
+use crate::interp::rotation::from_sf_rotation;
 use crate::scene::{NodeId, NodeType};
 use glam::{Mat4, Quat, Vec3};
 use gltf_json as json;
@@ -218,7 +219,7 @@ impl Writer<'_> {
             let k = nodes.len() as u16;
             nodes.push(placed.inner);
             let t = nth(positions, i, 3).map_or(Vec3::ZERO, Vec3::from_slice);
-            let r = nth(rotations, i, 4).map_or(Quat::IDENTITY, |v| rotation_of(v).as_quat());
+            let r = nth(rotations, i, 4).map_or(Quat::IDENTITY, |v| from_sf_rotation(v).as_quat());
             let s = nth(scales, i, 3).map_or(Vec3::ONE, Vec3::from_slice);
             binds.extend(Mat4::from_scale_rotation_translation(s, r, t).to_cols_array());
             let weights = scene.floats(joint, "skinCoordWeight");
