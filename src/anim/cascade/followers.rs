@@ -37,6 +37,7 @@
 use super::frames::value_of;
 use super::{Ev, Field, Player, Sending};
 use crate::anim::clock::Clock;
+use crate::anim::reduce::distance;
 use crate::anim::{NodeFn, track_numbers};
 use crate::hash::{HashMap, HashSet};
 use crate::interp::rotation;
@@ -451,18 +452,6 @@ fn turn(stages: &mut [Vec<f64>], dp: &[f64], dq: &[f64], h: f64, tau: f64) {
     }
 }
 
-/// The angle between two rotations given as quaternions (the largest of
-/// each pair).
-fn angle_apart(a: &[f64], b: &[f64]) -> f64 {
-    a.chunks_exact(4)
-        .zip(b.chunks_exact(4))
-        .map(|(a, b)| {
-            let dot: f64 = a.iter().zip(b).map(|(x, y)| x * y).sum();
-            2.0 * math::acos(dot.abs().min(1.0))
-        })
-        .fold(0.0, f64::max)
-}
-
 impl Follower {
     /// The follower of a node, from its fields; `None` for other nodes.
     fn of(scene: &Scene, id: NodeId) -> Option<Follower> {
@@ -647,7 +636,7 @@ impl Follower {
                     && if self.turns() {
                         stages
                             .last()
-                            .is_none_or(|y| angle_apart(y, &d) < *tolerance)
+                            .is_none_or(|y| distance(y, &d, true, 4) < *tolerance)
                     } else {
                         stages
                             .iter()
