@@ -83,11 +83,13 @@ fn count_arcs(omega: f64, room: f64) -> usize {
 
 /// Slerp keyframes with each segment cut into equal arcs so that an nlerp
 /// player stays within `room` of the slerp curve (keys at one time, jumps,
-/// are kept as they are); `None` when no segment needs it.
-pub fn split(k: &Keyframes, room: f64) -> Option<Keyframes<'static>> {
+/// are kept as they are); `None` when no segment needs it. The room is
+/// asked for only for slerp keys (a value track's bound scans its values).
+pub fn split(k: &Keyframes, room: impl FnOnce() -> f64) -> Option<Keyframes<'static>> {
     if k.interpolation != Interpolation::Slerp || k.width != 4 || k.len() < 2 {
         return None;
     }
+    let room = room();
     let quat = |i: usize| DQuat::from_slice(&k.value(i));
     let cuts: Vec<usize> = (0..k.len() - 1)
         .map(|i| {
@@ -166,7 +168,7 @@ mod tests {
         k.push(0.0, &a.to_array(), &[], &[], 1.0);
         k.push(2.0, &b.to_array(), &[], &[], 1.0);
         let room = 1e-4;
-        let cut = split(&k, room).expect("a half turn is cut");
+        let cut = split(&k, || room).expect("a half turn is cut");
         assert!(cut.len() > 10 && cut.len() < 40, "{} keys", cut.len());
         let mut worst = 0.0f64;
         for i in 0..=2000 {
@@ -198,6 +200,6 @@ mod tests {
             &[],
             1.0,
         );
-        assert!(split(&short, room).is_none());
+        assert!(split(&short, || room).is_none());
     }
 }

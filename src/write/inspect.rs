@@ -228,8 +228,7 @@ impl TrackForm {
                 } else {
                     // (Slerp keys cut for nlerp players, as written.)
                     let k = Keyframes::exact(e, &clip.map);
-                    let room = default_tolerance(t);
-                    nlerp::split(&k, room).map_or(k.len(), |cut| cut.len())
+                    nlerp::split(&k, || default_tolerance(t)).map_or(k.len(), |cut| cut.len())
                 };
                 TrackForm::Exact {
                     interpolation,

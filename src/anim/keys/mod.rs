@@ -285,10 +285,13 @@ impl<'s> KeyChooser<'s> {
                 // Slerp keys are cut where nlerp between them would leave
                 // the bound (see `nlerp`); thinning, under a tolerance,
                 // measures both ways too.
-                let full = opts
-                    .tolerance
-                    .unwrap_or_else(|| fit::default_tolerance(track));
-                match nlerp::split(&k, fit_bound(&opts, track, full)) {
+                let room = || {
+                    let full = opts
+                        .tolerance
+                        .unwrap_or_else(|| fit::default_tolerance(track));
+                    fit_bound(&opts, track, full)
+                };
+                match nlerp::split(&k, room) {
                     Some(cut) => {
                         let added = (cut.len() - k.len()) * keyframe_numbers(4, false);
                         if !self.spend(added, clip, track, diags) {
