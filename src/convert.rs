@@ -335,6 +335,7 @@ impl Settings {
             compress: self.compress,
             interactive: self.interactive,
             core: self.core,
+            counted: false,
             // (With `interactive` the writer shows nodes by the extension,
             // whatever this says: its graph sets it.)
             visibility: self.visibility.unwrap_or_default(),

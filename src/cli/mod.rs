@@ -179,16 +179,12 @@ fn inspect(
         })
         .and_then(|(mut bake, mut fetch)| {
             if !bake.diags.has_errors() {
-                // Its diagnostics are wanted, not its bytes: a large buffer goes
-                // to the null device as it is made.
-                let input = bake.sources.get(bake.file).text_len();
-                let discard = x3dbake::gltf::Spill {
-                    open: Box::new(output::null_file),
-                    after: x3dbake::gltf::spill_after(input),
-                    room: false,
-                    write_back: false,
+                // Its diagnostics are wanted, not its bytes: they are counted.
+                let counted = x3dbake::gltf::Options {
+                    counted: true,
+                    ..Default::default()
                 };
-                bake.gltf_spilled(&Default::default(), Some(&mut fetch), Some(discard))
+                bake.gltf_spilled(&counted, Some(&mut fetch), None)
                     .map_err(|e| anyhow::anyhow!("{path}: {e}"))?;
             }
             Ok(bake)

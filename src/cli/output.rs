@@ -63,17 +63,6 @@ pub fn spill_file(_: Option<&Path>) -> Option<fs::File> {
     None
 }
 
-/// The null device, opened to take a buffer whose bytes are not wanted;
-/// None where there is none (the buffer then stays in memory).
-pub fn null_file() -> Option<fs::File> {
-    let null = if cfg!(windows) { "NUL" } else { "/dev/null" };
-    fs::OpenOptions::new()
-        .read(true)
-        .write(true)
-        .open(null)
-        .ok()
-}
-
 /// A temporary file beside its destination, listed for
 /// [`remove_temporaries`] while it exists: removed when dropped, unless
 /// [`Temporary::commit`] renamed it into place. While it is written it is

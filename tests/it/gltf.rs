@@ -608,3 +608,84 @@ fn keys_closer_than_a_frame_grid_keeps_are_named() {
         util::stderr(&o)
     );
 }
+
+#[test]
+fn a_counted_document_places_every_accessor_where_a_bake_does() {
+    // `inspect`'s document counts the buffer's bytes: a large morphing
+    // grid (its displacements never made, its normals remade at each key),
+    // a small one and equal Spheres (whose accessors, shared, are still
+    // compared) must land where a bake puts them.
+    let grid = |n: usize, name: &str| {
+        let mut points = String::new();
+        let mut moved = String::new();
+        for i in 0..n * n {
+            let (x, z) = ((i % n) as f32, (i / n) as f32);
+            points.push_str(&format!("{x} 0 {z} "));
+            moved.push_str(&format!("{x} {} {z} ", (x * 0.3).sin() * z));
+        }
+        let quads: String = (0..(n - 1) * (n - 1))
+            .map(|q| {
+                let (i, j) = (q % (n - 1), q / (n - 1));
+                let a = j * n + i;
+                format!("{a} {} {} {} -1 ", a + 1, a + n + 1, a + n)
+            })
+            .collect();
+        format!(
+            "<Shape><IndexedFaceSet coordIndex='{quads}'><Coordinate DEF='{name}' point='{points}'/>\
+             </IndexedFaceSet></Shape>\
+             <CoordinateInterpolator DEF='{name}I' key='0 0.5 1' keyValue='{points} {moved} {points}'/>\
+             <ROUTE fromNode='Clock' fromField='fraction_changed' toNode='{name}I' toField='set_fraction'/>\
+             <ROUTE fromNode='{name}I' fromField='value_changed' toNode='{name}' toField='set_point'/>"
+        )
+    };
+    let text = format!(
+        "<X3D><Scene><TimeSensor DEF='Clock' loop='true'/>{}{}\
+         <Shape><Sphere/></Shape><Shape><Sphere/></Shape></Scene></X3D>",
+        grid(100, "Big"),
+        grid(5, "Small")
+    );
+    let (_dir, path) = util::scene_file("grids.x3d", &text);
+    let (scene, clips) = util::load_clips(Path::new(&path), ClipOptions::default());
+    let build = |counted: bool| {
+        let opts = x3dbake::internal::write::gltf::Options {
+            counted,
+            ..Default::default()
+        };
+        let mut diags = x3dbake::internal::diag::Diagnostics::default();
+        let mut no_images = |_: x3dbake::internal::scene::NodeId, _: &str| Err("none".to_string());
+        x3dbake::internal::write::gltf::build(
+            &scene,
+            &clips,
+            &opts,
+            &mut no_images,
+            &mut diags,
+            None,
+        )
+    };
+    let (baked, counted) = (build(false), build(true));
+    assert!(counted.bin.is_empty() && baked.bin.len() > 20 * 10_000 * 12);
+    let placed = |doc: &x3dbake::internal::write::gltf::Document| {
+        let mut root = serde_json::to_value(&doc.root).unwrap();
+        for a in root["accessors"].as_array_mut().unwrap() {
+            let a = a.as_object_mut().unwrap();
+            a.remove("min");
+            a.remove("max");
+        }
+        (
+            root["accessors"].clone(),
+            root["bufferViews"].clone(),
+            root["buffers"].clone(),
+        )
+    };
+    let (accessors, views, buffers) = placed(&baked);
+    // Targets at three keys for each grid, the big one's past sharing.
+    assert_eq!(
+        baked.root.meshes[0].primitives[0]
+            .targets
+            .as_ref()
+            .map(Vec::len),
+        Some(3)
+    );
+    assert!(accessors.as_array().unwrap().len() > 12);
+    assert_eq!(placed(&counted), (accessors, views, buffers));
+}

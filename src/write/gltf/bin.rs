@@ -56,6 +56,8 @@ pub(super) struct Bin {
     write_back: bool,
     writer: Option<SpillThread>,
     spilled: u64,
+    /// Bytes counted, not made (see [`Bin::counting`]).
+    counted: Option<usize>,
 }
 
 /// A thread that writes the bytes moved out to the file while the buffer
@@ -155,7 +157,22 @@ impl Bin {
             write_back,
             writer: None,
             spilled: 0,
+            counted: None,
         }
+    }
+
+    /// A buffer whose bytes are counted, not made (see
+    /// `gltf::Options::counted`): its length is a bake's, it holds none.
+    pub(super) fn counting() -> Bin {
+        Bin {
+            counted: Some(0),
+            ..Bin::new(None)
+        }
+    }
+
+    /// Whether its bytes are only counted.
+    pub(super) fn is_counting(&self) -> bool {
+        self.counted.is_some()
     }
 
     /// How many bytes may gather in memory: all of them once making the
@@ -170,7 +187,7 @@ impl Bin {
 
     /// The buffer's length so far.
     pub(super) fn len(&self) -> usize {
-        self.spilled as usize + self.mem.len()
+        self.spilled as usize + self.mem.len() + self.counted.unwrap_or(0)
     }
 
     pub(super) fn is_empty(&self) -> bool {
@@ -180,6 +197,9 @@ impl Bin {
     /// Room for `n` more bytes at once, or for as many as are to stay in
     /// memory (so the buffer is not grown, and copied, piece by piece).
     pub(super) fn reserve(&mut self, n: usize) {
+        if self.is_counting() {
+            return;
+        }
         let room = self.in_memory().saturating_sub(self.mem.len());
         self.mem.reserve(n.min(room));
     }
@@ -197,6 +217,10 @@ impl Bin {
     ) -> usize {
         let offset = self.len();
         let padded = size.next_multiple_of(4);
+        if let Some(counted) = &mut self.counted {
+            *counted += padded;
+            return offset;
+        }
         let mut room = Some(room);
         if !self.mem.is_empty() && self.mem.len().saturating_add(padded) > self.in_memory() {
             self.spill(&mut room);

@@ -172,6 +172,27 @@ impl Writer<'_> {
         )
     }
 
+    /// An accessor of `count` f32 elements placed in a buffer that only
+    /// counts its bytes (see `bin::Bin::counting`), for data larger than
+    /// [`SHARED_MAX`] (a bake would append it, not share it): none made.
+    pub(super) fn counted_accessor(
+        &mut self,
+        count: usize,
+        ty: accessor::Type,
+        target: Option<buffer::Target>,
+    ) -> Index<json::Accessor> {
+        let layout = Layout {
+            count,
+            component: accessor::ComponentType::F32,
+            ty,
+            target,
+        };
+        let size = layout.size();
+        debug_assert!(self.buf.bin.is_counting() && size > SHARED_MAX);
+        let offset = self.append(size, |_| {});
+        self.accessor_at(offset, size, layout, None)
+    }
+
     /// Appends little-endian components (`N` bytes each; padded to four
     /// bytes) in their own buffer view and makes an accessor of `count`
     /// elements. The buffer is grown once and the components written into

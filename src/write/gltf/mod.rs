@@ -92,6 +92,12 @@ pub struct Options {
     /// transforms), each track left out named in a warning. The `gltf`
     /// crate (Bevy's loader) refuses a whole file holding one.
     pub core: bool,
+    /// Only the document's diagnostics and track fates are wanted, not its
+    /// file (`inspect`): the binary buffer's bytes are counted, not made
+    /// (small accessors, which equal ones share, are still compared), and
+    /// large morph targets' displacements are not computed. Every accessor
+    /// and its place are a bake's; the buffer is empty.
+    pub counted: bool,
 }
 
 impl Default for Options {
@@ -104,6 +110,7 @@ impl Default for Options {
             compress: None,
             interactive: false,
             core: false,
+            counted: false,
         }
     }
 }
@@ -296,7 +303,10 @@ pub fn build(
         buf: Buffers {
             // A buffer to be compressed is remade whole in memory: never
             // moved to a file first.
-            bin: bin::Bin::new(spill.filter(|_| opts.compress.is_none())),
+            bin: match opts.counted {
+                true => bin::Bin::counting(),
+                false => bin::Bin::new(spill.filter(|_| opts.compress.is_none())),
+            },
             times: HashMap::default(),
             shared: HashMap::default(),
             shared_bytes: 0,

@@ -3,7 +3,7 @@
 //! other triangulations a reshaped sample needs.
 
 use super::Writer;
-use super::buffers::bounds_of;
+use super::buffers::{SHARED_MAX, bounds_of};
 use crate::anim::keyframes::{Interpolation, Keyframes};
 use crate::diag::Diagnostics;
 use crate::interp::values::Values;
@@ -74,23 +74,43 @@ fn bounded(d: Vec<f32>) -> Displacements {
     (d, b)
 }
 
+/// A part of a morph target: its data, or, when only the document's size
+/// is wanted (`Options::counted`), none.
+enum Part<T> {
+    Made(T),
+    Counted,
+}
+
 /// A morph target's displacements, before they are written.
 struct TargetData {
     /// The mesh's vertex count.
     vertices: usize,
-    positions: Option<Displacements>,
-    normals: Option<Displacements>,
-    uvs: Option<Vec<f32>>,
+    positions: Option<Part<Displacements>>,
+    normals: Option<Part<Displacements>>,
+    uvs: Option<Part<Vec<f32>>>,
 }
 
 /// The displacements of key `i` of a mesh's point, normal and texture
 /// coordinate keys (each optional): the key's points read once for their
-/// displacements and the normals they make.
+/// displacements and the normals they make; with `counted`, which parts
+/// the target has, none made.
 fn target_data(
     m: &crate::mesh::Mesh,
     [kp, kn, kt]: &[Option<Keyframes>; 3],
     i: usize,
+    counted: bool,
 ) -> TargetData {
+    let made = |d: Vec<f32>| Part::Made(bounded(d));
+    let vertices = m.positions.len();
+    if counted {
+        let remade = kp.is_some() && m.made_normals.is_some();
+        return TargetData {
+            vertices,
+            positions: kp.as_ref().map(|_| Part::Counted),
+            normals: (kn.is_some() || remade).then_some(Part::Counted),
+            uvs: kt.as_ref().map(|_| Part::Counted),
+        };
+    }
     // Read where they are, in their own precision (a point is an f32).
     let key = |k: &Keyframes| i * k.width..(i + 1) * k.width;
     let points = kp.as_ref().map(|k| k.values.part(key(k)));
@@ -107,11 +127,11 @@ fn target_data(
     };
     let uvs = kt
         .as_ref()
-        .map(|k| uv_deltas(&m.uvs, &m.tex_index, &k.value(i)));
+        .map(|k| Part::Made(uv_deltas(&m.uvs, &m.tex_index, &k.value(i))));
     TargetData {
-        vertices: m.positions.len(),
-        positions: positions.map(bounded),
-        normals: normals.map(bounded),
+        vertices,
+        positions: positions.map(made),
+        normals: normals.map(made),
         uvs,
     }
 }
@@ -339,13 +359,17 @@ impl<'a> Writer<'a> {
         target: usize,
         data: TargetData,
     ) -> json::mesh::MorphTarget {
-        let mut made = self.displacements(data.positions, data.normals);
+        let vertices = data.vertices;
+        let mut made = self.displacements(data.positions, data.normals, vertices);
         if made.positions.is_none() {
-            made.positions = Some(self.still_positions(data.vertices));
+            made.positions = Some(self.still_positions(vertices));
         }
         if let Some(delta) = data.uvs {
             let vertex = Some(buffer::Target::ArrayBuffer);
-            let a = self.accessor_for(&delta, accessor::Type::Vec2, false, vertex);
+            let a = match delta {
+                Part::Made(delta) => self.accessor_for(&delta, accessor::Type::Vec2, false, vertex),
+                Part::Counted => self.counted_accessor(vertices, accessor::Type::Vec2, vertex),
+            };
             self.geo.morph_uvs.push((mesh, target, a.value()));
         }
         made
@@ -376,12 +400,17 @@ impl<'a> Writer<'a> {
     /// vertex each), their accessors made in that order.
     fn displacements(
         &mut self,
-        positions: Option<Displacements>,
-        normals: Option<Displacements>,
+        positions: Option<Part<Displacements>>,
+        normals: Option<Part<Displacements>>,
+        vertices: usize,
     ) -> json::mesh::MorphTarget {
         let vertex = Some(buffer::Target::ArrayBuffer);
-        let mut accessor = |d: Option<Displacements>| {
-            d.map(|(d, b)| self.bounded_accessor(&d, accessor::Type::Vec3, Some(b), vertex))
+        let vec3 = accessor::Type::Vec3;
+        let mut accessor = |d: Option<Part<Displacements>>| {
+            d.map(|d| match d {
+                Part::Made((d, b)) => self.bounded_accessor(&d, vec3, Some(b), vertex),
+                Part::Counted => self.counted_accessor(vertices, vec3, vertex),
+            })
         };
         let positions = accessor(positions);
         let normals = accessor(normals);
@@ -424,9 +453,12 @@ impl<'a> Writer<'a> {
             if let Some((lead, reshaped)) = self.reshaped(m, geometry, ci) {
                 let first = targets.len();
                 let keyframes = reshaped.times.times_only();
+                let vertices = m.positions.len();
                 for (positions, normals) in reshaped.deltas {
-                    targets
-                        .push(self.displacements(Some(bounded(positions)), normals.map(bounded)));
+                    let made = |d| Part::Made(bounded(d));
+                    let target =
+                        self.displacements(Some(made(positions)), normals.map(made), vertices);
+                    targets.push(target);
                 }
                 // This clip's triangulations among the mesh's.
                 let mut global = vec![0];
@@ -482,16 +514,20 @@ impl<'a> Writer<'a> {
             // thread share (when large enough to be worth a thread), then
             // written in key order: the peak grows by two targets' data.
             let pairs = per_target * 4 >= TARGET_SPLIT_BYTES;
+            // Only counted: when every accessor of a target is too large to
+            // share one with equal bytes (Vec2 texture coordinates the
+            // smallest), its bytes are not needed to place it.
+            let counted = self.buf.bin.is_counting() && m.positions.len() * 8 > SHARED_MAX;
             let mut i = 0;
             while i < len {
-                let made = if pairs && i + 1 < len {
+                let made = if pairs && !counted && i + 1 < len {
                     let (a, b) = crate::par::join(
-                        || target_data(m, &keys, i),
-                        || target_data(m, &keys, i + 1),
+                        || target_data(m, &keys, i, false),
+                        || target_data(m, &keys, i + 1, false),
                     );
                     vec![a, b]
                 } else {
-                    vec![target_data(m, &keys, i)]
+                    vec![target_data(m, &keys, i, counted)]
                 };
                 i += made.len();
                 for data in made {
