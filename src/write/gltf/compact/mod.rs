@@ -29,10 +29,13 @@ use gltf_json as json;
 use json::accessor::ComponentType;
 use json::mesh::Semantic;
 use json::validation::{Checked, USize64};
+use std::borrow::Cow;
 
 /// The bytes of each accessor's elements, one after the other (no stride),
 /// by accessor index; empty for an accessor that has no buffer view.
-type Elements = Vec<Vec<u8>>;
+/// Borrowed from the document's buffer where they lie there so, until a
+/// pass rewrites them.
+type Elements<'b> = Vec<Cow<'b, [u8]>>;
 
 /// Where a primitive names a vertex accessor.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -85,15 +88,15 @@ impl Attribute {
 /// The document being made compact: its JSON, the elements of each
 /// accessor, and the morph targets' texture coordinates gltf-json does not
 /// hold.
-struct Work<'d> {
+struct Work<'d, 'b> {
     root: &'d mut json::Root,
-    elements: Elements,
+    elements: Elements<'b>,
     morph_uvs: &'d mut Vec<(usize, usize, usize)>,
     /// The KHR_animation_pointer channels (animation, channel, pointer).
     pointers: &'d [(usize, usize, String)],
 }
 
-impl Work<'_> {
+impl Work<'_, '_> {
     /// The vertex accessors of primitive `p` of mesh `m`, by place, in a
     /// fixed order.
     fn places(&self, m: usize, p: usize) -> Vec<(Place, usize)> {
@@ -157,7 +160,7 @@ impl Work<'_> {
     fn copy(&mut self, a: usize) -> usize {
         let copy = self.root.accessors[a].clone();
         self.root.accessors.push(copy);
-        self.elements.push(Vec::new());
+        self.elements.push(Cow::Borrowed(&[]));
         self.root.accessors.len() - 1
     }
 
@@ -180,7 +183,7 @@ impl Work<'_> {
             acc.min = Some(lo);
             acc.max = Some(hi);
         }
-        self.elements[a] = bytes;
+        self.elements[a] = Cow::Owned(bytes);
     }
 }
 
@@ -264,12 +267,12 @@ fn bounds(a: &json::Accessor, bytes: &[u8]) -> (serde_json::Value, serde_json::V
 }
 
 /// Each accessor's elements read from the buffer (a stride undone).
-fn read(root: &json::Root, bin: &[u8]) -> Elements {
+fn read<'b>(root: &json::Root, bin: &'b [u8]) -> Elements<'b> {
     root.accessors
         .iter()
         .map(|a| {
             let Some(view) = a.buffer_view else {
-                return Vec::new();
+                return Cow::Borrowed(&[][..]);
             };
             let v = &root.buffer_views[view.value()];
             let size = element_size(a);
@@ -277,11 +280,14 @@ fn read(root: &json::Root, bin: &[u8]) -> Elements {
             let start = v.byte_offset.map_or(0, |o| o.0 as usize)
                 + a.byte_offset.map_or(0, |o| o.0 as usize);
             let count = a.count.0 as usize;
+            if stride == size {
+                return Cow::Borrowed(&bin[start..start + count * size]);
+            }
             let mut out = Vec::with_capacity(count * size);
             for e in 0..count {
                 out.extend_from_slice(&bin[start + e * stride..][..size]);
             }
-            out
+            Cow::Owned(out)
         })
         .collect()
 }

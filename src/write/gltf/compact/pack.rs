@@ -187,7 +187,7 @@ pub(super) fn pack(
                 {
                     to[..size].copy_from_slice(e);
                 }
-                padded
+                padded.into()
             }
             _ => bytes,
         };
@@ -227,13 +227,13 @@ pub(super) fn pack(
             }
         };
         let o = &mut open[slot];
-        let offset = match o.at.get(&bytes) {
+        let offset = match o.at.get(&bytes[..]) {
             Some(&at) => at,
             None => {
                 let at = o.bytes.len();
                 o.bytes.extend_from_slice(&bytes);
                 if bytes.len() <= SHARED_MAX {
-                    o.at.insert(bytes, at);
+                    o.at.insert(bytes.into_owned(), at);
                 }
                 at
             }

@@ -30,6 +30,7 @@ use gltf_json as json;
 use json::accessor::{ComponentType, Type};
 use json::animation::Property;
 use json::validation::Checked;
+use std::borrow::Cow;
 
 /// KHR_mesh_quantization's name.
 pub const EXTENSION: &str = "KHR_mesh_quantization";
@@ -113,7 +114,7 @@ fn ushort(x: f32) -> u16 {
 /// With `skins` false, skinned meshes keep f32 positions: Blender's
 /// importer guesses the bind pose from the inverse bind matrices, and a grid
 /// folded into them moves its bones far away.
-pub(super) fn meshes(work: &mut Work<'_>, sets: &[VertexSet], skins: bool) -> bool {
+pub(super) fn meshes(work: &mut Work<'_, '_>, sets: &[VertexSet], skins: bool) -> bool {
     let mut extension = false;
     let mut grids: HashMap<usize, Grid> = HashMap::default();
     let skinned: crate::hash::HashSet<usize> = work
@@ -227,7 +228,7 @@ fn weights(w: &[f32]) -> [u16; 4] {
 
 /// A set's positions and position displacements on its grid (see the
 /// module's documentation); `None` where they are not all f32 triples.
-fn positions(work: &mut Work<'_>, set: &VertexSet) -> Option<Grid> {
+fn positions(work: &mut Work<'_, '_>, set: &VertexSet) -> Option<Grid> {
     let of = |want: fn(Place) -> bool| -> Vec<usize> {
         set.places
             .iter()
@@ -301,7 +302,7 @@ fn positions(work: &mut Work<'_>, set: &VertexSet) -> Option<Grid> {
 /// The output of each rotation channel (LINEAR or STEP, a node's, used by
 /// no other channel) as normalised 16-bit integers, within
 /// [`ROTATION_ROUNDING`].
-pub(super) fn rotations(work: &mut Work<'_>) {
+pub(super) fn rotations(work: &mut Work<'_, '_>) {
     let root = &*work.root;
     // Outputs by how many channels read them, and how many of those are
     // rotations that may be rounded.
@@ -348,7 +349,7 @@ pub(super) fn rotations(work: &mut Work<'_>) {
 
 /// Undoes each mesh's grid where it is drawn: by the node that shows it,
 /// by a node of its own under that one, or by its skin.
-fn undo_grids(work: &mut Work<'_>, grids: &HashMap<usize, Grid>) {
+fn undo_grids(work: &mut Work<'_, '_>, grids: &HashMap<usize, Grid>) {
     let root = &mut *work.root;
     // Nodes whose transform a channel moves.
     // (A KHR_animation_pointer channel's node target is a stand-in.)
@@ -442,7 +443,7 @@ fn undo_grids(work: &mut Work<'_>, grids: &HashMap<usize, Grid>) {
 
 /// Skin `s`'s inverse bind matrices followed by the grid's dequantisation
 /// (IBMⱼ · T(c) · S(s)), in an accessor of their own.
-fn bind_on_grid(work: &mut Work<'_>, s: usize, grid: Grid) {
+fn bind_on_grid(work: &mut Work<'_, '_>, s: usize, grid: Grid) {
     let joints = work.root.skins[s].joints.len();
     let matrices: Vec<glam::Mat4> = match work.root.skins[s].inverse_bind_matrices {
         Some(a) => floats(&work.elements[a.value()])
@@ -480,7 +481,7 @@ fn bind_on_grid(work: &mut Work<'_>, s: usize, grid: Grid) {
                 normalized: false,
                 sparse: None,
             });
-            work.elements.push(Vec::new());
+            work.elements.push(Cow::Borrowed(&[]));
             work.root.accessors.len() - 1
         }
     };

@@ -21,7 +21,7 @@ pub(super) struct VertexSet {
 
 /// The vertex sets of the document, in the order their first primitive
 /// comes.
-fn sets(work: &Work<'_>) -> Vec<VertexSet> {
+fn sets(work: &Work<'_, '_>) -> Vec<VertexSet> {
     let mut out: Vec<VertexSet> = Vec::new();
     let mut by_places: crate::hash::HashMap<Vec<(Place, usize)>, usize> = Default::default();
     for (m, mesh) in work.root.meshes.iter().enumerate() {
@@ -50,7 +50,7 @@ fn sets(work: &Work<'_>) -> Vec<VertexSet> {
 }
 
 /// A primitive's indices as u32s.
-fn indices(work: &Work<'_>, a: usize) -> Vec<u32> {
+fn indices(work: &Work<'_, '_>, a: usize) -> Vec<u32> {
     let bytes = &work.elements[a];
     match super::layout(&work.root.accessors[a]).0 {
         ComponentType::U8 => bytes.iter().map(|&b| u32::from(b)).collect(),
@@ -134,7 +134,7 @@ fn gather(bytes: &[u8], size: usize, from: &[usize]) -> Vec<u8> {
 /// returns the sets, each with accessors of its own.
 /// (The accessors of the file are read, never changed: new ones take
 /// their place.)
-pub(super) fn weld_and_order(work: &mut Work<'_>) -> Vec<VertexSet> {
+pub(super) fn weld_and_order(work: &mut Work<'_, '_>) -> Vec<VertexSet> {
     let mut sets = sets(work);
     // Each set's accessors are new ones (an accessor may serve several
     // sets, or several places of one); the old are dropped after.
@@ -162,12 +162,7 @@ pub(super) fn weld_and_order(work: &mut Work<'_>) -> Vec<VertexSet> {
         let columns: Vec<(&[u8], usize)> = set
             .places
             .iter()
-            .map(|&(_, a)| {
-                (
-                    work.elements[a].as_slice(),
-                    element_size(&work.root.accessors[a]),
-                )
-            })
+            .map(|&(_, a)| (&work.elements[a][..], element_size(&work.root.accessors[a])))
             .collect();
         let (weld, welded) = weld(&columns, count);
         // Triangles in a vertex cache's order; vertices in the order the
