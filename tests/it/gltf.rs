@@ -200,6 +200,29 @@ fn constant_tracks_collapse_and_unchanging_ones_are_dropped() {
         [("Still".to_string(), 1), ("Moved".to_string(), 1)]
     );
 }
+/// The glTF document of the scene at `path` (its clips as a default bake
+/// makes them; no images read), and its diagnostics.
+fn build_document(
+    path: &Path,
+    opts: &x3dbake::internal::write::gltf::Options,
+) -> (
+    x3dbake::internal::write::gltf::Document,
+    x3dbake::internal::diag::Diagnostics,
+) {
+    let (scene, clips) = util::load_clips(path, ClipOptions::default());
+    let mut diags = x3dbake::internal::diag::Diagnostics::default();
+    let mut no_images = |_: x3dbake::internal::scene::NodeId, _: &str| Err("none".to_string());
+    let doc = x3dbake::internal::write::gltf::build(
+        &scene,
+        &clips,
+        opts,
+        &mut no_images,
+        &mut diags,
+        None,
+    );
+    (doc, diags)
+}
+
 #[test]
 fn meshes_past_the_buffer_limit_stop_the_bake_at_the_geometry() {
     // 40 spheres of different radii, each tessellated and stored on its
@@ -208,7 +231,6 @@ fn meshes_past_the_buffer_limit_stop_the_bake_at_the_geometry() {
     // reported there.
     let build = |text: &str, limit: usize| {
         let (_dir, path) = util::scene_file("spheres.x3d", text);
-        let (scene, clips) = util::load_clips(Path::new(&path), ClipOptions::default());
         let opts = x3dbake::internal::write::gltf::Options {
             limits: x3dbake::Limits {
                 buffer_bytes: limit,
@@ -216,16 +238,7 @@ fn meshes_past_the_buffer_limit_stop_the_bake_at_the_geometry() {
             },
             ..Default::default()
         };
-        let mut diags = x3dbake::internal::diag::Diagnostics::default();
-        let mut no_images = |_: x3dbake::internal::scene::NodeId, _: &str| Err("none".to_string());
-        let doc = x3dbake::internal::write::gltf::build(
-            &scene,
-            &clips,
-            &opts,
-            &mut no_images,
-            &mut diags,
-            None,
-        );
+        let (doc, diags) = build_document(Path::new(&path), &opts);
         (doc.bin.len(), diags.list().to_vec())
     };
     let sphere = |i: usize| format!("<Shape><Sphere radius='{}'/></Shape>\n", 10 + i);
@@ -645,22 +658,12 @@ fn a_counted_document_places_every_accessor_where_a_bake_does() {
         grid(5, "Small")
     );
     let (_dir, path) = util::scene_file("grids.x3d", &text);
-    let (scene, clips) = util::load_clips(Path::new(&path), ClipOptions::default());
     let build = |counted: bool| {
         let opts = x3dbake::internal::write::gltf::Options {
             counted,
             ..Default::default()
         };
-        let mut diags = x3dbake::internal::diag::Diagnostics::default();
-        let mut no_images = |_: x3dbake::internal::scene::NodeId, _: &str| Err("none".to_string());
-        x3dbake::internal::write::gltf::build(
-            &scene,
-            &clips,
-            &opts,
-            &mut no_images,
-            &mut diags,
-            None,
-        )
+        build_document(Path::new(&path), &opts).0
     };
     let (baked, counted) = (build(false), build(true));
     assert!(counted.bin.is_empty() && baked.bin.len() > 20 * 10_000 * 12);
