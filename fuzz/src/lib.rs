@@ -168,7 +168,12 @@ fn bake_with(data: &[u8], fetch: &mut dyn Fetch, images: bool) {
 fn limits() -> Limits {
     Limits {
         samples_per_track: 2_000,
-        script_checks: 20_000,
+        // About 2·10⁶ instructions a call and 10⁷ a bake: a Script that
+        // loops is stopped in milliseconds (with 20 000 checks a bake, 2·10⁸
+        // instructions, one input took seconds under AddressSanitizer and
+        // the script target ran at 2 to 8 inputs a second).
+        script_call_checks: 200,
+        script_checks: 1_000,
         ..Limits::small()
     }
 }
