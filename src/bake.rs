@@ -330,6 +330,17 @@ impl Bake {
         self.gltf_spilled(opts, fetch, None)
     }
 
+    /// What `x3dbake inspect` makes of the glTF document: a default bake's,
+    /// its buffer's bytes counted, not made (see
+    /// [`gltf::Options::counted`]), for its diagnostics and track fates.
+    pub fn count_gltf(&mut self, fetch: Option<&mut dyn Fetch>) -> Result<(), Error> {
+        let counted = gltf::Options {
+            counted: true,
+            ..Default::default()
+        };
+        self.gltf_spilled(&counted, fetch, None).map(drop)
+    }
+
     /// The same, its binary buffer moved to `spill` as it is made (see
     /// [`gltf::build`]).
     pub fn gltf_spilled(

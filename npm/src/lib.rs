@@ -313,7 +313,7 @@ pub fn inspect(
     let mut bake = reader.with(|fetch| Bake::load(name, input, None, fetch, Limits::default()));
     bake.animate_in(settings.clip_options(), None);
     if !bake.diags.has_errors()
-        && let Err(e) = reader.with(|fetch| bake.gltf(&Default::default(), fetch))
+        && let Err(e) = reader.with(|fetch| bake.count_gltf(fetch))
     {
         return fail(format!("{path}: {e}"));
     }

@@ -161,8 +161,9 @@ fn analyse(
 /// `x3dbake inspect`: the report on standard output, the diagnostics on
 /// standard error; with --deny-warnings a warning fails it (the report is
 /// still printed, for a script to read). It runs every stage a default
-/// bake runs, the glTF document made and dropped, so that it gives the
-/// same warnings and errors as `x3dbake FILE` would.
+/// bake runs, the glTF document made (its buffer's bytes counted, not
+/// made) and dropped, so that it gives the same warnings and errors as
+/// `x3dbake FILE` would.
 fn inspect(
     path: &str,
     json: bool,
@@ -179,12 +180,7 @@ fn inspect(
         })
         .and_then(|(mut bake, mut fetch)| {
             if !bake.diags.has_errors() {
-                // Its diagnostics are wanted, not its bytes: they are counted.
-                let counted = x3dbake::gltf::Options {
-                    counted: true,
-                    ..Default::default()
-                };
-                bake.gltf_spilled(&counted, Some(&mut fetch), None)
+                bake.count_gltf(Some(&mut fetch))
                     .map_err(|e| anyhow::anyhow!("{path}: {e}"))?;
             }
             Ok(bake)
