@@ -486,6 +486,64 @@ pub fn convert_within(
     settings: &Settings,
     limits: Limits,
 ) -> Result<Converted, ConvertError> {
+    run(name, input, fetch, settings, limits, &mut None)
+}
+
+/// The messages of a conversion as the command line prints them: by
+/// default, with `-q` and with `-v`.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Said {
+    /// Without `-q` or `-v` ([`Converted::messages`]).
+    pub plain: String,
+    /// With `-q`: errors only.
+    pub quiet: String,
+    /// With `-v`: each warning with its source line.
+    pub verbose: String,
+}
+
+impl Said {
+    fn of(bake: &Bake) -> Said {
+        Said {
+            plain: bake.messages(false, false),
+            quiet: bake.messages(true, false),
+            verbose: bake.messages(false, true),
+        }
+    }
+
+    /// The messages `-q` (`quiet`, which wins) and `-v` (`verbose`) ask for.
+    pub fn with(&self, quiet: bool, verbose: bool) -> &str {
+        match (quiet, verbose) {
+            (true, _) => &self.quiet,
+            (false, true) => &self.verbose,
+            (false, false) => &self.plain,
+        }
+    }
+}
+
+/// [`convert`], and the messages of the scene as far as the conversion
+/// went, in each form the command line prints them: where a conversion
+/// fails part way (an unknown `--clip`, a table past its limit) the
+/// command line prints what the scene said before its error.
+pub fn convert_said(
+    name: &str,
+    input: Vec<u8>,
+    fetch: Option<&mut dyn Fetch>,
+    settings: &Settings,
+) -> (Result<Converted, ConvertError>, Said) {
+    let mut bake = None;
+    let done = run(name, input, fetch, settings, settings.limits(), &mut bake);
+    (done, bake.as_ref().map(Said::of).unwrap_or_default())
+}
+
+/// The conversion, the scene kept in `made` once it is read.
+fn run(
+    name: &str,
+    input: Vec<u8>,
+    fetch: Option<&mut dyn Fetch>,
+    settings: &Settings,
+    limits: Limits,
+    made: &mut Option<Bake>,
+) -> Result<Converted, ConvertError> {
     settings.check().map_err(ConvertError::Usage)?;
     let opts = settings.gltf_options();
     let world = settings.world();
@@ -493,7 +551,7 @@ pub fn convert_within(
         inner: fetch,
         read: Vec::new(),
     };
-    let mut bake = Bake::load(name, input, None, Some(&mut fetch), limits);
+    let bake = made.insert(Bake::load(name, input, None, Some(&mut fetch), limits));
     if let Some(world) = &world
         && !bake.diags.has_errors()
     {
@@ -516,7 +574,7 @@ pub fn convert_within(
         }
     };
     if bake.diags.has_errors() {
-        return Ok(done(&bake, Vec::new(), None, fetch.read));
+        return Ok(done(bake, Vec::new(), None, fetch.read));
     }
     let timeline = bake
         .ready(&settings.clips, settings.span())
@@ -532,7 +590,7 @@ pub fn convert_within(
         };
         let mut bytes = Vec::new();
         bake.write_csv(&opts, &mut bytes)?;
-        return Ok(done(&bake, bytes, None, fetch.read));
+        return Ok(done(bake, bytes, None, fetch.read));
     }
     if let Some(span) = timeline {
         bake.play_timeline(span);
@@ -549,7 +607,7 @@ pub fn convert_within(
     });
     let mut doc = bake.gltf_spilled(&opts, Some(&mut fetch), spill)?;
     if bake.diags.has_errors() {
-        return Ok(done(&bake, Vec::new(), None, fetch.read));
+        return Ok(done(bake, Vec::new(), None, fetch.read));
     }
     let layout = if glb { Layout::Glb } else { Layout::Embedded };
     let files = doc.files(&layout)?;
@@ -568,5 +626,5 @@ pub fn convert_within(
         let messages = bake.messages(false, false);
         bake.report_html(&doc, name, settings.tolerance, &messages)
     });
-    Ok(done(&bake, bytes, report, fetch.read))
+    Ok(done(bake, bytes, report, fetch.read))
 }

@@ -471,10 +471,9 @@ function bakeOne(job, index, path, bindings, reads) {
   const name = path === "-" ? "<stdin>" : path;
   const done = guarded(bindings, (b) => b.convert(name, bytes, job.json, fetch, null));
   try {
-    // The messages with -q or -v, where they differ from the library's.
-    const again = () =>
-      guarded(bindings, (b) => b.messages(name, bytes, job.json, reader(bindings, job.root), null, job.quiet, job.verbose));
-    const said = () => (done.failure ? again() : messagesWith(done, job, again));
+    // The messages with -q or -v (where a step failed, what the scene said
+    // before it).
+    const said = () => messagesWith(done, job);
     if (done.failure === "usage" && job.settings.timeline) return fail(done.failure_message);
     if (done.failure === "usage") {
       // An unknown --clip: what the scene said first.

@@ -119,13 +119,7 @@ export async function bake(input, options = {}) {
       e.code = "X3DBAKE_FAILED";
       throw e;
     }
-    // (The files given were handed to the module: given again.)
-    const again = typeof input === "string" || !(options.quiet || options.verbose) ? src : await source(bindings, input, options);
-    const messages = messagesWith(done, options, () =>
-      guarded(bindings, (b) =>
-        b.messages(src.name, src.bytes, json, again.reader, again.files, Boolean(options.quiet), Boolean(options.verbose)),
-      ),
-    );
+    const messages = messagesWith(done, options);
     const inspect = JSON.parse(done.inspect);
     const denied = Boolean(options.denyWarnings) && done.warnings > 0;
     const ok = done.ok && !denied;
@@ -147,16 +141,11 @@ export async function bake(input, options = {}) {
   }
 }
 
-/** The messages with `-q` (`quiet`) or `-v` (`verbose`): the library's
- * own where they are the same, none where `-q` leaves nothing (no error),
- * else `again()` (the stages run again for them). */
-export function messagesWith(done, { quiet, verbose }, again) {
-  if (quiet) {
-    if (done.errors === 0) return "";
-    return done.warnings === 0 ? done.messages : again();
-  }
-  if (verbose && done.warnings > 0) return again();
-  return done.messages;
+/** The messages of a bake (`done`) with `-q` (`quiet`, which wins) or
+ * `-v` (`verbose`), as the command line prints them. */
+export function messagesWith(done, { quiet, verbose }) {
+  if (quiet) return done.messages_quiet;
+  return verbose ? done.messages_verbose : done.messages;
 }
 
 /**

@@ -14,6 +14,7 @@ use std::cell::RefCell;
 use std::io;
 use std::path::Path;
 use wasm_bindgen::prelude::*;
+use x3dbake::convert::{Said, convert_said};
 use x3dbake::{Bake, ConvertError, Fetch, Limits, MemoryFetch, Settings, UserEvent};
 
 // The page's own exports (web/src/lib.rs, as it is: `bake`, `Files`,
@@ -137,9 +138,12 @@ pub struct Outcome {
     pub failure: String,
     /// The failure's message.
     pub failure_message: String,
-    /// The messages as the command line prints them (`-q`, `-v` as
-    /// asked; see [`messages`]).
+    /// The messages as the command line prints them: without `-q` or
+    /// `-v`, with `-q`, with `-v` (where a step failed, what the scene
+    /// said before it).
     pub messages: String,
+    pub messages_quiet: String,
+    pub messages_verbose: String,
     /// The errors and warnings counted (more than are kept).
     pub errors: usize,
     /// The warnings counted.
@@ -165,8 +169,7 @@ impl Outcome {
 
 /// Bakes `input`, named `name`, with the settings (JSON) through
 /// [`x3dbake::convert`]; the files it names through `host` or from
-/// `files`. The messages are the command line's default ones; for `-q`
-/// and `-v` see [`messages`].
+/// `files`.
 #[wasm_bindgen]
 pub fn convert(
     name: &str,
@@ -175,11 +178,13 @@ pub fn convert(
     host: Option<Host>,
     files: Option<MemoryFiles>,
 ) -> Outcome {
-    let failed = |failure: &str, message: String| Outcome {
+    let failed = |failure: &str, message: String, said: Said| Outcome {
         ok: false,
         failure: failure.into(),
         failure_message: message,
-        messages: String::new(),
+        messages: said.plain,
+        messages_quiet: said.quiet,
+        messages_verbose: said.verbose,
         errors: 0,
         warnings: 0,
         diagnostics: "[]".into(),
@@ -190,16 +195,18 @@ pub fn convert(
     };
     let settings = match settings(settings_json) {
         Ok(s) => s,
-        Err(e) => return failed("usage", e),
+        Err(e) => return failed("usage", e, Said::default()),
     };
     let mut reader = Reader::new(host, files);
-    let done = reader.with(|fetch| x3dbake::convert(name, input, fetch, &settings));
+    let (done, said) = reader.with(|fetch| convert_said(name, input, fetch, &settings));
     match done {
         Ok(c) => Outcome {
             ok: c.ok,
             failure: String::new(),
             failure_message: String::new(),
-            messages: c.messages,
+            messages: said.plain,
+            messages_quiet: said.quiet,
+            messages_verbose: said.verbose,
             errors: c.counts.0,
             warnings: c.counts.1,
             diagnostics: serde_json::to_string(&c.diagnostics).unwrap_or_default(),
@@ -208,59 +215,10 @@ pub fn convert(
             report: c.report,
             bytes: c.bytes,
         },
-        Err(ConvertError::Usage(m)) => failed("usage", m),
-        Err(ConvertError::Bake(e)) => failed("bake", e.to_string()),
-        Err(e @ ConvertError::Layout(_)) => failed("layout", e.to_string()),
+        Err(ConvertError::Usage(m)) => failed("usage", m, said),
+        Err(ConvertError::Bake(e)) => failed("bake", e.to_string(), said),
+        Err(e @ ConvertError::Layout(_)) => failed("layout", e.to_string(), said),
     }
-}
-
-/// The messages the command line prints for this bake with `-q`
-/// (`quiet`) or `-v` (`verbose`): the stages [`x3dbake::convert`] runs,
-/// run again up to where it stopped, for their diagnostics only (the
-/// library gives its messages without -q and -v). JavaScript asks for it
-/// only where they differ from [`Outcome::messages`], and to print what a
-/// bake said before a `--clip` or a CSV table failed.
-#[wasm_bindgen]
-pub fn messages(
-    name: &str,
-    input: Vec<u8>,
-    settings_json: &str,
-    host: Option<Host>,
-    files: Option<MemoryFiles>,
-    quiet: bool,
-    verbose: bool,
-) -> String {
-    let Ok(settings) = settings(settings_json) else {
-        return String::new();
-    };
-    let mut reader = Reader::new(host, files);
-    let opts = settings.gltf_options();
-    let world = settings.world();
-    let mut bake = reader.with(|fetch| Bake::load(name, input, None, fetch, opts.limits));
-    let said = |bake: &Bake| bake.messages(quiet, verbose);
-    if bake.diags.has_errors() {
-        return said(&bake);
-    }
-    if let Some(world) = &world
-        && world.check(&bake.scene).is_err()
-    {
-        return said(&bake);
-    }
-    bake.animate_in(settings.clip_options(), world.as_ref());
-    if bake.diags.has_errors() {
-        return said(&bake);
-    }
-    let Ok(timeline) = bake.ready(&settings.clips, settings.span()) else {
-        return said(&bake);
-    };
-    if settings.format == x3dbake::convert::Format::Csv {
-        return said(&bake);
-    }
-    if let Some(span) = timeline {
-        bake.play_timeline(span);
-    }
-    let _ = reader.with(|fetch| bake.gltf(&opts, fetch));
-    said(&bake)
 }
 
 /// What `x3dbake inspect` gives JavaScript.

@@ -520,6 +520,44 @@ fn the_one_call_gives_the_command_lines_bytes() {
     assert_eq!((first.line, first.column), (Some(3), Some(44)));
 }
 
+/// `convert_said` gives the messages the command line prints with `-q`
+/// and `-v` from the one run, and where a step fails (an unknown `--clip`)
+/// what the scene said before it, as the command line prints it before
+/// its error.
+#[test]
+fn the_messages_of_every_form_come_from_the_one_run() {
+    use x3dbake::convert::{Settings, convert_said};
+    let scene = util::root().join("fixtures/warnings/wrong_count.x3d");
+    let name = scene.to_string_lossy().into_owned();
+    let input = std::fs::read(&scene).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("o.glb");
+    let cli = |more: &[&str]| {
+        let mut args = vec![name.as_str(), "-o", out.to_str().unwrap()];
+        args.extend_from_slice(more);
+        util::stderr(&util::run(&args))
+    };
+    let (done, said) = convert_said(&name, input.clone(), None, &Settings::default());
+    assert_eq!(done.unwrap().messages, said.plain);
+    assert_eq!(said.plain, cli(&[]));
+    assert_eq!(said.with(false, true), cli(&["-v"]));
+    assert_eq!(said.with(true, false), cli(&["-q"]));
+    assert!(said.verbose.contains("translation=\"1 2\"") && said.quiet.is_empty());
+    assert_ne!(said.plain, said.verbose);
+    // An unknown clip: the warnings first, then the command line's error.
+    let nope = Settings {
+        clips: vec!["Nope".into()],
+        ..Settings::default()
+    };
+    let (done, said) = convert_said(&name, input, None, &nope);
+    assert!(matches!(done, Err(x3dbake::ConvertError::Usage(_))));
+    let printed = cli(&["--clip", "Nope", "-v"]);
+    assert!(
+        !said.verbose.is_empty() && printed.starts_with(&said.verbose),
+        "{printed}"
+    );
+}
+
 /// `--depfile` makes make bake again exactly when the scene or a file it
 /// reads changes: a scene with an Inline, baked by a Makefile that
 /// includes the depfile; each recipe run is counted in a log.

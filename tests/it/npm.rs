@@ -366,6 +366,15 @@ fn npx_x3dbake_keeps_the_cli_rules() {
             &[warned, "--clip", "Nope", "-o", "{OUT}/x.glb"],
         ),
         case(
+            "unknown clip with warnings, verbose",
+            &[warned, "--clip", "Nope", "-o", "{OUT}/x.glb", "-v"],
+        ),
+        case(
+            "unknown clip with warnings, quiet",
+            &[warned, "--clip", "Nope", "-o", "{OUT}/x.glb", "-q"],
+        ),
+        case("warnings verbose", &[warned, "-o", "{OUT}/x.glb", "-v"]),
+        case(
             "deny warnings",
             &[warned, "-o", "{OUT}/x.glb", "--deny-warnings"],
         ),
