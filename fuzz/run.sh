@@ -64,8 +64,20 @@ fi
 # was the machine stalling the process (other work on the cores, or a
 # SIGSTOP: libFuzzer's timeout is wall-clock time): it is moved to
 # stalled/ and the run goes on for the time left. Any other finding ends
-# the run.
+# the run. A slow unit (over 10 s, libFuzzer's -report_slow_units, which
+# does not end the run) is judged the same way at the end.
 bin=$here/target/x86_64-unknown-linux-gnu/release/$target
+# Moves input $1 to stalled/ (true) if it takes under 10 s of CPU alone.
+stalled_alone() {
+  if /usr/bin/time -o "$work/cpu" -f '%U %S' nice -n 19 timeout 300 "$bin" "$1" >> "$log" 2>&1 &&
+    awk '{ exit !($1 + $2 < 10) }' "$work/cpu"; then
+    mkdir -p "$artifacts/stalled"
+    mv "$1" "$artifacts/stalled/"
+    echo "== $(basename "$1") took $(cat "$work/cpu") s of CPU alone: moved to stalled/" >> "$log"
+  else
+    false
+  fi
+}
 start=$(date +%s)
 while left=$((seconds - ($(date +%s) - start))) && [ "$left" -gt 0 ]; do
   echo "== fuzzing $target for $left s" >> "$log"
@@ -76,17 +88,14 @@ while left=$((seconds - ($(date +%s) - start))) && [ "$left" -gt 0 ]; do
   [ -n "$new" ] || break
   again=0
   for t in $new; do
-    if /usr/bin/time -o "$work/cpu" -f '%U %S' nice -n 19 timeout 300 "$bin" "$t" >> "$log" 2>&1 &&
-      awk '{ exit !($1 + $2 < 10) }' "$work/cpu"; then
-      mkdir -p "$artifacts/stalled"
-      mv "$t" "$artifacts/stalled/"
-      echo "== $(basename "$t") took $(cat "$work/cpu") s of CPU alone: moved to stalled/" >> "$log"
-      again=1
-    fi
+    stalled_alone "$t" && again=1
   done
   [ "$again" = 1 ] || break
 done
 took=$(($(date +%s) - start))
+for t in $(find "$artifacts" -maxdepth 1 -type f -name 'slow-unit-*' -newer "$work/dict"); do
+  stalled_alone "$t" || true
+done
 
 # The figures: the last status line (#N ... cov: C ft: F corp: U/S),
 # the final statistics, and what was kept.
@@ -104,7 +113,7 @@ found=$(find "$artifacts" -maxdepth 1 -type f -newer "$work/dict" | sort)
 stalled=$(find "$artifacts/stalled" -type f -newer "$work/dict" 2> /dev/null | wc -l || true)
 echo "$target: $took s, ${execs:-?} executions, cov: ${cov:-?} ft: ${ft:-?}," \
   "corpus ${corp:-?} (in memory), $files files in $corpus; $stalled stalled (timeouts" \
-  "under 10 s of CPU alone); log $log"
+  "and slow units under 10 s of CPU alone); log $log"
 if [ -n "$found" ]; then
   echo "findings:"
   echo "$found"
