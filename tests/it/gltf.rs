@@ -651,12 +651,51 @@ fn a_counted_document_places_every_accessor_where_a_bake_does() {
              <ROUTE fromNode='{name}I' fromField='value_changed' toNode='{name}' toField='set_point'/>"
         )
     };
+    // A large grid whose normals and texture coordinates are animated
+    // too (each target's three parts counted).
+    let lit = |n: usize| {
+        let plain = grid(n, "Lit");
+        let quads = plain.split('\'').nth(1).unwrap().to_string();
+        let each = |v: &str| v.repeat(n * n);
+        let uv = |i: usize, v: f32| format!("{} {v} ", (i % n) as f32 / n as f32);
+        let uvs: String = (0..n * n)
+            .map(|i| uv(i, (i / n) as f32 / n as f32))
+            .collect();
+        let shifted: String = (0..n * n).map(|i| uv(i, 0.5)).collect();
+        let (up, tilted) = (each("0 1 0 "), each("0.6 0.8 0 "));
+        let inside = format!(
+            "<Normal DEF='LitN' vector='{up}'/><TextureCoordinate DEF='LitT' point='{uvs}'/>\
+             </IndexedFaceSet>"
+        );
+        let indices = format!("<IndexedFaceSet normalIndex='{quads}' texCoordIndex='{quads}' ");
+        let textured = "<Shape><Appearance>\
+             <PixelTexture image='2 2 3 0xFF0000 0x00FF00 0x0000FF 0xFFFFFF'/></Appearance>";
+        plain
+            .replacen("</IndexedFaceSet>", &inside, 1)
+            .replacen("<IndexedFaceSet ", &indices, 1)
+            .replacen("<Shape>", textured, 1)
+            + &format!(
+                "<NormalInterpolator DEF='LitNI' key='0 0.5 1' keyValue='{up} {tilted} {up}'/>\
+                 <CoordinateInterpolator2D DEF='LitTI' key='0 0.5 1' \
+                 keyValue='{uvs} {shifted} {uvs}'/>\
+                 <ROUTE fromNode='Clock' fromField='fraction_changed' toNode='LitNI' \
+                 toField='set_fraction'/>\
+                 <ROUTE fromNode='Clock' fromField='fraction_changed' toNode='LitTI' \
+                 toField='set_fraction'/>\
+                 <ROUTE fromNode='LitNI' fromField='value_changed' toNode='LitN' \
+                 toField='set_vector'/>\
+                 <ROUTE fromNode='LitTI' fromField='value_changed' toNode='LitT' \
+                 toField='set_point'/>"
+            )
+    };
     let text = format!(
-        "<X3D><Scene><TimeSensor DEF='Clock' loop='true'/>{}{}\
+        "<X3D><Scene><TimeSensor DEF='Clock' loop='true'/>{}{}{}\
          <Shape><Sphere/></Shape><Shape><Sphere/></Shape></Scene></X3D>",
         grid(100, "Big"),
-        grid(5, "Small")
+        grid(5, "Small"),
+        lit(100)
     );
+
     let (_dir, path) = util::scene_file("grids.x3d", &text);
     let build = |counted: bool| {
         let opts = x3dbake::internal::write::gltf::Options {
@@ -681,14 +720,18 @@ fn a_counted_document_places_every_accessor_where_a_bake_does() {
         )
     };
     let (accessors, views, buffers) = placed(&baked);
-    // Targets at three keys for each grid, the big one's past sharing.
-    assert_eq!(
-        baked.root.meshes[0].primitives[0]
-            .targets
-            .as_ref()
-            .map(Vec::len),
-        Some(3)
+    // Targets at three keys for each grid, the big ones past sharing; the
+    // lit grid's (its three arrays sampled at the same times) with normals
+    // and texture coordinates.
+    let targets = |m: usize| baked.root.meshes[m].primitives[0].targets.as_ref();
+    assert_eq!(targets(0).map(Vec::len), Some(3));
+    let lit = targets(2).unwrap();
+    assert!(
+        lit.len() > 3 && lit.iter().all(|t| t.normals.is_some()),
+        "{lit:?}"
     );
+    assert_eq!(baked.morph_uvs.len(), lit.len());
+    assert_eq!(counted.morph_uvs, baked.morph_uvs);
     assert!(accessors.as_array().unwrap().len() > 12);
     assert_eq!(placed(&counted), (accessors, views, buffers));
 }
