@@ -67,7 +67,7 @@ fn routes_become_clips_per_clock_with_chains_fan_out_and_sharing() {
             "Mat.shininess <- Glow []"
         ]
     );
-    let messages: Vec<&str> = diags.list().iter().map(|d| d.message.as_str()).collect();
+    let messages = util::messages(&diags);
     assert!(messages.iter().any(|m| m.contains("`Touch.touchTime` (TouchSensor) to `Fast.startTime` is not baked")));
     assert!(
         messages.iter().any(

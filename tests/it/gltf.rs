@@ -136,12 +136,7 @@ fn a_tolerance_finer_than_f32_holds_is_what_f32_holds() {
             ..Default::default()
         };
         let doc = bake.gltf(&opts, None).unwrap();
-        let messages: Vec<String> = bake
-            .diags
-            .list()
-            .iter()
-            .map(|d| d.message.clone())
-            .collect();
+        let messages = util::messages(&bake.diags);
         assert!(!bake.diags.has_errors(), "{messages:?}");
         let warned = messages
             .iter()

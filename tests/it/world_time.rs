@@ -592,7 +592,7 @@ fn a_nurbs_surface_interpolator_places_what_events_send_it() {
 /// What it sent before then is baked.
 #[test]
 fn scripts_are_stopped_when_the_bake_s_budget_is_spent() {
-    use x3dbake::{Bake, ClipOptions, Limits, World};
+    use x3dbake::Limits;
     let x3d = r#"<X3D><Scene>
 <TimeSensor DEF='Clock' loop='true'/>
 <Transform DEF='Box'/>
@@ -610,28 +610,10 @@ function tick(f) { place = new SFVec3f(f, 0, 0); if (Browser.getCurrentTime() % 
         script_checks: 300,
         ..Limits::default()
     };
-    let mut bake = Bake::load("spin.x3d", x3d.as_bytes().to_vec(), None, None, limits);
-    let world = World {
-        end: Some(60.0),
-        rate: 30.0,
-        ..World::default()
-    };
-    bake.animate_in(ClipOptions::default(), Some(&world));
-    let messages: Vec<&str> = bake
-        .diags
-        .list()
-        .iter()
-        .map(|d| d.message.as_str())
-        .collect();
+    let bake = scripts_for_a_minute("spin.x3d", x3d, limits);
+    let messages = util::messages(&bake.diags);
     assert!(!bake.diags.has_errors(), "{messages:?}");
-    let stopped = messages
-        .iter()
-        .find(|m| m.starts_with("the Scripts ran longer than x3dbake allows a bake"))
-        .unwrap_or_else(|| panic!("{messages:?}"));
-    assert!(
-        stopped.contains("(300 interrupt checks in all)"),
-        "{stopped}"
-    );
+    let stopped = stopped_by_the_bake_s_budget(&messages, 300);
     // (Each second from 2 to 10 takes 30 calls of 20 checks: the budget
     // is spent in the first of them, a little after 2 s.)
     let at: f64 = stopped
@@ -662,7 +644,7 @@ function tick(f) { place = new SFVec3f(f, 0, 0); if (Browser.getCurrentTime() % 
 /// AddressSanitizer for a two-second clip).
 #[test]
 fn scripts_overflowing_their_stack_at_every_frame_are_stopped() {
-    use x3dbake::{Bake, ClipOptions, Limits, World};
+    use x3dbake::Limits;
     let x3d = r#"<X3D><Scene>
 <TimeSensor DEF='Clock' loop='true'/>
 <Script DEF='Deep'>
@@ -678,19 +660,8 @@ function tick(f) { down(0); }
         script_checks: 3_000,
         ..Limits::default()
     };
-    let mut bake = Bake::load("deep.x3d", x3d.as_bytes().to_vec(), None, None, limits);
-    let world = World {
-        end: Some(60.0),
-        rate: 30.0,
-        ..World::default()
-    };
-    bake.animate_in(ClipOptions::default(), Some(&world));
-    let messages: Vec<&str> = bake
-        .diags
-        .list()
-        .iter()
-        .map(|d| d.message.as_str())
-        .collect();
+    let bake = scripts_for_a_minute("deep.x3d", x3d, limits);
+    let messages = util::messages(&bake.diags);
     assert!(
         messages
             .iter()
@@ -698,12 +669,32 @@ function tick(f) { down(0); }
         "{messages:?}"
     );
     // Three calls take the bake's 3 000 checks: stopped at the third frame.
+    stopped_by_the_bake_s_budget(&messages, 3000);
+}
+
+/// A scene's Scripts played in world time for a minute at 30 frames a
+/// second, within `limits`.
+fn scripts_for_a_minute(name: &str, x3d: &str, limits: x3dbake::Limits) -> x3dbake::Bake {
+    let mut bake = x3dbake::Bake::load(name, x3d.as_bytes().to_vec(), None, None, limits);
+    let world = x3dbake::World {
+        end: Some(60.0),
+        rate: 30.0,
+        ..x3dbake::World::default()
+    };
+    bake.animate_in(x3dbake::ClipOptions::default(), Some(&world));
+    bake
+}
+
+/// The warning that the bake's budget of `checks` interrupt checks
+/// stopped its Scripts.
+fn stopped_by_the_bake_s_budget<'m>(messages: &[&'m str], checks: u64) -> &'m str {
     let stopped = messages
         .iter()
         .find(|m| m.starts_with("the Scripts ran longer than x3dbake allows a bake"))
         .unwrap_or_else(|| panic!("{messages:?}"));
     assert!(
-        stopped.contains("(3000 interrupt checks in all)"),
+        stopped.contains(&format!("({checks} interrupt checks in all)")),
         "{stopped}"
     );
+    stopped
 }

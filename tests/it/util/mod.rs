@@ -199,6 +199,11 @@ impl Rng {
 
 /// Reads X3D text (named `name`, its encoding told by the name and text)
 /// into a scene, with what was said of it; no linked file is read.
+/// The messages of a list of diagnostics, in order.
+pub fn messages(diags: &x3dbake::internal::diag::Diagnostics) -> Vec<&str> {
+    diags.list().iter().map(|d| d.message.as_str()).collect()
+}
+
 pub fn load_text(name: &str, text: &[u8]) -> x3dbake::Bake {
     x3dbake::Bake::load(name, text.to_vec(), None, None, x3dbake::Limits::default())
 }
