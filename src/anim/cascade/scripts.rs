@@ -409,7 +409,9 @@ impl<'s> Player<'s> {
         let Some(h) = self.scripts.hosted.get(&id) else {
             return;
         };
-        let watch = self.watch.get(&id).cloned().unwrap_or_default();
+        // (Taken out while the clocks are asked, and put back: not copied
+        // at every call.)
+        let watch = self.watch.remove(&id).unwrap_or_default();
         let mut now: Vec<(NodeId, &str, Value)> = self
             .state
             .iter()
@@ -417,7 +419,7 @@ impl<'s> Player<'s> {
             .map(|(&(node, field), (_, value))| (node, field, value.clone()))
             .collect();
         let before = self.frame_before(t);
-        for (node, field, ty, ri) in watch {
+        for &(node, field, ty, ri) in &watch {
             let r = &self.scene.routes[ri];
             let Some((numbers, last, clock)) =
                 before.and_then(|b| self.continuous_at(b, r.from, &r.from_field))
@@ -429,6 +431,9 @@ impl<'s> Player<'s> {
                 now.retain(|n| (n.0, n.1) != (node, field));
                 now.push((node, field, super::frames::value_of(ty, numbers)));
             }
+        }
+        if !watch.is_empty() {
+            self.watch.insert(id, watch);
         }
         self.scripts.renew(id, now);
     }
