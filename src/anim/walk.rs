@@ -385,8 +385,6 @@ pub(super) fn set_tracks(
     key_of: impl Fn(f64) -> f64,
 ) -> (Vec<Track>, (f64, f64)) {
     let scene = b.scene;
-    // A node of the scene, or one a Script made (numbered after them).
-    let of_scene = |id: NodeId| (id.0 as usize) < scene.nodes.len();
     let mut tracks = Vec::new();
     let mut range = (f64::INFINITY, f64::NEG_INFINITY);
     for (key, list) in by_field(sets.iter().map(|s| ((s.node, s.field.as_str()), s))) {
@@ -433,7 +431,7 @@ pub(super) fn set_tracks(
         // Held values as jumps (a key repeated) where the kind blends.
         let held = !framed && kind != Kind::Step;
         // A GeoCoordinate's points as drawn: in the scene's frame.
-        let geo = (of_scene(key.0)
+        let geo = (scene.holds(key.0)
             && scene.node_type(key.0) == Some(NodeType::GeoCoordinate)
             && key.1 == "point")
             .then(|| crate::geo::Frame::of(scene, key.0));
@@ -446,7 +444,7 @@ pub(super) fn set_tracks(
         };
         // The field's own value before the first event; the last value set
         // at each time.
-        let own = if of_scene(key.0) {
+        let own = if scene.holds(key.0) {
             scene.value(key.0, key.1)
         } else {
             made.value(key.0, key.1)
@@ -694,7 +692,7 @@ pub(super) fn through_listeners(
         let sets: Vec<cascade::Set> = played
             .sets
             .into_iter()
-            .filter(|s| reached.contains(&s.source) && (s.node.0 as usize) < scene.nodes.len())
+            .filter(|s| reached.contains(&s.source) && scene.holds(s.node))
             .collect();
         clip.tracks
             .retain(|t| !played.listeners.contains(&t.target));

@@ -229,6 +229,12 @@ pub fn regrouped(children: &[NodeId], nodes: &[NodeId], add: bool) -> Value {
 }
 
 impl Scene {
+    /// Whether `id` is one of the scene's nodes (the nodes Scripts make
+    /// are numbered after them, see `script::Created`).
+    pub fn holds(&self, id: NodeId) -> bool {
+        (id.0 as usize) < self.nodes.len()
+    }
+
     /// The node of an id.
     pub fn node(&self, id: NodeId) -> &Node {
         &self.nodes[id.0 as usize]

@@ -702,7 +702,7 @@ impl<'s> Player<'s> {
     /// The declared field of a name of a node of the scene, or of one a
     /// Script made (numbered after the scene's).
     fn field_def(&self, id: NodeId, name: &str) -> Option<&'s FieldDef> {
-        if (id.0 as usize) < self.scene.nodes.len() {
+        if self.scene.holds(id) {
             self.scene.field_def(id, name)
         } else {
             self.scripts.created_field(id, name)
@@ -712,7 +712,7 @@ impl<'s> Player<'s> {
     /// An event into an input of a node.
     fn input(&mut self, t: f64, id: NodeId, field: &'s str, v: Ev, via: Via) {
         let scene = self.scene;
-        if id.0 as usize >= scene.nodes.len() {
+        if !scene.holds(id) {
             // A node a Script made: its fields are set as any other's.
             if let Some(def) = self.scripts.created_field(id, field) {
                 self.set_field(t, id, field, def, v, via);
@@ -799,7 +799,7 @@ impl<'s> Player<'s> {
         // instant before a cycle's end, which is no frame of a browser,
         // not even that: the next frame reads what the frame before left.
         let shown = !self.sending.towards_frames;
-        if (id.0 as usize) < self.scene.nodes.len() && (shown || !self.sending.ending) {
+        if self.scene.holds(id) && (shown || !self.sending.ending) {
             let stored = self.scene.field_set_by(id, def).name.as_str();
             self.state.insert((id, stored), (t, value));
         }
