@@ -145,9 +145,9 @@ impl Bake {
         self.take_state_at_load(world, &budget);
         // A node a Script made after the load is not the scene's (nor
         // drawn): what world time sets of it is not shown.
-        let nodes = self.scene.nodes.len();
+        let scene = &self.scene;
         for clip in &mut self.clips {
-            clip.tracks.retain(|t| (t.target.0 as usize) < nodes);
+            clip.tracks.retain(|t| scene.holds(t.target));
         }
     }
 
