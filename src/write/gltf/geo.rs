@@ -61,9 +61,7 @@ impl Writer<'_> {
         self.root.nodes[inner.value()].children = Some(vec![back]);
         (top, back)
     }
-}
 
-impl Writer<'_> {
     /// One warning for each GeoLOD: it is written at its root level (what
     /// a viewer far from it sees, rootNode or its rootUrl's file); the
     /// files a viewer within `range` of its `center` would see instead
