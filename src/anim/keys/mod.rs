@@ -80,13 +80,15 @@ impl Default for KeyOptions {
 }
 
 /// The bound a track's keys are fitted within: its bound `tol`, less the
-/// room left for rounding its values afterwards.
-fn fit_bound(opts: &KeyOptions, track: &Track, tol: f64) -> f64 {
+/// room left for rounding its values afterwards, and at least `finest`
+/// (its [`fit::finest_tolerance`], which scans a value track's values:
+/// made once a track).
+fn fit_bound(opts: &KeyOptions, track: &Track, tol: f64, finest: f64) -> f64 {
     let tol = match track.is_rotation() {
         true => tol - opts.rotation_rounding,
         false => tol,
     };
-    tol.max(fit::finest_tolerance(track))
+    tol.max(finest)
 }
 
 /// Chooses the keys of a document's tracks, one after another, keeping
@@ -154,7 +156,7 @@ fn default_fit(opts: &KeyOptions, track: &Track, cubic: bool) -> Option<(f64, &'
     let tol = opts
         .tolerance
         .unwrap_or_else(|| fit::default_tolerance(track));
-    let tol = fit_bound(opts, track, tol);
+    let tol = fit_bound(opts, track, tol, fit::finest_tolerance(track));
     let shapes = if cubic && opts.cubic {
         Shape::EITHER
     } else {
@@ -256,21 +258,23 @@ impl<'s> KeyChooser<'s> {
         diags: &mut Diagnostics,
     ) -> Option<Keyframes<'t>> {
         let opts = self.opts;
-        if let Some(tol) = opts.tolerance {
-            let finest = fit::finest_tolerance(track);
-            if tol < finest && !self.floored {
-                self.floored = true;
-                diags.warning(
-                    format!(
-                        "--tolerance {tol:e} is finer than glTF's f32 numbers hold `{}.{}`: \
-                         its keys are fitted within {finest:.2e} (four f32 steps of its \
-                         largest value), and those of every other such track within theirs",
-                        self.scene.display_name(track.target),
-                        track.field,
-                    ),
-                    Some(track.span),
-                );
-            }
+        // (Under a tolerance, for the warning and the bound.)
+        let finest = opts.tolerance.map(|_| fit::finest_tolerance(track));
+        if let (Some(tol), Some(finest)) = (opts.tolerance, finest)
+            && tol < finest
+            && !self.floored
+        {
+            self.floored = true;
+            diags.warning(
+                format!(
+                    "--tolerance {tol:e} is finer than glTF's f32 numbers hold `{}.{}`: \
+                     its keys are fitted within {finest:.2e} (four f32 steps of its \
+                     largest value), and those of every other such track within theirs",
+                    self.scene.display_name(track.target),
+                    track.field,
+                ),
+                Some(track.span),
+            );
         }
         // The animation values the exact keys took from the limit.
         let mut charged = 0;
@@ -289,7 +293,8 @@ impl<'s> KeyChooser<'s> {
                     let full = opts
                         .tolerance
                         .unwrap_or_else(|| fit::default_tolerance(track));
-                    fit_bound(&opts, track, full)
+                    let finest = finest.unwrap_or_else(|| fit::finest_tolerance(track));
+                    fit_bound(&opts, track, full, finest)
                 };
                 match nlerp::split(&k, room) {
                     Some(cut) => {
@@ -308,7 +313,10 @@ impl<'s> KeyChooser<'s> {
         let (rotation, per) = (track.is_rotation(), track.per_element());
         // The bound the keys are fitted within (less the room left for
         // rounding them).
-        let bound = opts.tolerance.map(|tol| fit_bound(&opts, track, tol));
+        let bound = opts
+            .tolerance
+            .zip(finest)
+            .map(|(tol, finest)| fit_bound(&opts, track, tol, finest));
         // The keyframes, and how far their curve is from the true one.
         let (mut k, error) = match (exact, bound) {
             (Some(k), None) => (k, 0.0),
