@@ -94,15 +94,7 @@ fn the_timeline_glb_plays_in_three_js_as_in_x_ite() {
             .map(|x| x.as_f64().unwrap())
             .collect()
     };
-    let node = |s: &serde_json::Value, name: &str| -> serde_json::Value {
-        s["nodes"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|n| n["name"] == name)
-            .unwrap_or_else(|| panic!("no node {name}"))
-            .clone()
-    };
+    let node = |s: &serde_json::Value, name: &str| util::named(s, name).clone();
     // X_ITE's row at the i-th time (its rows may begin with the load frame).
     let row = |field: &str, i: usize| -> Vec<f64> {
         let t: f64 = times[i].parse().unwrap();

@@ -116,12 +116,7 @@ fn the_reports_error_is_what_a_gltf_player_shows() {
     for (which, name) in ["Mover", "Spinner"].iter().enumerate() {
         let mut worst = 0.0f64;
         for (i, s) in samples.iter().enumerate() {
-            let node = s["nodes"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .find(|n| n["name"] == *name)
-                .unwrap();
+            let node = util::named(s, name);
             let q: Vec<f64> = node["quaternion"]
                 .as_array()
                 .unwrap()

@@ -147,13 +147,8 @@ fn a_value_not_a_number_drops_only_itself() {
     assert_drawn(f, 2, by_type, &[12]);
     let o = util::run(&[f, "-o", "-", "--format", "glb", "--timeline", "--end", "1"]);
     let (json, _) = util::document_json(&o.stdout);
-    let lift = json["nodes"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|n| n["name"] == "Lift");
     assert_eq!(
-        lift.unwrap()["translation"],
+        util::named(&json, "Lift")["translation"],
         serde_json::json!([0.0, 2.5, 0.0])
     );
     let err = util::stderr(&o);
@@ -181,14 +176,8 @@ fn set_events_on_made_nodes_place_them_at_load_and_in_world_time() {
         args.extend(extra);
         let o = util::run(&args);
         let (json, _) = util::document_json(&o.stdout);
-        let fixed = json["nodes"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|n| n["name"] == "Fixed")
-            .cloned();
         assert_eq!(
-            fixed.unwrap()["translation"],
+            util::named(&json, "Fixed")["translation"],
             serde_json::json!([1.0, 2.0, 3.0])
         );
     }

@@ -164,12 +164,7 @@ fn what_the_load_sets_is_the_rest_pose() {
         let o = util::run(&args);
         assert_eq!(o.status.code(), Some(0), "{}", util::stderr(&o));
         let (json, _) = util::document_json(&o.stdout);
-        let grid = json["nodes"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|n| n["name"] == "Grid")
-            .unwrap();
+        let grid = util::named(&json, "Grid");
         assert_eq!(
             grid["scale"],
             serde_json::json!([6.0, 3.0, 1.0]),

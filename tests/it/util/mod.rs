@@ -280,6 +280,15 @@ pub fn json_numbers(v: &serde_json::Value) -> Vec<f64> {
         .collect()
 }
 
+/// The node of `json`'s `nodes` (a glTF document's, or a player's
+/// snapshot's) named `name`; the test fails without one.
+pub fn named<'j>(json: &'j serde_json::Value, name: &str) -> &'j serde_json::Value {
+    json["nodes"]
+        .as_array()
+        .and_then(|a| a.iter().find(|n| n["name"] == name))
+        .unwrap_or_else(|| panic!("no node {name}"))
+}
+
 /// The names of a glTF document's nodes that have one, in order.
 pub fn node_names(json: &serde_json::Value) -> Vec<&str> {
     json["nodes"]
