@@ -327,6 +327,13 @@ fn bake_one(job: &Job, index: usize, path: &str, read: &mut Vec<PathBuf>) -> (Ou
             }
         }
     }
+    // The process ends after its one input: the scene and the document
+    // are left to it rather than freed block by block (1.4 ms of the 10
+    // MB bigscene bake; docs/performance.md).
+    if job.inputs.len() == 1 {
+        std::mem::forget(bake);
+        std::mem::forget(doc);
+    }
     (outcome, messages)
 }
 

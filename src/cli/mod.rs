@@ -204,6 +204,9 @@ fn inspect(
             return Outcome::UsageOrIo;
         }
     };
+    // The process ends after the report: the scene is left to it rather
+    // than freed block by block (docs/performance.md).
+    let bake = std::mem::ManuallyDrop::new(bake);
     if json {
         // Everything in the document, diagnostics too; errors still make
         // exit 1.
