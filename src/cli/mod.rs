@@ -33,6 +33,18 @@ enum Outcome {
 
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
+    // A bake's job is made (its inputs found) before any thread starts.
+    let job = cli.command.is_none().then(|| cli.bake.validate());
+    // One scene (one input, or inspect): its threads are helpers, best
+    // served by one heap (see the function); a batch's workers keep theirs.
+    let one_scene = match (&cli.command, &job) {
+        (Some(Command::Inspect { .. }), _) => true,
+        (None, Some(Ok(job))) => job.inputs.len() == 1,
+        _ => false,
+    };
+    if one_scene {
+        x3dbake::internal::sys::one_heap();
+    }
     on_interrupt();
     let outcome = match cli.command {
         Some(Command::Inspect {
@@ -59,7 +71,7 @@ pub fn main() -> ExitCode {
                 }
             }
         }
-        None => match cli.bake.validate() {
+        None => match job.expect("made for a bake") {
             Ok(job)
                 if matches!(job.target, args::Target::Stdout)
                     && job.format == args::Format::Glb
