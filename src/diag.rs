@@ -160,6 +160,34 @@ impl Diagnostics {
         }
     }
 
+    /// Adds a diagnostic found later where it would have been pushed when
+    /// the list was `at` long: kept if it is among the first [`MAX_KEPT`] of
+    /// its severity in that order (the last kept one then may go). Returns
+    /// where it went and where one went out, for the places of others
+    /// still to come.
+    pub fn insert(&mut self, at: usize, d: Diagnostic) -> (Option<usize>, Option<usize>) {
+        let n = match d.severity {
+            Severity::Error => &mut self.errors,
+            Severity::Warning => &mut self.warnings,
+        };
+        *n += 1;
+        let at = at.min(self.list.len());
+        if *n <= MAX_KEPT {
+            self.list.insert(at, d);
+            return (Some(at), None);
+        }
+        // Past the limit: it takes the place of the last one kept of its
+        // severity if that one came after it.
+        match self.list.iter().rposition(|k| k.severity == d.severity) {
+            Some(last) if last >= at => {
+                self.list.remove(last);
+                self.list.insert(at, d);
+                (Some(at), Some(last))
+            }
+            _ => (None, None),
+        }
+    }
+
     /// Adds an error.
     pub fn error(&mut self, message: impl Into<String>, span: Option<Span>) {
         self.push(Diagnostic::error(message, span));
@@ -199,6 +227,41 @@ impl Diagnostics {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A diagnostic found later and put where it would have been pushed
+    /// makes the list pushing them in order makes: kept among the first
+    /// `MAX_KEPT` of its severity (the last kept one then going out), only
+    /// counted past them.
+    #[test]
+    fn a_diagnostic_put_in_its_place_keeps_what_pushing_in_order_keeps() {
+        let w = |n: usize| Diagnostic::warning(format!("w{n}"), None);
+        let list = |d: &Diagnostics| {
+            d.list()
+                .iter()
+                .map(|d| d.message.clone())
+                .collect::<Vec<_>>()
+        };
+        for (late, total) in [(5, 20), (5, MAX_KEPT + 20), (MAX_KEPT + 3, MAX_KEPT + 20)] {
+            let mut in_order = Diagnostics::default();
+            let mut later = Diagnostics::default();
+            in_order.error("e", None);
+            later.error("e", None);
+            for n in 0..total {
+                in_order.push(w(n));
+                if n != late {
+                    later.push(w(n));
+                }
+            }
+            // The place it would have had: after the error and `late`
+            // warnings, or at the end once they are past the limit.
+            let at = (1 + late).min(1 + MAX_KEPT);
+            let (went, out) = later.insert(at, w(late));
+            assert_eq!(list(&later), list(&in_order), "{late} of {total}");
+            assert_eq!(later.counts(), in_order.counts());
+            assert_eq!(went.is_some(), late < MAX_KEPT);
+            assert_eq!(out.is_some(), late < MAX_KEPT && total > MAX_KEPT);
+        }
+    }
 
     #[test]
     fn long_lines_show_a_window_around_the_span() {

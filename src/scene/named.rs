@@ -65,12 +65,27 @@ impl<T: Named> NamedList<T> {
         }
         self.items.push(item);
         if self.index.is_none() && self.items.len() > SCAN {
-            let mut index = HashMap::default();
-            for (i, item) in self.items.iter().enumerate() {
-                index.entry(item.name().to_string()).or_insert(i);
-            }
-            self.index = Some(Box::new(index));
+            self.reindex();
         }
+    }
+
+    /// The map from each name to its first entry, made anew.
+    fn reindex(&mut self) {
+        let mut index = HashMap::default();
+        for (i, item) in self.items.iter().enumerate() {
+            index.entry(item.name().to_string()).or_insert(i);
+        }
+        self.index = Some(Box::new(index));
+    }
+
+    /// Takes out the first entry of a name; the others keep their order.
+    pub fn remove(&mut self, name: &str) -> Option<T> {
+        let i = self.position(name)?;
+        let item = self.items.remove(i);
+        if self.index.is_some() {
+            self.reindex();
+        }
+        Some(item)
     }
 
     fn position(&self, name: &str) -> Option<usize> {
@@ -116,14 +131,19 @@ mod tests {
     }
 
     /// The list answers as a scan of its entries would, short and long,
-    /// with names given twice and entries replaced.
+    /// with names given twice, entries replaced and entries taken out.
     #[test]
     fn finds_what_a_scan_finds() {
-        let mut list = NamedList::default();
+        let mut list: NamedList<E> = NamedList::default();
         let mut plain: Vec<E> = Vec::new();
         for i in 0..100u32 {
             let name = format!("f{}", i % 40);
-            if i % 3 == 0 {
+            if i % 7 == 6 {
+                // Every seventh takes out the first entry of a name instead.
+                let at = plain.iter().position(|e| e.0 == name);
+                let taken = list.remove(&name).map(|e| e.1);
+                assert_eq!(taken, at.map(|at| plain.remove(at).1));
+            } else if i % 3 == 0 {
                 list.set(E(name.clone(), i));
                 match plain.iter_mut().find(|e| e.0 == name) {
                     Some(e) => e.1 = i,

@@ -2,6 +2,7 @@
 //! bytes at a time (long lists in pieces on two threads, see `crate::par`).
 
 use crate::par;
+use std::sync::PoisonError;
 
 /// A value that could not be read, with the byte range (inside the text that
 /// was parsed) of the offending token.
@@ -54,19 +55,16 @@ pub(super) fn parse_tokens<T: Send>(
     parse: impl Fn(&str) -> Result<T, BadToken> + Sync,
 ) -> Result<Vec<T>, ValueError> {
     let cuts = cut_points(text.as_bytes(), enc);
-    // Appends a piece's values to `values`; its error placed in the whole
-    // text. The vector is moved here and back: a local one's length stays
-    // in a register (through the reference the reading took 30 % more
-    // time).
     let read = |piece: &[usize], values: &mut Vec<T>| {
-        let (from, to) = (piece[0], piece[1]);
-        let mut out = std::mem::take(values);
-        let read = read_tokens_into(&text[from..to], enc, &run, &quick, &parse, &mut out);
-        *values = out;
-        read.map_err(|e| ValueError {
-            message: e.message,
-            at: e.at.start + from..e.at.end + from,
-        })
+        read_piece(
+            text,
+            enc,
+            (piece[0], piece[1]),
+            &run,
+            &quick,
+            &parse,
+            values,
+        )
     };
     let mut values = Vec::with_capacity(text.len() / 6);
     // The second piece of each pair, read on the other thread into the same
@@ -83,11 +81,164 @@ pub(super) fn parse_tokens<T: Send>(
         first?;
         second?;
         values.append(&mut other);
-        // Read: a mapped file's pages of it leave memory.
-        let (from, to) = (pair[0][0], pair[pair.len() - 1][1]);
-        crate::sys::mapped::let_go(&text.as_bytes()[from..to]);
     }
     Ok(values)
+}
+
+/// Appends the values of `text[from..to]` (a piece, see `cut_points`) to
+/// `values`, its error placed in the whole text; the piece's pages of a
+/// mapped file then leave memory. The vector is moved here and back: a
+/// local one's length stays in a register (through the reference the
+/// reading took 30 % more time).
+fn read_piece<T>(
+    text: &str,
+    enc: Encoding,
+    (from, to): (usize, usize),
+    run: &impl Fn(&[u8], usize, &mut Vec<T>) -> usize,
+    quick: &impl Fn(&[u8]) -> Option<(T, usize)>,
+    parse: &impl Fn(&str) -> Result<T, BadToken>,
+    values: &mut Vec<T>,
+) -> Result<(), ValueError> {
+    let mut out = std::mem::take(values);
+    let read = read_tokens_into(&text[from..to], enc, run, quick, parse, &mut out);
+    *values = out;
+    crate::sys::mapped::let_go(&text.as_bytes()[from..to]);
+    read.map_err(|e| ValueError {
+        message: e.message,
+        at: e.at.start + from..e.at.end + from,
+    })
+}
+
+/// A long text of floats (an MFVec3f's, an MFFloat's...) read by two
+/// threads at once from either end: one takes its pieces (see
+/// `cut_points`) from the start, in order, into one vector; the other,
+/// once it comes to help, takes them from the end, each into its own; where
+/// they meet, the two are joined. The values and the first error are what
+/// one thread reading it whole gives. So a reader can go on through the
+/// rest of its file while another thread reads a long value (see
+/// `Builder::defer_long_values`).
+#[derive(Debug)]
+pub struct LongFloats {
+    /// Where the value is in the file's text.
+    at: usize,
+    enc: Encoding,
+    cuts: Vec<usize>,
+    /// The pieces not yet taken: `next.0..next.1`.
+    next: std::sync::Mutex<(usize, usize)>,
+}
+
+/// What the thread reading a [`LongFloats`] from its start made: its
+/// pieces' values, and the error that stopped it.
+#[derive(Debug, Default)]
+pub struct Front {
+    values: Vec<f32>,
+    error: Option<ValueError>,
+}
+
+/// What the thread reading a [`LongFloats`] from its end made: each piece
+/// (by number) with its values, or its error.
+#[derive(Debug, Default)]
+pub struct Back(Vec<(usize, Result<Vec<f32>, ValueError>)>);
+
+impl LongFloats {
+    /// The value `value`, which starts at byte `at` of the file's text.
+    pub fn new(value: &str, at: usize, enc: Encoding) -> LongFloats {
+        let cuts = cut_points(value.as_bytes(), enc);
+        let pieces = cuts.len() - 1;
+        LongFloats {
+            at,
+            enc,
+            cuts,
+            next: std::sync::Mutex::new((0, pieces)),
+        }
+    }
+
+    /// The value's text in the file's `text`.
+    fn text<'t>(&self, text: &'t str) -> &'t str {
+        &text[self.at..self.at + self.cuts[self.cuts.len() - 1]]
+    }
+
+    /// The next piece not taken, from the start or from the end.
+    fn take(&self, from_start: bool) -> Option<usize> {
+        let mut next = self.next.lock().unwrap_or_else(PoisonError::into_inner);
+        let (first, end) = &mut *next;
+        (*first < *end).then(|| {
+            if from_start {
+                *first += 1;
+                *first - 1
+            } else {
+                *end -= 1;
+                *end
+            }
+        })
+    }
+
+    fn piece(&self, k: usize) -> (usize, usize) {
+        (self.cuts[k], self.cuts[k + 1])
+    }
+
+    /// Reads pieces from the start (in `text`, the file's) until none is
+    /// left or one has an error.
+    pub fn read_front(&self, text: &str) -> Front {
+        let text = self.text(text);
+        let mut front = Front {
+            values: Vec::with_capacity(text.len() / 6),
+            error: None,
+        };
+        while let Some(k) = self.take(true) {
+            let read = read_piece(
+                text,
+                self.enc,
+                self.piece(k),
+                &float_run::<f32>,
+                &quick_number::<f32>,
+                &parse_number::<f32>,
+                &mut front.values,
+            );
+            if let Err(e) = read {
+                front.error = Some(e);
+                break;
+            }
+        }
+        front
+    }
+
+    /// Reads pieces from the end until none is left.
+    pub fn read_back(&self, text: &str) -> Back {
+        let text = self.text(text);
+        let mut back = Back::default();
+        while let Some(k) = self.take(false) {
+            let (from, to) = self.piece(k);
+            let mut values = Vec::with_capacity((to - from) / 6);
+            let read = read_piece(
+                text,
+                self.enc,
+                self.piece(k),
+                &float_run::<f32>,
+                &quick_number::<f32>,
+                &parse_number::<f32>,
+                &mut values,
+            );
+            back.0.push((k, read.map(|()| values)));
+        }
+        back
+    }
+
+    /// The value's floats, or its first error: the front's pieces, then the
+    /// back's in order.
+    pub fn join(
+        Front { mut values, error }: Front,
+        Back(mut back): Back,
+    ) -> Result<Vec<f32>, ValueError> {
+        if let Some(e) = error {
+            return Err(e);
+        }
+        back.sort_unstable_by_key(|&(k, _)| k);
+        for (_, piece) in back {
+            values.append(&mut piece?);
+        }
+        Ok(values)
+    }
 }
 
 /// Where a text of tokens is cut into pieces that, each read on its own,

@@ -1,7 +1,7 @@
 //! X3D field types and values, and the XML-encoding lexical forms of values.
 
 use super::number::*;
-pub use super::number::{Encoding, ValueError};
+pub use super::number::{Encoding, LongFloats, ValueError};
 use std::fmt;
 
 /// How a field may be accessed (X3D access types).
@@ -331,6 +331,17 @@ pub fn parse_value(ty: FieldType, text: &str, enc: Encoding) -> Result<Value, Va
         )?),
     };
     let value = Value { ty, data };
+    check_count(&value, text)?;
+    Ok(value)
+}
+
+/// The value of the float type `ty` whose text `text` gave `floats` (read
+/// apart, see [`LongFloats`]), checked as [`parse_value`] checks it.
+pub fn floats_value(ty: FieldType, floats: Vec<f32>, text: &str) -> Result<Value, ValueError> {
+    let value = Value {
+        ty,
+        data: Data::Floats(floats.into()),
+    };
     check_count(&value, text)?;
     Ok(value)
 }
@@ -695,6 +706,62 @@ mod tests {
         }
         // Most numbers were read by blocks.
         assert!(by_blocks > total / 2, "{by_blocks} of {total}");
+    }
+
+    /// A long text of floats read from both ends ([`LongFloats`]) gives
+    /// what one thread reading it whole gives: read all from its start,
+    /// all from its end (the pieces then come in reverse), and from both at
+    /// once on two threads; with bad tokens in two pieces, the first error,
+    /// at its place in the text.
+    #[test]
+    fn long_floats_read_from_either_end_read_as_one() {
+        let mut next = random();
+        let mut text = String::new();
+        while text.len() < 5 * par::SPLIT_BYTES {
+            let sign = ["", "-"][next(2) as usize];
+            text.push_str(&format!("{sign}{}.{:03}, ", next(100), next(1000)));
+        }
+        let whole = |t: &str| {
+            read_tokens(
+                t,
+                Encoding::Xml,
+                float_run::<f32>,
+                quick_number,
+                parse_number::<f32>,
+            )
+        };
+        let apart = |t: &str, how: usize| {
+            assert_eq!(
+                cut_points(t.as_bytes(), Encoding::Xml).len(),
+                6,
+                "five pieces"
+            );
+            let floats = LongFloats::new(t, 0, Encoding::Xml);
+            match how {
+                0 => LongFloats::join(floats.read_front(t), Back::default()),
+                1 => LongFloats::join(Front::default(), floats.read_back(t)),
+                _ => {
+                    let (front, back) = std::thread::scope(|s| {
+                        let front = s.spawn(|| floats.read_front(t));
+                        let back = floats.read_back(t);
+                        (front.join().unwrap(), back)
+                    });
+                    LongFloats::join(front, back)
+                }
+            }
+        };
+        let mut bad = text.clone();
+        for at in [7 * bad.len() / 10, 3 * bad.len() / 10] {
+            let at = at + bad[at..].find(' ').unwrap();
+            bad.insert_str(at + 1, "1x ");
+        }
+        for t in [&text, &bad] {
+            let one = whole(t);
+            for how in 0..3 {
+                assert!(apart(t, how) == one, "{how}: {:?}", one.as_ref().err());
+            }
+        }
+        assert!(whole(&bad).is_err() && whole(&text).unwrap().len() > 100_000);
     }
 
     /// A text long enough to be read in pieces (three here, two at a time

@@ -349,3 +349,75 @@ fn the_x3d4_node_table_is_the_shared_one() {
         "src/scene/x3d4-nodes.tsv differs from the shared table"
     );
 }
+
+/// A long float value is read on another thread while the reader goes on
+/// (scene/deferred.rs): the scene and the diagnostics are those of reading
+/// every value in turn, on one thread. Here two long values with a long
+/// integer one between (read in turn), one with a bad token in its last
+/// piece and one with a bad token in its first (each a warning, the field
+/// at its default) among 1 100 other warnings, so that one of them falls
+/// past the 1 000 kept and the first moves one out; an attribute given
+/// again after a long value (an error, the first stands).
+#[test]
+fn long_values_read_on_another_thread_read_as_in_turn() {
+    use x3dbake::internal::par::with_share;
+    const LONG: usize = 1 << 20;
+    let floats = |bad_at: Option<usize>| {
+        let mut t = String::new();
+        let mut k = 0;
+        while t.len() < 3 * LONG {
+            if bad_at.is_some_and(|b| t.len() >= b) && !t.contains('x') {
+                t.push_str("1x ");
+            }
+            t.push_str(&format!(
+                "{}.{:03} -{}.5 {}e-2, ",
+                k % 97,
+                k % 1000,
+                k % 13,
+                k % 7
+            ));
+            k += 1;
+        }
+        t.push_str("0 0 0");
+        t
+    };
+    let unknown = |n: usize| "<Transform wobble='1'/>".repeat(n);
+    let ints: String = (0..LONG / 3).map(|i| format!("{i} ")).collect();
+    let text = format!(
+        "<X3D><Scene>{}<Shape><IndexedFaceSet coordIndex='{ints}'><Coordinate DEF='C' \
+         point='{}'/></IndexedFaceSet></Shape>{}<CoordinateInterpolator DEF='Late' key='0 1' \
+         keyValue='{}' key='0 2'/>{}<CoordinateInterpolator DEF='Early' keyValue='{}'/>{}\
+         </Scene></X3D>",
+        unknown(400),
+        floats(None),
+        unknown(400),
+        floats(Some(3 * LONG - 100)),
+        unknown(300),
+        floats(Some(10)),
+        unknown(10),
+    );
+    let read = |threads| with_share(threads, || load(&text));
+    let (one, one_said) = read(1);
+    let (two, two_said) = read(2);
+    let said = |d: &Diagnostics| format!("{:?} {:?}", d.counts(), d.list());
+    assert_eq!(said(&one_said), said(&two_said));
+    assert_eq!(format!("{:?}", one.nodes), format!("{:?}", two.nodes));
+    // What the reading in turn gives, to be sure the test reads long values.
+    assert_eq!(one_said.counts(), (1, 1112));
+    assert_eq!(one_said.list().len(), 1001);
+    let bad = |d: &Diagnostics| {
+        let list = d.list().iter();
+        list.filter(|d| d.message.starts_with("bad value")).count()
+    };
+    assert_eq!(
+        bad(&one_said),
+        1,
+        "the second bad value is past the 1 000 kept"
+    );
+    let c = one.def("C").unwrap();
+    assert!(one.value(c, "point").unwrap().floats().len() > LONG / 4);
+    for name in ["Late", "Early"] {
+        let values = &one.node(one.def(name).unwrap()).values;
+        assert!(values.get("keyValue").is_none(), "{name} keeps its default");
+    }
+}
