@@ -3,7 +3,7 @@
 //! containerField, ROUTE ends and types.
 
 use super::deferred::{Deferral, Deferred};
-use super::value::{Data, Encoding, LongFloats, Scalar, ValueError, floats_value, parse_value};
+use super::value::{Data, Encoding, LongFloats, Scalar, ValueError, parse_value};
 use super::{
     Access, Dir, FieldDef, IsConnection, NamedList, Node, NodeClass, NodeId, Proto, RawField,
     Route, Scene, SetField, Value, catalogue,
@@ -75,7 +75,7 @@ pub struct Builder<'d> {
     /// The last prototype declared with each name.
     proto_names: HashMap<String, usize>,
     /// Where long float values go to be read on another thread, if they do.
-    deferral: Option<Deferral<'d>>,
+    deferral: Option<Deferral>,
 }
 
 impl<'d> Builder<'d> {
@@ -97,63 +97,18 @@ impl<'d> Builder<'d> {
     /// From now on, a float value of at least [`crate::par::SPLIT_BYTES`]
     /// that is a part of `text` (the file's) is read by the thread that
     /// `jobs` go to while the reader goes on; its field holds an empty
-    /// placeholder until [`Builder::resolve_deferred`] (see
-    /// `scene/deferred.rs`).
-    pub fn defer_long_values(&mut self, text: &'d str, jobs: Sender<Arc<LongFloats>>) {
+    /// placeholder until [`Deferral::resolve`] (see `scene/deferred.rs`).
+    pub fn defer_long_values(&mut self, text: &str, jobs: Sender<Arc<LongFloats>>) {
         self.deferral = Some(Deferral::new(text, jobs));
     }
 
     /// Stops handing values over (the other thread ends once it has read
-    /// those it has) and returns them, in the file's order, for this thread
-    /// to help read ([`LongFloats::read_back`]).
-    pub fn stop_deferring(&mut self) -> Vec<Arc<LongFloats>> {
-        let Some(deferral) = &mut self.deferral else {
-            return Vec::new();
-        };
+    /// those it has) and returns what was handed over, to be given to the
+    /// fields once read ([`Deferral::resolve`]).
+    pub fn stop_deferring(&mut self) -> Option<Deferral> {
+        let mut deferral = self.deferral.take()?;
         deferral.close();
-        let fields = deferral.fields.iter();
-        fields.map(|f| Arc::clone(&f.floats)).collect()
-    }
-
-    /// Gives each field whose value was handed over its value (`read`, in
-    /// the order [`Builder::stop_deferring`] gave them), or, for a value in
-    /// error, the diagnostic it would have had where it would have had it
-    /// and its default: the scene the reader would have made reading each
-    /// value in turn. (A field set again later keeps that value.)
-    pub fn resolve_deferred(&mut self, read: Vec<Result<Vec<f32>, ValueError>>) {
-        let Some(Deferral { text, fields, .. }) = self.deferral.take() else {
-            return;
-        };
-        let mut places: Vec<usize> = fields.iter().map(|f| f.diag_at).collect();
-        for (k, (f, read)) in fields.into_iter().zip(read).enumerate() {
-            let Deferred {
-                id, name, ty, pos, ..
-            } = &f;
-            let value = read.and_then(|floats| floats_value(*ty, floats, &text[f.text.clone()]));
-            let set = self.node_mut(*id).values.get_mut(name);
-            let held = set.filter(
-                |set| matches!(&set.value.data, Data::Floats(v) if Arc::ptr_eq(v, &f.placeholder)),
-            );
-            match (value, held) {
-                (Ok(value), Some(set)) => set.value = value,
-                (Ok(_), None) => {}
-                (Err(e), held) => {
-                    if held.is_some() {
-                        self.node_mut(*id).values.remove(name);
-                    }
-                    let d = self.bad_value(*id, name, *ty, *pos, e);
-                    let (went, out) = self.diags.insert(places[k], d);
-                    for p in &mut places[k + 1..] {
-                        if out.is_some_and(|out| out < *p) {
-                            *p -= 1;
-                        }
-                        if went.is_some_and(|went| went <= *p) {
-                            *p += 1;
-                        }
-                    }
-                }
-            }
-        }
+        Some(deferral)
     }
 
     /// Hands a long float value over to be read on the other thread (see
@@ -184,30 +139,6 @@ impl<'d> Builder<'d> {
             diag_at: self.diags.list().len(),
         });
         Some(placeholder)
-    }
-
-    /// The diagnostic for a value of `id.name` in error: in XML (and JSON,
-    /// which X_ITE reads as XML) a warning, the field keeping its default,
-    /// as a browser leaves an attribute and goes on; in ClassicVRML, where
-    /// the value is part of the grammar and no browser goes on, an error.
-    fn bad_value(
-        &self,
-        id: NodeId,
-        name: &str,
-        ty: super::FieldType,
-        pos: TextPos,
-        e: ValueError,
-    ) -> Diagnostic {
-        let node = &self.scene.node(id).type_name;
-        let message = format!("bad value for `{node}.{name}` ({ty}): {}", e.message);
-        let at = Some(pos.sub(e.at));
-        match self.encoding {
-            Encoding::Xml => Diagnostic::warning(
-                format!("{message}: ignored, the field keeps its default"),
-                at,
-            ),
-            Encoding::Vrml => Diagnostic::error(message, at),
-        }
     }
 
     /// Whether any node read so far is of an X3D node type.
@@ -424,7 +355,7 @@ impl<'d> Builder<'d> {
         match parse_value(ty, text, self.encoding) {
             Ok(value) => self.set_value(id, name, value, pos.span()),
             Err(e) => {
-                let d = self.bad_value(id, name, ty, pos, e);
+                let d = bad_value(&self.scene, self.encoding, id, name, ty, pos, e);
                 self.diags.push(d);
             }
         }
@@ -757,5 +688,30 @@ impl<'d> Builder<'d> {
         if let Some(id) = self.lookup_use(local, span) {
             self.scene.exports.push((name.to_string(), id));
         }
+    }
+}
+
+/// The diagnostic for a value of `id.name` in error: in XML (and JSON,
+/// which X_ITE reads as XML) a warning, the field keeping its default, as
+/// a browser leaves an attribute and goes on; in ClassicVRML, where the
+/// value is part of the grammar and no browser goes on, an error.
+pub(super) fn bad_value(
+    scene: &Scene,
+    encoding: Encoding,
+    id: NodeId,
+    name: &str,
+    ty: super::FieldType,
+    pos: TextPos,
+    e: ValueError,
+) -> Diagnostic {
+    let node = &scene.node(id).type_name;
+    let message = format!("bad value for `{node}.{name}` ({ty}): {}", e.message);
+    let at = Some(pos.sub(e.at));
+    match encoding {
+        Encoding::Xml => Diagnostic::warning(
+            format!("{message}: ignored, the field keeps its default"),
+            at,
+        ),
+        Encoding::Vrml => Diagnostic::error(message, at),
     }
 }

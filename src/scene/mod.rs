@@ -4,7 +4,7 @@
 
 pub mod build;
 pub mod catalogue;
-mod deferred;
+pub mod deferred;
 pub mod named;
 mod number;
 pub mod value;

@@ -72,21 +72,10 @@ struct Reader<'s, 'd> {
 /// the time.
 pub fn read(source: &SourceFile, file: FileId, limits: &Limits, diags: &mut Diagnostics) -> Scene {
     let text = source.text();
-    let mut r = Reader {
-        file,
-        source,
-        text,
-        b: Builder::new(diags, Encoding::Xml, limits.file_nodes),
-        frames: Vec::new(),
-        protos: Vec::new(),
-        saw_x3d: false,
-        root_node: false,
-    };
     // (A file shorter than a long value does without the other thread.)
     let share = par::budget(0);
     if share < 2 || text.len() < par::SPLIT_BYTES {
-        r.run();
-        return r.b.finish();
+        return Reader::new(source, file, limits, diags).read();
     }
     std::thread::scope(|s| {
         let (jobs, to_read) = std::sync::mpsc::channel::<Arc<LongFloats>>();
@@ -97,27 +86,55 @@ pub fn read(source: &SourceFile, file: FileId, limits: &Limits, diags: &mut Diag
         };
         let thread = std::thread::Builder::new().spawn_scoped(s, || par::with_share(1, from_start));
         let Ok(thread) = thread else {
-            r.run();
-            return r.b.finish();
+            return Reader::new(source, file, limits, diags).read();
         };
+        let mut r = Reader::new(source, file, limits, diags);
         r.b.defer_long_values(text, jobs);
         // (The other thread has one of the share.)
         par::with_share(share - 1, || r.run());
         let handed = r.b.stop_deferring();
-        let backs: Vec<_> = handed.iter().map(|floats| floats.read_back(text)).collect();
+        // The routes resolved while the other thread goes on reading (they
+        // need no values), then this one helps it.
+        let mut scene = r.b.finish();
+        let Some(handed) = handed else {
+            return scene;
+        };
+        let backs: Vec<_> = handed.values().map(|v| v.read_back(text)).collect();
         let fronts = thread
             .join()
             .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
         let read = fronts.into_iter().zip(backs);
-        r.b.resolve_deferred(
-            read.map(|(front, back)| LongFloats::join(front, back))
-                .collect(),
-        );
-        r.b.finish()
+        let read = read.map(|(front, back)| LongFloats::join(front, back));
+        handed.resolve(text, &mut scene, diags, Encoding::Xml, read.collect());
+        scene
     })
 }
 
 impl<'s, 'd> Reader<'s, 'd> {
+    fn new(
+        source: &'s SourceFile,
+        file: FileId,
+        limits: &Limits,
+        diags: &'d mut Diagnostics,
+    ) -> Reader<'s, 'd> {
+        Reader {
+            file,
+            source,
+            text: source.text(),
+            b: Builder::new(diags, Encoding::Xml, limits.file_nodes),
+            frames: Vec::new(),
+            protos: Vec::new(),
+            saw_x3d: false,
+            root_node: false,
+        }
+    }
+
+    /// The whole file, on this thread.
+    fn read(mut self) -> Scene {
+        self.run();
+        self.b.finish()
+    }
+
     fn span(&self, range: std::ops::Range<usize>) -> Span {
         Span::new(self.file, range)
     }
