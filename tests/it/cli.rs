@@ -632,3 +632,19 @@ fn make_rebakes_when_an_inline_changes_and_only_then() {
     assert_eq!(make(), 2, "the Inline changed: baked again");
     assert_eq!(make(), 2, "and then not again");
 }
+
+/// On Linux with glibc the executable defines the three C++ runtime symbols
+/// meshoptimizer refers to (src/cxx.rs) and needs no libstdc++: were a
+/// change to bring the library back, its own exception handling would meet
+/// the stand-in personality routine, which ends the process.
+#[test]
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+fn the_executable_does_without_libstdcxx() {
+    let exe = std::fs::read(env!("CARGO_BIN_EXE_x3dbake")).unwrap();
+    let needs = |name: &[u8]| exe.windows(name.len()).any(|w| w == name);
+    assert!(
+        needs(b"libc.so.6"),
+        "the test reads the names of needed libraries"
+    );
+    assert!(!needs(b"libstdc++.so"));
+}
