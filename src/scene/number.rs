@@ -173,8 +173,19 @@ impl LongFloats {
         })
     }
 
-    fn piece(&self, k: usize) -> (usize, usize) {
-        (self.cuts[k], self.cuts[k + 1])
+    /// Appends piece `k`'s floats (of the value's `text`) to `values`.
+    fn read(&self, text: &str, k: usize, values: &mut Vec<f32>) -> Result<(), ValueError> {
+        let piece = (self.cuts[k], self.cuts[k + 1]);
+        let (run, quick) = (float_run::<f32>, quick_number::<f32>);
+        read_piece(
+            text,
+            self.enc,
+            piece,
+            &run,
+            &quick,
+            &parse_number::<f32>,
+            values,
+        )
     }
 
     /// Reads pieces from the start (in `text`, the file's) until none is
@@ -186,16 +197,7 @@ impl LongFloats {
             error: None,
         };
         while let Some(k) = self.take(true) {
-            let read = read_piece(
-                text,
-                self.enc,
-                self.piece(k),
-                &float_run::<f32>,
-                &quick_number::<f32>,
-                &parse_number::<f32>,
-                &mut front.values,
-            );
-            if let Err(e) = read {
+            if let Err(e) = self.read(text, k, &mut front.values) {
                 front.error = Some(e);
                 break;
             }
@@ -208,17 +210,9 @@ impl LongFloats {
         let text = self.text(text);
         let mut back = Back::default();
         while let Some(k) = self.take(false) {
-            let (from, to) = self.piece(k);
+            let (from, to) = (self.cuts[k], self.cuts[k + 1]);
             let mut values = Vec::with_capacity((to - from) / 6);
-            let read = read_piece(
-                text,
-                self.enc,
-                self.piece(k),
-                &float_run::<f32>,
-                &quick_number::<f32>,
-                &parse_number::<f32>,
-                &mut values,
-            );
+            let read = self.read(text, k, &mut values);
             back.0.push((k, read.map(|()| values)));
         }
         back
