@@ -3,12 +3,13 @@
 //! containerField, ROUTE ends and types.
 
 use super::deferred::{Deferral, Deferred};
-use super::value::{Data, Encoding, LongFloats, Scalar, ValueError, parse_value};
+pub use super::value::TextPos;
+use super::value::{Data, Encoding, LongFloats, Scalar, bad_value, parse_value};
 use super::{
     Access, Dir, FieldDef, IsConnection, NamedList, Node, NodeClass, NodeId, Proto, RawField,
     Route, Scene, SetField, Value, catalogue,
 };
-use crate::diag::{Diagnostic, Diagnostics};
+use crate::diag::Diagnostics;
 use crate::hash::{HashMap, HashSet};
 use crate::source::Span;
 use std::sync::Arc;
@@ -30,36 +31,6 @@ struct RouteText {
 struct Scope {
     defs: HashMap<String, NodeId>,
     routes: Vec<RouteText>,
-}
-
-/// Where the text of a value sits in the source: its exact start when the
-/// text is the source verbatim, else only the span of the whole field.
-#[derive(Clone, Copy, Debug)]
-pub enum TextPos {
-    /// The bytes of the value as written.
-    Verbatim(Span),
-    /// The whole field (name and value), for messages.
-    Field(Span),
-}
-
-impl TextPos {
-    /// The span.
-    pub fn span(self) -> Span {
-        match self {
-            TextPos::Verbatim(s) | TextPos::Field(s) => s,
-        }
-    }
-    /// The span of `range` inside the text.
-    fn sub(self, range: std::ops::Range<usize>) -> Span {
-        match self {
-            TextPos::Verbatim(s) => Span {
-                file: s.file,
-                start: s.start + range.start as u32,
-                end: s.start + range.end as u32,
-            },
-            TextPos::Field(s) => s,
-        }
-    }
 }
 
 /// Builds a [`Scene`] as a reader finds its parts: nodes, fields, DEF/USE, routes, prototypes, each checked against the catalogue.
@@ -355,7 +326,8 @@ impl<'d> Builder<'d> {
         match parse_value(ty, text, self.encoding) {
             Ok(value) => self.set_value(id, name, value, pos.span()),
             Err(e) => {
-                let d = bad_value(&self.scene, self.encoding, id, name, ty, pos, e);
+                let node = &self.scene.node(id).type_name;
+                let d = bad_value(self.encoding, node, name, ty, pos, e);
                 self.diags.push(d);
             }
         }
@@ -688,30 +660,5 @@ impl<'d> Builder<'d> {
         if let Some(id) = self.lookup_use(local, span) {
             self.scene.exports.push((name.to_string(), id));
         }
-    }
-}
-
-/// The diagnostic for a value of `id.name` in error: in XML (and JSON,
-/// which X_ITE reads as XML) a warning, the field keeping its default, as
-/// a browser leaves an attribute and goes on; in ClassicVRML, where the
-/// value is part of the grammar and no browser goes on, an error.
-pub(super) fn bad_value(
-    scene: &Scene,
-    encoding: Encoding,
-    id: NodeId,
-    name: &str,
-    ty: super::FieldType,
-    pos: TextPos,
-    e: ValueError,
-) -> Diagnostic {
-    let node = &scene.node(id).type_name;
-    let message = format!("bad value for `{node}.{name}` ({ty}): {}", e.message);
-    let at = Some(pos.sub(e.at));
-    match encoding {
-        Encoding::Xml => Diagnostic::warning(
-            format!("{message}: ignored, the field keeps its default"),
-            at,
-        ),
-        Encoding::Vrml => Diagnostic::error(message, at),
     }
 }

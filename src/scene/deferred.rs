@@ -7,8 +7,9 @@
 //! gets its value, or the diagnostic it would have had, in the place it
 //! would have had it. The scene is the one read in turn.
 
-use super::build::{TextPos, bad_value};
-use super::value::{Data, Encoding, FieldType, LongFloats, ValueError, floats_value};
+use super::value::{
+    Data, Encoding, FieldType, LongFloats, TextPos, ValueError, bad_value, floats_value,
+};
 use super::{NodeId, Scene};
 use crate::diag::Diagnostics;
 use crate::par;
@@ -114,7 +115,8 @@ impl Deferral {
                     if held.is_some() {
                         values.remove(&f.name);
                     }
-                    let d = bad_value(scene, encoding, f.id, &f.name, f.ty, f.pos, e);
+                    let node = &scene.node(f.id).type_name;
+                    let d = bad_value(encoding, node, &f.name, f.ty, f.pos, e);
                     let (went, out) = diags.insert(places[k], d);
                     // The places of those still to come move with it.
                     for p in &mut places[k + 1..] {

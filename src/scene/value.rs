@@ -2,6 +2,8 @@
 
 use super::number::*;
 pub use super::number::{Encoding, LongFloats, ValueError};
+use crate::diag::Diagnostic;
+use crate::source::Span;
 use std::fmt;
 
 /// How a field may be accessed (X3D access types).
@@ -292,6 +294,60 @@ impl Value {
     /// The first boolean (false when there is none).
     pub fn as_bool(&self) -> bool {
         self.bools().first().copied().unwrap_or(false)
+    }
+}
+
+/// Where the text of a value sits in the source: its exact start when the
+/// text is the source verbatim, else only the span of the whole field.
+#[derive(Clone, Copy, Debug)]
+pub enum TextPos {
+    /// The bytes of the value as written.
+    Verbatim(Span),
+    /// The whole field (name and value), for messages.
+    Field(Span),
+}
+
+impl TextPos {
+    /// The span.
+    pub fn span(self) -> Span {
+        match self {
+            TextPos::Verbatim(s) | TextPos::Field(s) => s,
+        }
+    }
+    /// The span of `range` inside the text.
+    pub(super) fn sub(self, range: std::ops::Range<usize>) -> Span {
+        match self {
+            TextPos::Verbatim(s) => Span {
+                file: s.file,
+                start: s.start + range.start as u32,
+                end: s.start + range.end as u32,
+            },
+            TextPos::Field(s) => s,
+        }
+    }
+}
+
+/// The diagnostic for a value of `node.name` (`node` its type) in error:
+/// in XML (and JSON, which X_ITE reads as XML) a warning, the field keeping
+/// its default, as a browser leaves an attribute and goes on; in
+/// ClassicVRML, where the value is part of the grammar and no browser goes
+/// on, an error.
+pub(super) fn bad_value(
+    encoding: Encoding,
+    node: &str,
+    name: &str,
+    ty: FieldType,
+    pos: TextPos,
+    e: ValueError,
+) -> Diagnostic {
+    let message = format!("bad value for `{node}.{name}` ({ty}): {}", e.message);
+    let at = Some(pos.sub(e.at));
+    match encoding {
+        Encoding::Xml => Diagnostic::warning(
+            format!("{message}: ignored, the field keeps its default"),
+            at,
+        ),
+        Encoding::Vrml => Diagnostic::error(message, at),
     }
 }
 
