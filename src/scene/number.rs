@@ -173,9 +173,14 @@ impl LongFloats {
         })
     }
 
+    /// Where piece `k` is in the value's text.
+    fn piece(&self, k: usize) -> (usize, usize) {
+        (self.cuts[k], self.cuts[k + 1])
+    }
+
     /// Appends piece `k`'s floats (of the value's `text`) to `values`.
     fn read(&self, text: &str, k: usize, values: &mut Vec<f32>) -> Result<(), ValueError> {
-        let piece = (self.cuts[k], self.cuts[k + 1]);
+        let piece = self.piece(k);
         let (run, quick) = (float_run::<f32>, quick_number::<f32>);
         read_piece(
             text,
@@ -210,7 +215,7 @@ impl LongFloats {
         let text = self.text(text);
         let mut back = Back::default();
         while let Some(k) = self.take(false) {
-            let (from, to) = (self.cuts[k], self.cuts[k + 1]);
+            let (from, to) = self.piece(k);
             let mut values = Vec::with_capacity((to - from) / 6);
             let read = self.read(text, k, &mut values);
             back.0.push((k, read.map(|()| values)));
