@@ -147,6 +147,10 @@ pub struct Document {
     /// With [`Options::interactive`]: the KHR_interactivity extension
     /// object, likewise.
     interactivity: Option<serde_json::Value>,
+    /// The JSON text `compress` made to weigh the document, kept for
+    /// [`Document::json`] while the buffer's URI stays as it was (the
+    /// document is not changed after `build` otherwise).
+    text: Option<String>,
 }
 
 /// Tracks a document wrote otherwise than their kind's way, by (clip,
@@ -165,8 +169,11 @@ impl Document {
     /// Names where the buffer lives: a relative URI, a data URI, or none
     /// (the GLB BIN chunk).
     pub fn set_buffer_uri(&mut self, uri: Option<String>) {
-        if let Some(b) = self.root.buffers.first_mut() {
+        if let Some(b) = self.root.buffers.first_mut()
+            && b.uri != uri
+        {
             b.uri = uri;
+            self.text = None;
         }
     }
 
@@ -213,6 +220,9 @@ impl Document {
 
     /// The JSON text (compact; the same input gives the same bytes).
     pub fn json(&self) -> String {
+        if let Some(text) = &self.text {
+            return text.clone();
+        }
         let plain = self.compressed.is_none() && self.interactivity.is_none();
         if self.pointers.is_empty() && self.morph_uvs.is_empty() && plain {
             // Serialising plain data structures cannot fail.
@@ -383,6 +393,7 @@ pub fn build(
         tracks: w.anim.tracks,
         compressed: None,
         interactivity,
+        text: None,
     };
     if let Some(how) = opts.compress
         && !w.diags.has_errors()

@@ -94,6 +94,9 @@ struct Work<'d, 'b> {
     morph_uvs: &'d mut Vec<(usize, usize, usize)>,
     /// The KHR_animation_pointer channels (animation, channel, pointer).
     pointers: &'d [(usize, usize, String)],
+    /// Accessors given new elements whose bounds are to be recomputed
+    /// ([`Work::bound`]).
+    unbounded: Vec<usize>,
 }
 
 impl Work<'_, '_> {
@@ -165,7 +168,8 @@ impl Work<'_, '_> {
     }
 
     /// Gives accessor `a` new elements of `component` (normalised or not),
-    /// `count` of them, its bounds recomputed where it had them.
+    /// `count` of them, its bounds to be recomputed where it had them
+    /// (once, by [`Work::bound`], after the last pass that rewrites it).
     fn rewrite(
         &mut self,
         a: usize,
@@ -179,11 +183,28 @@ impl Work<'_, '_> {
         acc.component_type = Checked::Valid(json::accessor::GenericComponentType(component));
         acc.normalized = normalized;
         if acc.min.is_some() {
-            let (lo, hi) = bounds(acc, &bytes);
-            acc.min = Some(lo);
-            acc.max = Some(hi);
+            self.unbounded.push(a);
         }
         self.elements[a] = Cow::Owned(bytes);
+    }
+
+    /// Recomputes the bounds of the accessors given new elements, on this
+    /// thread's share of the cores.
+    fn bound(&mut self) {
+        let mut list = std::mem::take(&mut self.unbounded);
+        list.sort_unstable();
+        list.dedup();
+        let (elements, accessors) = (&self.elements, &self.root.accessors);
+        let made = crate::par::map(&list, &|&a| elements[a].len(), &|&a| {
+            bounds(&accessors[a], &elements[a])
+        });
+        for (a, (lo, hi)) in list.into_iter().zip(made) {
+            let acc = &mut self.root.accessors[a];
+            if acc.min.is_some() {
+                acc.min = Some(lo);
+                acc.max = Some(hi);
+            }
+        }
     }
 }
 
@@ -204,18 +225,6 @@ fn layout(a: &json::Accessor) -> (ComponentType, usize) {
 fn element_size(a: &json::Accessor) -> usize {
     let (c, n) = layout(a);
     c.size() * n
-}
-
-/// A component's number (f32, or an integer as it is).
-fn number(c: ComponentType, b: &[u8]) -> f64 {
-    match c {
-        ComponentType::F32 => f64::from(f32::from_le_bytes([b[0], b[1], b[2], b[3]])),
-        ComponentType::I8 => f64::from(b[0] as i8),
-        ComponentType::U8 => f64::from(b[0]),
-        ComponentType::I16 => f64::from(i16::from_le_bytes([b[0], b[1]])),
-        ComponentType::U16 => f64::from(u16::from_le_bytes([b[0], b[1]])),
-        ComponentType::U32 => f64::from(u32::from_le_bytes([b[0], b[1], b[2], b[3]])),
-    }
 }
 
 /// Items of `N` bytes laid end to end: the buffer made once, at the size
@@ -247,14 +256,14 @@ fn floats(bytes: &[u8]) -> Vec<f32> {
 /// glTF writes them (integers as integers).
 fn bounds(a: &json::Accessor, bytes: &[u8]) -> (serde_json::Value, serde_json::Value) {
     let (c, n) = layout(a);
-    let (mut lo, mut hi) = (vec![f64::INFINITY; n], vec![f64::NEG_INFINITY; n]);
-    for e in bytes.chunks_exact(c.size() * n) {
-        for (k, b) in e.chunks_exact(c.size()).enumerate() {
-            let x = number(c, b);
-            lo[k] = lo[k].min(x);
-            hi[k] = hi[k].max(x);
-        }
-    }
+    let (lo, hi) = match c {
+        ComponentType::F32 => extremes(bytes, n, |b: [u8; 4]| f64::from(f32::from_le_bytes(b))),
+        ComponentType::I8 => extremes(bytes, n, |b: [u8; 1]| f64::from(b[0] as i8)),
+        ComponentType::U8 => extremes(bytes, n, |b: [u8; 1]| f64::from(b[0])),
+        ComponentType::I16 => extremes(bytes, n, |b| f64::from(i16::from_le_bytes(b))),
+        ComponentType::U16 => extremes(bytes, n, |b| f64::from(u16::from_le_bytes(b))),
+        ComponentType::U32 => extremes(bytes, n, |b| f64::from(u32::from_le_bytes(b))),
+    };
     let json = |v: Vec<f64>| -> serde_json::Value {
         match c {
             ComponentType::F32 => {
@@ -264,6 +273,25 @@ fn bounds(a: &json::Accessor, bytes: &[u8]) -> (serde_json::Value, serde_json::V
         }
     };
     (json(lo), json(hi))
+}
+
+/// The least and greatest of each of the `n` components of elements whose
+/// components are `S` bytes, each read as a number by `read` (a NaN is
+/// passed over).
+fn extremes<const S: usize>(
+    bytes: &[u8],
+    n: usize,
+    read: impl Fn([u8; S]) -> f64,
+) -> (Vec<f64>, Vec<f64>) {
+    let (mut lo, mut hi) = (vec![f64::INFINITY; n], vec![f64::NEG_INFINITY; n]);
+    for e in bytes.as_chunks::<S>().0.chunks_exact(n) {
+        for ((lo, hi), &b) in lo.iter_mut().zip(&mut hi).zip(e) {
+            let x = read(b);
+            *lo = lo.min(x);
+            *hi = hi.max(x);
+        }
+    }
+    (lo, hi)
 }
 
 /// Each accessor's elements read from the buffer (a stride undone).
@@ -369,11 +397,6 @@ fn merge_equal(root: &mut json::Root, morph_uvs: &mut [(usize, usize, usize)]) {
     prune(root, morph_uvs, None);
 }
 
-/// The bytes of a document's JSON and buffer.
-fn size(doc: &Document) -> usize {
-    doc.json().len() + doc.bin.len()
-}
-
 impl Document {
     /// Makes the document compact (see the module's documentation); one
     /// that does not get smaller is left as it was. (The buffer is all in
@@ -385,7 +408,7 @@ impl Document {
         if self.root.buffer_views.is_empty() {
             return;
         }
-        let before = size(self);
+        let before = self.json().len() + self.bin.len();
         let (root, morph_uvs) = (self.root.clone(), self.morph_uvs.clone());
         let bin = std::mem::take(&mut self.bin);
         let mut work = Work {
@@ -393,6 +416,7 @@ impl Document {
             root: &mut self.root,
             morph_uvs: &mut self.morph_uvs,
             pointers: &self.pointers,
+            unbounded: Vec::new(),
         };
         let meshes = vertices::weld_and_order(&mut work);
         let quantized = quantize::meshes(&mut work, &meshes, meshopt);
@@ -400,6 +424,7 @@ impl Document {
             // (glTF itself takes normalised integers for rotations.)
             quantize::rotations(&mut work);
         }
+        work.bound();
         prune(work.root, work.morph_uvs, Some(&mut work.elements));
         let elements = std::mem::take(&mut work.elements);
         let uvs: Vec<usize> = self.morph_uvs.iter().map(|&(_, _, a)| a).collect();
@@ -432,7 +457,10 @@ impl Document {
                 }
             }
         }
-        if size(self) >= before {
+        let text = self.json();
+        if text.len() + self.bin.len() < before {
+            self.text = Some(text);
+        } else {
             // Nothing smaller: the document as it was.
             self.root = root;
             self.morph_uvs = morph_uvs;

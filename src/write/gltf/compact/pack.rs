@@ -11,6 +11,7 @@ use crate::write::gltf::meshopt::Stream;
 use gltf_json as json;
 use json::buffer::{Stride, Target};
 use json::validation::{Checked, USize64};
+use std::borrow::Cow;
 
 /// The most bytes a view of packed accessors takes before another is
 /// begun (views are encoded on separate threads).
@@ -132,13 +133,47 @@ fn kinds(root: &json::Root) -> Vec<Option<Kind>> {
     out
 }
 
-/// A view being filled.
-struct Open {
+/// A view being filled: what it takes, written into the buffer once
+/// every view's place is known (so that each byte is written once).
+struct Open<'e> {
     view: usize,
     kind: Kind,
-    bytes: Vec<u8>,
-    /// Offsets of the accessors' bytes already in it.
+    /// The bytes it takes so far.
+    len: usize,
+    /// Its accessors' elements, in order.
+    pieces: Vec<Piece<'e>>,
+    /// Offsets of the accessors' bytes already in it (those of at most
+    /// [`SHARED_MAX`] bytes, padded as in the view).
     at: HashMap<Vec<u8>, usize>,
+}
+
+/// An accessor's elements of `size` bytes, each padded to `stride` bytes
+/// in its view.
+struct Piece<'e> {
+    bytes: Cow<'e, [u8]>,
+    size: usize,
+    stride: usize,
+}
+
+impl Piece<'_> {
+    /// The bytes it takes in its view.
+    fn len(&self) -> usize {
+        self.bytes.len() / self.size * self.stride
+    }
+
+    /// Writes its bytes, padded, into `to` (zeros, as long as it takes).
+    fn write(&self, to: &mut [u8]) {
+        if self.stride == self.size {
+            to.copy_from_slice(&self.bytes);
+            return;
+        }
+        for (to, e) in to
+            .chunks_exact_mut(self.stride)
+            .zip(self.bytes.chunks_exact(self.size))
+        {
+            to[..self.size].copy_from_slice(e);
+        }
+    }
 }
 
 /// Packs the accessors' `elements` (and the images' views of the old
@@ -160,7 +195,7 @@ pub(super) fn pack(
         });
     }
     let old_views = std::mem::take(&mut root.buffer_views);
-    let mut buffer: Vec<u8> = Vec::with_capacity(bin.len() / 2);
+    let mut layout = Layout::default();
     let mut streams = Vec::new();
     // Images first, each in a view of its own.
     for i in 0..root.images.len() {
@@ -170,71 +205,74 @@ pub(super) fn pack(
         let old = &old_views[v.value()];
         let at = old.byte_offset.map_or(0, |o| o.0 as usize);
         let bytes = &bin[at..at + old.byte_length.0 as usize];
-        root.images[i].buffer_view = Some(push_view(root, &mut buffer, bytes));
+        let kind = Kind::Data { size: 1 };
+        let view = root.push(new_view(kind));
+        root.images[i].buffer_view = Some(view);
         streams.push(Stream::Kept);
+        let piece = Piece {
+            bytes: bytes.into(),
+            size: 1,
+            stride: 1,
+        };
+        let o = Open {
+            view: view.value(),
+            kind,
+            len: bytes.len(),
+            pieces: vec![piece],
+            at: HashMap::default(),
+        };
+        layout.place(root, &mut streams, o);
     }
     let mut open: Vec<Open> = Vec::new();
     for (i, (kind, bytes)) in kinds.into_iter().zip(elements).enumerate() {
         let Some(kind) = kind else { continue };
-        let acc = &root.accessors[i];
-        let size = element_size(acc);
-        let bytes = match kind {
-            Kind::Vertices { stride, .. } if stride != size => {
-                let mut padded = vec![0u8; bytes.len() / size * stride];
-                for (to, e) in padded
-                    .chunks_exact_mut(stride)
-                    .zip(bytes.chunks_exact(size))
-                {
-                    to[..size].copy_from_slice(e);
-                }
-                padded.into()
-            }
-            _ => bytes,
+        let size = element_size(&root.accessors[i]);
+        let stride = match kind {
+            Kind::Vertices { stride, .. } => stride,
+            _ => size,
         };
+        let piece = Piece {
+            bytes,
+            size,
+            stride,
+        };
+        let len = piece.len();
         let slot = match open.iter().position(|o| o.kind == kind) {
-            Some(s)
-                if open[s].bytes.len() + bytes.len() <= VIEW_BYTES || open[s].bytes.is_empty() =>
-            {
-                s
-            }
+            Some(s) if open[s].len + len <= VIEW_BYTES || open[s].len == 0 => s,
             found => {
                 // A view for this kind (another when the last is full).
                 if let Some(s) = found {
                     let full = open.swap_remove(s);
-                    close(root, &mut buffer, &mut streams, full);
+                    layout.place(root, &mut streams, full);
                 }
-                root.buffer_views.push(json::buffer::View {
-                    buffer: json::Index::new(0),
-                    byte_length: USize64(0),
-                    byte_offset: None,
-                    byte_stride: match kind {
-                        Kind::Vertices { stride, .. } => Some(Stride(stride)),
-                        _ => None,
-                    },
-                    name: None,
-                    target: kind.target().map(Checked::Valid),
-                    extensions: None,
-                    extras: None,
-                });
+                let view = root.push(new_view(kind));
                 streams.push(Stream::Kept);
                 open.push(Open {
-                    view: root.buffer_views.len() - 1,
+                    view: view.value(),
                     kind,
-                    bytes: Vec::new(),
+                    len: 0,
+                    pieces: Vec::new(),
                     at: HashMap::default(),
                 });
                 open.len() - 1
             }
         };
         let o = &mut open[slot];
-        let offset = match o.at.get(&bytes[..]) {
+        // (Larger elements are never shared: none is kept to compare.)
+        let padded = (len <= SHARED_MAX).then(|| {
+            let mut padded = vec![0u8; len];
+            piece.write(&mut padded);
+            padded
+        });
+        let offset = match padded.as_ref().and_then(|p| o.at.get(p)) {
             Some(&at) => at,
             None => {
-                let at = o.bytes.len();
-                o.bytes.extend_from_slice(&bytes);
-                if bytes.len() <= SHARED_MAX {
-                    o.at.insert(bytes.into_owned(), at);
+                let at = o.len;
+                o.len += len;
+                if let Some(padded) = padded {
+                    o.at.insert(padded, at);
                 }
+                o.pieces.push(piece);
                 at
             }
         };
@@ -244,39 +282,54 @@ pub(super) fn pack(
     }
     open.sort_by_key(|o| o.view);
     for o in open {
-        close(root, &mut buffer, &mut streams, o);
+        layout.place(root, &mut streams, o);
+    }
+    let mut buffer = vec![0u8; layout.end];
+    for (at, o) in layout.placed {
+        let mut to = &mut buffer[at..at + o.len];
+        for piece in &o.pieces {
+            let (this, rest) = to.split_at_mut(piece.len());
+            piece.write(this);
+            to = rest;
+        }
     }
     (buffer, streams)
 }
 
-/// Writes a filled view's bytes at the end of the buffer.
-fn close(root: &mut json::Root, buffer: &mut Vec<u8>, streams: &mut [Stream], o: Open) {
-    let at = buffer.len();
-    buffer.extend_from_slice(&o.bytes);
-    buffer.resize(buffer.len().next_multiple_of(4), 0);
-    let view = &mut root.buffer_views[o.view];
-    view.byte_offset = Some(USize64(at as u64));
-    view.byte_length = USize64(o.bytes.len() as u64);
-    streams[o.view] = o.kind.stream(o.bytes.len());
+/// The views in the order they lie in the buffer, each with its offset.
+#[derive(Default)]
+struct Layout<'e> {
+    placed: Vec<(usize, Open<'e>)>,
+    /// Where the next begins.
+    end: usize,
 }
 
-/// A view of `bytes` of its own at the end of the buffer.
-fn push_view(
-    root: &mut json::Root,
-    buffer: &mut Vec<u8>,
-    bytes: &[u8],
-) -> json::Index<json::buffer::View> {
-    let at = buffer.len();
-    buffer.extend_from_slice(bytes);
-    buffer.resize(buffer.len().next_multiple_of(4), 0);
-    root.push(json::buffer::View {
+impl<'e> Layout<'e> {
+    /// Places a filled view at the end of the buffer (on 4 bytes).
+    fn place(&mut self, root: &mut json::Root, streams: &mut [Stream], o: Open<'e>) {
+        let view = &mut root.buffer_views[o.view];
+        view.byte_offset = Some(USize64(self.end as u64));
+        view.byte_length = USize64(o.len as u64);
+        streams[o.view] = o.kind.stream(o.len);
+        let end = self.end + o.len;
+        self.placed.push((self.end, o));
+        self.end = end.next_multiple_of(4);
+    }
+}
+
+/// A new view of a kind, to be placed.
+fn new_view(kind: Kind) -> json::buffer::View {
+    json::buffer::View {
         buffer: json::Index::new(0),
-        byte_length: USize64(bytes.len() as u64),
-        byte_offset: Some(USize64(at as u64)),
-        byte_stride: None,
+        byte_length: USize64(0),
+        byte_offset: None,
+        byte_stride: match kind {
+            Kind::Vertices { stride, .. } => Some(Stride(stride)),
+            _ => None,
+        },
         name: None,
-        target: None,
+        target: kind.target().map(Checked::Valid),
         extensions: None,
         extras: None,
-    })
+    }
 }

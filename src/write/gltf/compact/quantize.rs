@@ -78,18 +78,13 @@ struct Grid {
 
 /// The integer nearest `v` (halves away from zero), for |v| < 2⁵², as
 /// `f64::round` but without a call into libm (x86-64's baseline has no
-/// rounding instruction): `v` ± ½ truncated, one step back where that sum
-/// itself rounded up (0.49999999999999994 + ½ is 1).
+/// rounding instruction) and without a branch: `v` truncated, one step
+/// further from zero where the part cut off is a half or more (both the
+/// truncation and that part are exact below 2⁵²).
 fn nearest(v: f64) -> i64 {
-    let r = (v + 0.5f64.copysign(v)) as i64;
-    // (r ∓ ½ is exact: so are the comparisons.)
-    if v >= 0.0 && r as f64 - 0.5 > v {
-        r - 1
-    } else if v < 0.0 && r as f64 + 0.5 < v {
-        r + 1
-    } else {
-        r
-    }
+    let t = v as i64;
+    let cut = v - t as f64;
+    t + i64::from(cut >= 0.5) - i64::from(cut <= -0.5)
 }
 
 /// A number within ±1 as a normalised short (read back as max(q / 32 767,
@@ -521,6 +516,7 @@ mod tests {
             elements: Vec::new(),
             morph_uvs: &mut morph_uvs,
             pointers: &pointers,
+            unbounded: Vec::new(),
         };
         let grid = Grid {
             centre: [0.5, 0.0, -0.5],
@@ -548,8 +544,6 @@ mod tests {
         assert_eq!(nodes[2].translation, Some([1.0, 2.0, 3.0]));
     }
 
-    /// A vertex's weights still sum to one exactly; each within the
-    /// rounding but the largest, which takes the rest.
     /// `nearest` is `round` wherever this pass rounds: f32s times the
     /// largest scale, and quotients up to the grid's half.
     #[test]
@@ -565,11 +559,25 @@ mod tests {
             let q = f64::from(f) * GRID_HALF;
             assert_eq!(nearest(q), q.round() as i64, "{f}");
         }
-        for v in [0.5, -0.5, 1.5, -2.5, 0.49999999999999994, 8190.5] {
+        let below_half = 0.49999999999999994;
+        let largest = 4503599627370495.5; // 2⁵² - ½
+        for v in [
+            0.5,
+            -0.5,
+            1.5,
+            -2.5,
+            below_half,
+            -below_half,
+            8190.5,
+            largest,
+            -largest,
+        ] {
             assert_eq!(nearest(v), v.round() as i64, "{v}");
         }
     }
 
+    /// A vertex's weights still sum to one exactly; each within the
+    /// rounding but the largest, which takes the rest.
     #[test]
     fn weights_sum_to_one_after_rounding() {
         for w in [

@@ -67,9 +67,11 @@ fn indices(work: &Work<'_, '_>, a: usize) -> Vec<u32> {
 
 /// Each of `count` vertices as the number of the first vertex equal to it
 /// in every column (an accessor's elements, of `size` bytes) among those
-/// before, and how many differ. (By sorting: comparing the columns of many
-/// morph targets ends at their first difference; hashing would read them
-/// all.)
+/// before, and how many differ. (By sorting: the vertices sorted by the
+/// first column's first bytes packed into one integer beside their number,
+/// then each run of equal keys by every column; comparing the columns of
+/// many morph targets ends at their first difference, where hashing would
+/// read them all.)
 fn weld(columns: &[(&[u8], usize)], count: usize) -> (Vec<u32>, usize) {
     let cmp = |a: u32, b: u32| {
         let (a, b) = (a as usize, b as usize);
@@ -79,16 +81,34 @@ fn weld(columns: &[(&[u8], usize)], count: usize) -> (Vec<u32>, usize) {
             .find(|o| o.is_ne())
             .unwrap_or(std::cmp::Ordering::Equal)
     };
-    let mut sorted: Vec<u32> = (0..count as u32).collect();
-    sorted.sort_unstable_by(|&a, &b| cmp(a, b).then(a.cmp(&b)));
-    // Each vertex's first equal.
+    // The key: up to KEY_BYTES of the first column, big-endian (so that
+    // keys sort as those bytes do), above the vertex's number.
+    const KEY_BYTES: usize = 12;
+    let key = |v: usize| -> u128 {
+        let head = columns
+            .first()
+            .map_or(&[][..], |&(c, size)| &c[v * size..][..size.min(KEY_BYTES)]);
+        let bytes = head.iter().fold(0u128, |k, &b| k << 8 | u128::from(b));
+        (bytes << (8 * (KEY_BYTES - head.len()) + 32)) | v as u128
+    };
+    let mut keys: Vec<u128> = (0..count).map(key).collect();
+    keys.sort_unstable();
+    // Each vertex's first equal: the least number of its class.
     let mut first = vec![0u32; count];
-    let mut run = 0;
-    for i in 0..count {
-        if cmp(sorted[i], sorted[run]).is_ne() {
-            run = i;
+    let mut run: Vec<u32> = Vec::new();
+    for same in keys.chunk_by(|a, b| a >> 32 == b >> 32) {
+        if let &[only] = same {
+            first[only as u32 as usize] = only as u32;
+            continue;
         }
-        first[sorted[i] as usize] = sorted[run];
+        run.clear();
+        run.extend(same.iter().map(|&k| k as u32));
+        run.sort_unstable_by(|&a, &b| cmp(a, b).then(a.cmp(&b)));
+        for class in run.chunk_by(|&a, &b| cmp(a, b).is_eq()) {
+            for &v in class {
+                first[v as usize] = class[0];
+            }
+        }
     }
     let mut number = vec![u32::MAX; count];
     let mut next = 0u32;
@@ -240,4 +260,75 @@ pub(super) fn weld_and_order(work: &mut Work<'_, '_>) -> Vec<VertexSet> {
         }
     }
     sets
+}
+
+#[cfg(test)]
+mod tests {
+    use super::weld;
+
+    /// The welding of the obvious way: each vertex's class is the first
+    /// vertex equal to it in every column, numbered as first met.
+    fn weld_by_pairs(columns: &[(&[u8], usize)], count: usize) -> (Vec<u32>, usize) {
+        let equal = |a: usize, b: usize| {
+            columns
+                .iter()
+                .all(|&(c, s)| c[a * s..][..s] == c[b * s..][..s])
+        };
+        let mut number: Vec<u32> = Vec::new();
+        let mut next = 0;
+        for v in 0..count {
+            match (0..v).find(|&u| equal(u, v)) {
+                Some(u) => number.push(number[u]),
+                None => {
+                    number.push(next);
+                    next += 1;
+                }
+            }
+        }
+        (number, next as usize)
+    }
+
+    /// Columns of 3 to 16 bytes (a key of 12 bytes, one longer, one
+    /// shorter) with many equal vertices, some equal only in the first
+    /// column or in its first 12 bytes: the same classes as comparing
+    /// every pair.
+    #[test]
+    fn welding_finds_the_classes_comparing_every_pair_finds() {
+        let mut state = 7u64;
+        let mut small = |n: u64| {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            ((state >> 33) % n) as u8
+        };
+        let count = 400;
+        for sizes in [[12, 4], [16, 12], [4, 16], [3, 8]] {
+            let data: Vec<Vec<u8>> = sizes
+                .iter()
+                .map(|&s| {
+                    // Each element one of three: zeros, or a one in its
+                    // last byte or in its first.
+                    let mut column = vec![0u8; count * s];
+                    for e in column.chunks_exact_mut(s) {
+                        match small(3) {
+                            0 => {}
+                            1 => e[s - 1] = 1,
+                            _ => e[0] = 1,
+                        }
+                    }
+                    column
+                })
+                .collect();
+            let columns: Vec<(&[u8], usize)> =
+                data.iter().zip(sizes).map(|(d, s)| (&d[..], s)).collect();
+            let want = weld_by_pairs(&columns, count);
+            assert_eq!(want.1, 9, "three kinds of element in each of two columns");
+            assert_eq!(weld(&columns, count), want, "columns of {sizes:?} bytes");
+            assert_eq!(
+                weld(&columns[..1], count),
+                weld_by_pairs(&columns[..1], count)
+            );
+        }
+        assert_eq!(weld(&[], 3), (vec![0, 0, 0], 1));
+    }
 }
