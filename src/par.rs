@@ -33,8 +33,11 @@ fn share() -> usize {
     }
 }
 
+/// The cores this process may use, asked once (the answer reads cgroup
+/// files: asked for each small step, it cost more than the step).
 fn cores() -> usize {
-    std::thread::available_parallelism().map_or(1, |n| n.get())
+    static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
 }
 
 /// Work on at least this many bytes is split in two; below it a thread

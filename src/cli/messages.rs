@@ -15,7 +15,11 @@ pub fn rendered(bake: &Bake, quiet: bool, verbose: bool) -> String {
 /// move the cursor, ring the bell or recolour the terminal.
 pub fn printable(text: &str) -> Cow<'_, str> {
     let unsafe_char = |c: char| c.is_control() && c != '\n' && c != '\t';
-    if !text.chars().any(unsafe_char) {
+    // Control characters are U+0000 to U+001F, U+007F and U+0080 to U+009F
+    // (each of the last begins with the byte 0xC2): a text without those
+    // bytes is looked at no further (a pass over bytes, not characters).
+    let maybe = |b: u8| (b < 0x20 && b != b'\n' && b != b'\t') || b == 0x7f || b == 0xc2;
+    if !text.bytes().any(maybe) || !text.chars().any(unsafe_char) {
         return Cow::Borrowed(text);
     }
     let mut out = String::with_capacity(text.len() + 16);
@@ -122,6 +126,11 @@ mod tests {
             printable("a\x1b[31mred\x07\r\x7f\u{9b}é"),
             "a\\x1b[31mred\\x07\\x0d\\x7f\\u{9b}é"
         );
+        // Each alone (the first pass looks at bytes).
+        assert_eq!(printable("a\u{85}b"), "a\\u{85}b");
+        assert_eq!(printable("a\x7f"), "a\\x7f");
+        assert_eq!(printable("\x00"), "\\x00");
+        assert_eq!(printable("é\u{a0}ü"), "é\u{a0}ü");
     }
 
     /// Colours go on the severity, the gutter, the carets and notes, and

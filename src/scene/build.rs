@@ -597,14 +597,16 @@ impl<'d> Builder<'d> {
             NodeClass::Known(def) => !def.events_listed,
             NodeClass::Proto(_) => false,
         };
-        let name = self.scene.display_name(id);
+        // (The node's name is made only for a warning.)
+        let name = |scene: &Scene| scene.display_name(id);
         let Some(def) = self.scene.find_field(id, field, dir) else {
             if unchecked {
                 return Some((field.to_string(), None));
             }
             self.diags.warning(
                 format!(
-                    "ROUTE names `{name}.{field}`, but `{}` has no such field: the ROUTE is dropped",
+                    "ROUTE names `{}.{field}`, but `{}` has no such field: the ROUTE is dropped",
+                    name(&self.scene),
                     node.type_name
                 ),
                 Some(span),
@@ -619,7 +621,8 @@ impl<'d> Builder<'d> {
             let verb = if dir == Dir::Out { "from" } else { "to" };
             self.diags.warning(
                 format!(
-                    "ROUTE {verb} `{name}.{field}`, which is {}: the ROUTE is dropped",
+                    "ROUTE {verb} `{}.{field}`, which is {}: the ROUTE is dropped",
+                    name(&self.scene),
                     def.access.name()
                 ),
                 Some(span),
