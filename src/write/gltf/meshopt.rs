@@ -40,16 +40,6 @@ impl Stream {
     }
 }
 
-/// What the JSON needs beyond what gltf-json holds: each compressed view's
-/// extension object, and the fallback buffer's.
-#[derive(Clone, Debug, Default)]
-pub struct Compressed {
-    /// (buffer view, its EXT_meshopt_compression object).
-    pub views: Vec<(usize, serde_json::Value)>,
-    /// The fallback buffer's index.
-    pub fallback: usize,
-}
-
 /// The encoded bytes of a view, or `None` where encoding does not make it
 /// smaller (it is kept as it is then).
 fn encode(stream: Stream, bytes: &[u8]) -> Option<Vec<u8>> {
@@ -111,13 +101,13 @@ fn vertex_stream(bytes: &[u8], stride: usize) -> Option<Vec<u8>> {
 /// Encodes each view by its stream (see the module's documentation): the
 /// buffer becomes the compressed streams and the views kept; a second,
 /// fallback buffer without bytes takes the original layout. Returns the
-/// new buffer and what the JSON needs; `None` and `bin` as it was where no
-/// view gets smaller (the buffer's length then `bin`'s).
+/// new buffer and whether any view was encoded (`bin` as it was where
+/// none gets smaller: the buffer's length then `bin`'s).
 pub(super) fn encode_views(
     root: &mut json::Root,
     bin: Vec<u8>,
     streams: &[Stream],
-) -> (Vec<u8>, Option<Compressed>) {
+) -> (Vec<u8>, bool) {
     let jobs: Vec<(Stream, &[u8])> = root
         .buffer_views
         .iter()
@@ -131,13 +121,12 @@ pub(super) fn encode_views(
     if encoded.iter().all(Option::is_none) {
         // (The views packed anew: the buffer is as long as they made it.)
         root.buffers[0].byte_length = USize64(bin.len() as u64);
-        return (bin, None);
+        return (bin, false);
     }
     let mut packed: Vec<u8> = Vec::with_capacity(bin.len() / 2);
     let fallback = root.buffers.len();
-    let mut views = Vec::new();
     let each = root.buffer_views.iter_mut().zip(jobs).zip(encoded);
-    for (vi, ((view, (stream, bytes)), encoded)) in each.enumerate() {
+    for ((view, (stream, bytes)), encoded) in each {
         let offset = packed.len();
         match encoded {
             Some(encoded) => {
@@ -150,17 +139,14 @@ pub(super) fn encode_views(
                     Stream::Kept => unreachable!("kept views are not encoded"),
                 };
                 view.buffer = json::Index::new(fallback as u32);
-                views.push((
-                    vi,
-                    serde_json::json!({
-                        "buffer": 0,
-                        "byteOffset": offset,
-                        "byteLength": encoded.len(),
-                        "byteStride": stride,
-                        "count": count,
-                        "mode": stream.mode(),
-                    }),
-                ));
+                view.extensions = Some(extension(serde_json::json!({
+                    "buffer": 0,
+                    "byteOffset": offset,
+                    "byteLength": encoded.len(),
+                    "byteStride": stride,
+                    "count": count,
+                    "mode": stream.mode(),
+                })));
             }
             None => {
                 packed.extend_from_slice(bytes);
@@ -174,18 +160,19 @@ pub(super) fn encode_views(
         byte_length: USize64(bin.len() as u64),
         name: None,
         uri: None,
-        extensions: None,
+        extensions: Some(json::extensions::buffer::Buffer {
+            others: extension(serde_json::json!({ "fallback": true })).others,
+        }),
         extras: None,
     });
-    (packed, Some(Compressed { views, fallback }))
+    (packed, true)
 }
 
-/// Writes what gltf-json cannot hold into the document's JSON value.
-pub(super) fn patch(v: &mut serde_json::Value, c: &Compressed) {
-    for (view, ext) in &c.views {
-        v["bufferViews"][*view]["extensions"] = serde_json::json!({ EXTENSION: ext });
+/// A view's extensions: this one's object.
+fn extension(object: serde_json::Value) -> json::extensions::buffer::View {
+    json::extensions::buffer::View {
+        others: serde_json::Map::from_iter([(EXTENSION.to_string(), object)]),
     }
-    v["buffers"][c.fallback]["extensions"] = serde_json::json!({ EXTENSION: { "fallback": true } });
 }
 
 #[cfg(test)]

@@ -32,6 +32,7 @@ mod morphs;
 mod nodes;
 mod png;
 mod skins;
+mod sorted;
 mod targets;
 
 use animations::Animated;
@@ -141,12 +142,12 @@ pub struct Document {
     pub written: Vec<(usize, usize, Keyframes<'static>)>,
     /// How the clips' tracks were written, where it is not their kind's way.
     pub tracks: TrackFates,
-    /// With [`Options::compress`]: the compressed views' extension objects,
-    /// written into the JSON when it is made.
-    compressed: Option<meshopt::Compressed>,
-    /// With [`Options::interactive`]: the KHR_interactivity extension
-    /// object, likewise.
-    interactivity: Option<serde_json::Value>,
+    /// Whether the document holds JSON gltf-json does not know
+    /// (EXT_meshopt_compression's views, KHR_interactivity's graph, in its
+    /// extensions' `others`); such a document's JSON is written with every
+    /// object's keys in order, as are those with [`Document::pointers`]
+    /// or [`Document::morph_uvs`].
+    extended: bool,
     /// The JSON text `compress` made to weigh the document, kept for
     /// [`Document::json`] while the buffer's URI stays as it was (the
     /// document is not changed after `build` otherwise).
@@ -223,21 +224,17 @@ impl Document {
         if let Some(text) = &self.text {
             return text.clone();
         }
-        let plain = self.compressed.is_none() && self.interactivity.is_none();
-        if self.pointers.is_empty() && self.morph_uvs.is_empty() && plain {
-            // Serialising plain data structures cannot fail.
-            return self.root.to_string().expect("glTF JSON serialises");
+        // Serialising plain data structures cannot fail.
+        let text = self.root.to_string().expect("glTF JSON serialises");
+        if self.pointers.is_empty() && self.morph_uvs.is_empty() {
+            return match self.extended {
+                true => sorted::keys_in_order(&text),
+                false => text,
+            };
         }
         // Through the text, not `to_value`: that widens each f32 to the
         // f64 nearest it (0.8 would be written 0.800000011920929).
-        let text = self.root.to_string().expect("glTF JSON serialises");
         let mut v: serde_json::Value = serde_json::from_str(&text).expect("glTF JSON reads back");
-        if let Some(c) = &self.compressed {
-            meshopt::patch(&mut v, c);
-        }
-        if let Some(graph) = &self.interactivity {
-            v["extensions"][interactive::EXTENSION] = graph.clone();
-        }
         for (m, t, a) in &self.morph_uvs {
             v["meshes"][*m]["primitives"][0]["targets"][*t]["TEXCOORD_0"] = (*a).into();
         }
@@ -360,13 +357,18 @@ pub fn build(
             clip_refs.insert(clip.clock_node, clip_ref);
         }
     }
-    let interactivity = opts
+    let graph = opts
         .interactive
         .then(|| w.behaviour_graph(&clip_refs))
         .flatten();
-    if interactivity.is_some() {
+    let extended = graph.is_some();
+    if let Some(graph) = graph {
         w.extensions.push(interactive::EXTENSION);
         w.extensions.push(interactive::SELECTABILITY);
+        let extensions = w.root.extensions.get_or_insert_default();
+        extensions
+            .others
+            .insert(interactive::EXTENSION.to_string(), graph);
     }
     w.extensions.sort();
     w.extensions.dedup();
@@ -391,8 +393,7 @@ pub fn build(
         morph_uvs: w.geo.morph_uvs,
         written: w.anim.written,
         tracks: w.anim.tracks,
-        compressed: None,
-        interactivity,
+        extended,
         text: None,
     };
     if let Some(how) = opts.compress

@@ -409,7 +409,8 @@ impl Document {
             return;
         }
         let before = self.json().len() + self.bin.len();
-        let (root, morph_uvs) = (self.root.clone(), self.morph_uvs.clone());
+        let (root, morph_uvs, extended) =
+            (self.root.clone(), self.morph_uvs.clone(), self.extended);
         let bin = std::mem::take(&mut self.bin);
         let mut work = Work {
             elements: read(&self.root, &bin),
@@ -434,13 +435,13 @@ impl Document {
             true => meshopt::encode_views(&mut self.root, packed, &streams),
             false => {
                 self.root.buffers[0].byte_length = json::validation::USize64(packed.len() as u64);
-                (packed, None)
+                (packed, false)
             }
         };
         self.bin = encoded;
-        self.compressed = compressed;
+        self.extended |= compressed;
         let mut required = Vec::new();
-        if self.compressed.is_some() {
+        if compressed {
             required.push(meshopt::EXTENSION);
         }
         if quantized {
@@ -465,7 +466,7 @@ impl Document {
             self.root = root;
             self.morph_uvs = morph_uvs;
             self.bin = bin;
-            self.compressed = None;
+            self.extended = extended;
         }
     }
 }

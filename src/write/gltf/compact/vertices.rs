@@ -89,7 +89,7 @@ fn weld(columns: &[(&[u8], usize)], count: usize) -> (Vec<u32>, usize) {
             .first()
             .map_or(&[][..], |&(c, size)| &c[v * size..][..size.min(KEY_BYTES)]);
         let bytes = head.iter().fold(0u128, |k, &b| k << 8 | u128::from(b));
-        (bytes << (8 * (KEY_BYTES - head.len()) + 32)) | v as u128
+        (bytes << (8 * (KEY_BYTES - head.len())) << 32) | v as u128
     };
     let mut keys: Vec<u128> = (0..count).map(key).collect();
     keys.sort_unstable();
