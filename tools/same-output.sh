@@ -41,6 +41,9 @@ forms=(
   "csv|csv|--rate 5"
   "timeline|csv|--rate 5 --wide --timeline --end 4"
   "timeline-glb|glb|--timeline --end 4"
+  "compress|glb|--compress"
+  "quantize|glb|--compress=quantize"
+  "interactive|glb|--interactive"
 )
 
 out=$work/out
