@@ -68,11 +68,19 @@ fn encode(stream: Stream, bytes: &[u8]) -> Option<Vec<u8>> {
     (encoded.len() < bytes.len()).then_some(encoded)
 }
 
-/// Each view encoded (see [`encode`]), in order, on this thread's share
+/// Each view (by index, stream and length) made by `view` and encoded
+/// (see [`encode`]) on the same thread, in order, on this thread's share
 /// of the cores (the streams are independent: the same bytes however
-/// many).
-fn encode_all(jobs: &[(Stream, &[u8])]) -> Vec<Option<Vec<u8>>> {
-    crate::par::map(jobs, &|(_, b)| b.len(), &|&(s, b)| encode(s, b))
+/// many): its encoded bytes, or its own where encoding does not make them
+/// smaller.
+fn encode_all(
+    jobs: &[(usize, Stream, usize)],
+    view: &(impl Fn(usize) -> Vec<u8> + Sync),
+) -> Vec<Result<Vec<u8>, Vec<u8>>> {
+    crate::par::map(jobs, &|&(_, _, len)| len, &|&(v, stream, _)| {
+        let bytes = view(v);
+        encode(stream, &bytes).ok_or(bytes)
+    })
 }
 
 /// A vertex stream of `stride`-byte elements, in the codec's version 0
@@ -98,38 +106,44 @@ fn vertex_stream(bytes: &[u8], stride: usize) -> Option<Vec<u8>> {
     }
 }
 
-/// Encodes each view by its stream (see the module's documentation): the
-/// buffer becomes the compressed streams and the views kept; a second,
-/// fallback buffer without bytes takes the original layout. Returns the
-/// new buffer and whether any view was encoded (`bin` as it was where
-/// none gets smaller: the buffer's length then `bin`'s).
+/// Encodes each view by its stream (see the module's documentation), the
+/// view's bytes made by `view` (from its index) on the thread that encodes
+/// them: the buffer becomes the compressed streams and the views kept; a
+/// second, fallback buffer without bytes takes the original layout, `len`
+/// bytes. Returns the new buffer and whether any view was encoded (where
+/// none gets smaller, the views' bytes at their places, `len` bytes).
 pub(super) fn encode_views(
     root: &mut json::Root,
-    bin: Vec<u8>,
     streams: &[Stream],
+    len: usize,
+    view: &(impl Fn(usize) -> Vec<u8> + Sync),
 ) -> (Vec<u8>, bool) {
-    let jobs: Vec<(Stream, &[u8])> = root
+    let jobs: Vec<(usize, Stream, usize)> = root
         .buffer_views
         .iter()
         .zip(streams)
-        .map(|(view, &stream)| {
-            let at = view.byte_offset.map_or(0, |o| o.0 as usize);
-            (stream, &bin[at..at + view.byte_length.0 as usize])
-        })
+        .enumerate()
+        .map(|(v, (view, &stream))| (v, stream, view.byte_length.0 as usize))
         .collect();
-    let encoded = encode_all(&jobs);
-    if encoded.iter().all(Option::is_none) {
+    let made = encode_all(&jobs, view);
+    if made.iter().all(Result::is_err) {
         // (The views packed anew: the buffer is as long as they made it.)
-        root.buffers[0].byte_length = USize64(bin.len() as u64);
+        let mut bin = vec![0u8; len];
+        for (view, bytes) in root.buffer_views.iter().zip(made) {
+            let at = view.byte_offset.map_or(0, |o| o.0 as usize);
+            let bytes = bytes.expect_err("none encoded");
+            bin[at..at + bytes.len()].copy_from_slice(&bytes);
+        }
+        root.buffers[0].byte_length = USize64(len as u64);
         return (bin, false);
     }
-    let mut packed: Vec<u8> = Vec::with_capacity(bin.len() / 2);
+    let mut packed: Vec<u8> = Vec::with_capacity(len / 2);
     let fallback = root.buffers.len();
-    let each = root.buffer_views.iter_mut().zip(jobs).zip(encoded);
-    for ((view, (stream, bytes)), encoded) in each {
+    let each = root.buffer_views.iter_mut().zip(jobs).zip(made);
+    for ((view, (_, stream, _)), made) in each {
         let offset = packed.len();
-        match encoded {
-            Some(encoded) => {
+        match made {
+            Ok(encoded) => {
                 packed.extend_from_slice(&encoded);
                 let (count, stride) = match stream {
                     Stream::Attributes { count, stride } => (count, stride),
@@ -148,8 +162,8 @@ pub(super) fn encode_views(
                     "mode": stream.mode(),
                 })));
             }
-            None => {
-                packed.extend_from_slice(bytes);
+            Err(bytes) => {
+                packed.extend_from_slice(&bytes);
                 view.byte_offset = Some(USize64(offset as u64));
             }
         }
@@ -157,7 +171,7 @@ pub(super) fn encode_views(
     }
     root.buffers[0].byte_length = USize64(packed.len() as u64);
     root.push(json::Buffer {
-        byte_length: USize64(bin.len() as u64),
+        byte_length: USize64(len as u64),
         name: None,
         uri: None,
         extensions: Some(json::extensions::buffer::Buffer {
@@ -224,20 +238,18 @@ mod tests {
                     .collect()
             })
             .collect();
-        let jobs: Vec<(Stream, &[u8])> = data
+        let stream = Stream::Attributes {
+            count: 4096,
+            stride: 12,
+        };
+        let jobs: Vec<(usize, Stream, usize)> = data
             .iter()
-            .map(|d| {
-                (
-                    Stream::Attributes {
-                        count: 4096,
-                        stride: 12,
-                    },
-                    d.as_slice(),
-                )
-            })
+            .enumerate()
+            .map(|(v, d)| (v, stream, d.len()))
             .collect();
-        let one = crate::par::with_share(1, || encode_all(&jobs));
-        assert!(one.iter().all(Option::is_some));
-        assert!(crate::par::with_share(4, || encode_all(&jobs)) == one);
+        let view = |v: usize| data[v].clone();
+        let one = crate::par::with_share(1, || encode_all(&jobs, &view));
+        assert!(one.iter().all(Result::is_ok));
+        assert!(crate::par::with_share(4, || encode_all(&jobs, &view)) == one);
     }
 }

@@ -432,10 +432,14 @@ impl Document {
         let (packed, streams) = pack::pack(&mut self.root, elements, &bin, &uvs);
         merge_equal(&mut self.root, &mut self.morph_uvs);
         let (encoded, compressed) = match meshopt {
-            true => meshopt::encode_views(&mut self.root, packed, &streams),
+            true => {
+                let view = |v: usize| packed.take_view(v);
+                meshopt::encode_views(&mut self.root, &streams, packed.len(), &view)
+            }
             false => {
-                self.root.buffers[0].byte_length = json::validation::USize64(packed.len() as u64);
-                (packed, false)
+                let bytes = packed.bytes();
+                self.root.buffers[0].byte_length = json::validation::USize64(bytes.len() as u64);
+                (bytes, false)
             }
         };
         self.bin = encoded;

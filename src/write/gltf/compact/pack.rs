@@ -12,6 +12,7 @@ use gltf_json as json;
 use json::buffer::{Stride, Target};
 use json::validation::{Checked, USize64};
 use std::borrow::Cow;
+use std::sync::{Mutex, PoisonError};
 
 /// The most bytes a view of packed accessors takes before another is
 /// begun (views are encoded on separate threads).
@@ -178,15 +179,15 @@ impl Piece<'_> {
 
 /// Packs the accessors' `elements` (and the images' views of the old
 /// buffer `bin`) into a new buffer; sets every view and accessor; returns
-/// the buffer and each view's stream. Morph targets' texture coordinates,
+/// the buffer, laid out, and each view's stream. Morph targets' texture coordinates,
 /// which gltf-json does not hold, are vertex attributes too
 /// (`morph_uvs`: their accessors).
-pub(super) fn pack(
+pub(super) fn pack<'e>(
     root: &mut json::Root,
-    elements: Elements,
-    bin: &[u8],
+    elements: Elements<'e>,
+    bin: &'e [u8],
     morph_uvs: &[usize],
-) -> (Vec<u8>, Vec<Stream>) {
+) -> (Packed<'e>, Vec<Stream>) {
     let mut kinds = kinds(root);
     for &a in morph_uvs {
         kinds[a] = Some(Kind::Vertices {
@@ -284,16 +285,71 @@ pub(super) fn pack(
     for o in open {
         layout.place(root, &mut streams, o);
     }
-    let mut buffer = vec![0u8; layout.end];
+    let end = layout.end;
+    let mut views: Vec<(usize, Option<Open>)> =
+        (0..layout.placed.len()).map(|_| (0, None)).collect();
     for (at, o) in layout.placed {
-        let mut to = &mut buffer[at..at + o.len];
-        for piece in &o.pieces {
+        let v = o.view;
+        views[v] = (at, Some(o));
+    }
+    let views = views
+        .into_iter()
+        .map(|(at, o)| (at, Mutex::new(o)))
+        .collect();
+    (Packed { views, end }, streams)
+}
+
+/// The packed buffer, laid out but not yet written: each view's bytes are
+/// made where they are wanted ([`Packed::take_view`], on the thread that
+/// encodes them, its accessors' elements freed as it is made), or the
+/// whole buffer's ([`Packed::bytes`]).
+pub(super) struct Packed<'e> {
+    /// Each view's offset and what it holds, by view, until taken.
+    views: Vec<(usize, Mutex<Option<Open<'e>>>)>,
+    /// The buffer's length.
+    end: usize,
+}
+
+impl Packed<'_> {
+    /// The buffer's length.
+    pub(super) fn len(&self) -> usize {
+        self.end
+    }
+
+    /// View `v`'s bytes, made once (its elements are dropped).
+    pub(super) fn take_view(&self, v: usize) -> Vec<u8> {
+        let o = self.views[v]
+            .1
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take();
+        let o = o.expect("each view taken once");
+        let mut bytes = vec![0u8; o.len];
+        o.write(&mut bytes);
+        bytes
+    }
+
+    /// The whole buffer.
+    pub(super) fn bytes(self) -> Vec<u8> {
+        let mut buffer = vec![0u8; self.end];
+        for (at, o) in self.views {
+            let o = o.into_inner().unwrap_or_else(PoisonError::into_inner);
+            let o = o.expect("views not taken");
+            o.write(&mut buffer[at..at + o.len]);
+        }
+        buffer
+    }
+}
+
+impl Open<'_> {
+    /// Writes the view's bytes into `to` (zeros, as long as it is).
+    fn write(&self, mut to: &mut [u8]) {
+        for piece in &self.pieces {
             let (this, rest) = to.split_at_mut(piece.len());
             piece.write(this);
             to = rest;
         }
     }
-    (buffer, streams)
 }
 
 /// The views in the order they lie in the buffer, each with its offset.
@@ -311,6 +367,11 @@ impl<'e> Layout<'e> {
         view.byte_offset = Some(USize64(self.end as u64));
         view.byte_length = USize64(o.len as u64);
         streams[o.view] = o.kind.stream(o.len);
+        // (What it shared is no longer compared.)
+        let o = Open {
+            at: HashMap::default(),
+            ..o
+        };
         let end = self.end + o.len;
         self.placed.push((self.end, o));
         self.end = end.next_multiple_of(4);
