@@ -9,8 +9,10 @@
 //! with random ones, the probe sequence of a table lookup differs from
 //! process to process, and a coverage-guided fuzzer counts those branches
 //! as new paths found, so its coverage never stops growing (the same corpus
-//! read four times gave 2 288 to 2 302 edges). No code iterates over these
-//! maps where the order could reach the output.
+//! read four times gave 2 288 to 2 302 edges). Where the order of a map's
+//! entries could reach the output, they are sorted first (the nested
+//! prototype instances an expansion makes, for one: test
+//! `nested_instances_are_expanded_in_their_order`).
 
 #[cfg(not(fuzzing))]
 type State = foldhash::fast::RandomState;

@@ -82,9 +82,7 @@ pub fn expand(scene: &mut Scene, limits: &Limits, diags: &mut Diagnostics) {
         let nested = instantiate(scene, inst, p, template, &label, &mut connections);
         // Unnamed instances inside this one count from 1 within it.
         let mut inner: HashMap<usize, usize> = HashMap::default();
-        let mut nested_ids = nested.clone();
-        nested_ids.sort();
-        for &n in &nested_ids {
+        for &n in &nested {
             if scene.node(n).def.is_none() {
                 let NodeClass::Proto(q) = scene.node(n).class else {
                     continue;
@@ -94,7 +92,8 @@ pub fn expand(scene: &mut Scene, limits: &Limits, diags: &mut Diagnostics) {
                 labels.insert(n, format!("{label}.{}_{k}", scene.protos[q].name));
             }
         }
-        queue.extend(nested);
+        // (Taken from the end: the first of them is expanded first.)
+        queue.extend(nested.into_iter().rev());
     }
     reroute(scene, &connections, limits.expanded_routes, diags);
 }
@@ -319,10 +318,17 @@ fn instantiate(
         .map(|&b| remap(b, &map))
         .collect();
     scene.expansions.insert(inst, roots);
-    map.values()
+    // The nested instances in the body's order (the map's is the hasher's,
+    // which differs from run to run): they are expanded in this order, so
+    // that their nodes are numbered, and their routes listed, the same way
+    // in every run.
+    let mut nested: Vec<NodeId> = map
+        .values()
         .copied()
         .filter(|&n| matches!(scene.node(n).class, NodeClass::Proto(_)))
-        .collect()
+        .collect();
+    nested.sort_unstable();
+    nested
 }
 
 /// Moves routes that name an instance's field onto the body nodes that

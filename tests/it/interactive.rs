@@ -342,3 +342,44 @@ fn every_corpus_graph_is_valid_in_babylon() {
     assert!(files.len() >= 40, "{} graphs", files.len());
     util::assert_validator_clean(&with_graph);
 }
+
+/// Prototype instances inside a prototype's body are expanded in the
+/// body's order (they were taken in the order of a hash map, which
+/// differs from run to run): six buttons, each an instance whose
+/// TouchSensor sends to a Script, are met, and named in the warnings, in
+/// their order, the same in every run.
+#[test]
+fn nested_instances_are_expanded_in_their_order() {
+    let buttons: String = (1..=6).map(|k| format!("DEF B{k} Button {{ }} ")).collect();
+    let fields: String = (1..=6).map(|k| format!("eventIn SFTime t{k} ")).collect();
+    let routes: String = (1..=6)
+        .map(|k| format!("ROUTE B{k}.touchTime TO SCR.t{k}\n"))
+        .collect();
+    let text = format!(
+        "#VRML V2.0 utf8\n\
+         PROTO Button [ eventOut SFTime touchTime ] {{\n\
+           Group {{ children [ TouchSensor {{ touchTime IS touchTime }} Shape {{ geometry Box {{ }} }} ] }}\n\
+         }}\n\
+         PROTO Panel [ ] {{\n\
+           Group {{ children [ {buttons} DEF SCR Script {{ {fields} url \"javascript: function t1(v) {{ }}\" }} ] }}\n\
+           {routes}\
+         }}\n\
+         Panel {{ }}\n"
+    );
+    let (dir, path) = util::scene_file("panel.wrl", &text);
+    let out = dir.path().join("panel.glb").to_string_lossy().into_owned();
+    let want: Vec<String> = (1..=6).map(|k| format!("Panel_1.SCR.t{k}")).collect();
+    let mut first = None;
+    for _ in 0..3 {
+        let o = util::run(&[&path, "--interactive", "-o", &out]);
+        let stderr = util::stderr(&o);
+        let met: Vec<&str> = stderr
+            .lines()
+            .filter(|l| l.contains("set by a user's action"))
+            .filter_map(|l| l.split('`').nth(1))
+            .collect();
+        assert_eq!(met, want, "{stderr}");
+        let bytes = std::fs::read(&out).unwrap();
+        assert!(first.get_or_insert_with(|| bytes.clone()) == &bytes);
+    }
+}
