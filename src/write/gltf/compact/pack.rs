@@ -179,8 +179,8 @@ impl Piece<'_> {
 
 /// Packs the accessors' `elements` (and the images' views of the old
 /// buffer `bin`) into a new buffer; sets every view and accessor; returns
-/// the buffer, laid out, and each view's stream. Morph targets' texture coordinates,
-/// which gltf-json does not hold, are vertex attributes too
+/// the buffer, laid out, and each view's stream. Morph targets' texture
+/// coordinates, which gltf-json does not hold, are vertex attributes too
 /// (`morph_uvs`: their accessors).
 pub(super) fn pack<'e>(
     root: &mut json::Root,
