@@ -422,6 +422,14 @@ pub struct Job {
     pub reading: Reading,
 }
 
+impl Job {
+    /// Whether the run bakes one input: the process is that bake's (one
+    /// heap for its threads; its scene and document left to the exit).
+    pub fn one_input(&self) -> bool {
+        self.inputs.len() == 1
+    }
+}
+
 pub fn clip_options(c: &ClipArgs) -> ClipOptions {
     ClipOptions {
         cycles: c.cycles,

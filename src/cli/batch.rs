@@ -207,7 +207,7 @@ fn bake_one(job: &Job, index: usize, path: &str, read: &mut Vec<PathBuf>) -> (Ou
                     let mut out =
                         std::io::BufWriter::with_capacity(1 << 20, std::io::stdout().lock());
                     // Several inputs in one table: a file column, the header once.
-                    let mut w: Box<dyn Write> = if job.inputs.len() > 1 {
+                    let mut w: Box<dyn Write> = if !job.one_input() {
                         Box::new(csv::FileColumn::new(&mut out, path, index == 0))
                     } else {
                         Box::new(&mut out)
@@ -330,7 +330,7 @@ fn bake_one(job: &Job, index: usize, path: &str, read: &mut Vec<PathBuf>) -> (Ou
     // The process ends after its one input: the scene and the document
     // are left to it rather than freed block by block (1.4 ms of the 10
     // MB bigscene bake; docs/performance.md).
-    if job.inputs.len() == 1 {
+    if job.one_input() {
         std::mem::forget(bake);
         std::mem::forget(doc);
     }

@@ -39,7 +39,7 @@ pub fn main() -> ExitCode {
     // served by one heap (see the function); a batch's workers keep theirs.
     let one_scene = match (&cli.command, &job) {
         (Some(Command::Inspect { .. }), _) => true,
-        (None, Some(Ok(job))) => job.inputs.len() == 1,
+        (None, Some(Ok(job))) => job.one_input(),
         _ => false,
     };
     if one_scene {
