@@ -30,8 +30,10 @@ pub fn hsv_to_rgb(c: [f64; 3]) -> [f64; 3] {
     let rgb = if s == 0.0 {
         [v, v, v]
     } else {
-        let w = h.rem_euclid(TAU).to_degrees() / 60.0;
-        let i = w.floor();
+        let w = turn(h).to_degrees() / 60.0;
+        // (Truncation is the floor of a number not below 0, without a call
+        // into libm.)
+        let i = if w >= 0.0 { w as i64 as f64 } else { w.floor() };
         let f = w - i;
         let p = v * (1.0 - s);
         let q = v * (1.0 - s * f);
@@ -48,12 +50,28 @@ pub fn hsv_to_rgb(c: [f64; 3]) -> [f64; 3] {
     rgb.map(|x| x.clamp(0.0, 1.0))
 }
 
+/// `h.rem_euclid(2π)`, the same bits, without a call into libm for the
+/// hues an interpolation between two ends gives (within a turn either
+/// side of [0, 2π): there the remainder is one subtraction or addition,
+/// exact where `fmod` is, and rounded as `rem_euclid` rounds it).
+fn turn(h: f64) -> f64 {
+    if (0.0..TAU).contains(&h) {
+        h
+    } else if (TAU..2.0 * TAU).contains(&h) {
+        h - TAU
+    } else if (-TAU..0.0).contains(&h) {
+        h + TAU
+    } else {
+        h.rem_euclid(TAU)
+    }
+}
+
 /// The HSV ends of an interpolation from `a` to `b`, between which hue,
 /// saturation and value each go linearly: the hue the shorter way round
 /// (the second end's hue moved by a turn where that is shorter, so past 2π
 /// or below 0); an end without saturation (grey, black) takes the other
 /// end's hue.
-fn hsv_ends(a: [f64; 3], b: [f64; 3]) -> ([f64; 3], [f64; 3]) {
+pub fn hsv_ends(a: [f64; 3], b: [f64; 3]) -> ([f64; 3], [f64; 3]) {
     let [mut ha, sa, va] = rgb_to_hsv(a);
     let [mut hb, sb, vb] = rgb_to_hsv(b);
     if sa == 0.0 {
@@ -73,6 +91,12 @@ fn hsv_ends(a: [f64; 3], b: [f64; 3]) -> ([f64; 3], [f64; 3]) {
 /// Interpolates two RGB colours in HSV (see `hsv_ends`).
 pub fn lerp_hsv(a: [f64; 3], b: [f64; 3], t: f64) -> [f64; 3] {
     let (p, q) = hsv_ends(a, b);
+    lerp_ends(p, q, t)
+}
+
+/// The colour at `t` of an interpolation between HSV ends `p` and `q` (see
+/// `hsv_ends`, made once for a segment evaluated many times).
+pub fn lerp_ends(p: [f64; 3], q: [f64; 3], t: f64) -> [f64; 3] {
     hsv_to_rgb([0, 1, 2].map(|i| p[i] + t * (q[i] - p[i])))
 }
 
@@ -97,6 +121,42 @@ mod tests {
 
     fn close(a: [f64; 3], b: [f64; 3]) -> bool {
         a.iter().zip(b).all(|(x, y)| (x - y).abs() < 1e-12)
+    }
+
+    /// `turn` and the truncated floor give `hsv_to_rgb` the bits of
+    /// `rem_euclid` and `floor`: hues from −3 turns to 3, halves of a turn,
+    /// the turn's own ends either side, −0 and NaN.
+    #[test]
+    fn hsv_to_rgb_takes_the_hue_as_rem_euclid_does() {
+        let reference = |c: [f64; 3]| -> [f64; 3] {
+            let (h, s, v) = (c[0], c[1].max(0.0), c[2].max(0.0));
+            let w = h.rem_euclid(TAU).to_degrees() / 60.0;
+            let i = w.floor();
+            let f = w - i;
+            let (p, q, t) = (v * (1.0 - s), v * (1.0 - s * f), v * (1.0 - s * (1.0 - f)));
+            let rgb = match i as i64 % 6 {
+                0 => [v, t, p],
+                1 => [q, v, p],
+                2 => [p, v, t],
+                3 => [p, q, v],
+                4 => [t, p, v],
+                _ => [v, p, q],
+            };
+            rgb.map(|x| x.clamp(0.0, 1.0))
+        };
+        let bits = |c: [f64; 3]| c.map(f64::to_bits);
+        let mut hues: Vec<f64> = (-3000..=3000).map(|k| k as f64 * TAU / 1000.0).collect();
+        for k in -6..=6 {
+            let h = k as f64 * PI;
+            hues.extend([h, h.next_up(), h.next_down()]);
+        }
+        hues.extend([-0.0, 0.0, -1e-300, f64::NAN, 1e300, -1e300]);
+        for h in hues {
+            for (s, v) in [(1.0, 1.0), (0.5, 0.8), (0.25, 0.0)] {
+                let c = [h, s, v];
+                assert_eq!(bits(hsv_to_rgb(c)), bits(reference(c)), "{c:?}");
+            }
+        }
     }
 
     #[test]

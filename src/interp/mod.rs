@@ -141,7 +141,8 @@ pub struct Interpolator {
     /// precision as given for linear and step curves.
     values: Values<'static>,
     width: usize,
-    /// Spline: outgoing tangents; Squad: inner control points.
+    /// Spline: outgoing tangents; Squad: inner control points; Nurbs:
+    /// weights; Color: each segment's HSV ends.
     aux_out: Vec<f64>,
     /// Spline: incoming tangents.
     aux_in: Vec<f64>,
@@ -277,6 +278,7 @@ impl Interpolator {
             }
             Kind::Squad => it.aux_out = it.squad_points(spec.closed, warnings),
             Kind::Normal => it.warn_opposite_normals(warnings),
+            Kind::Color => it.aux_out = it.hsv_segments(),
             _ => {}
         }
         it
@@ -295,6 +297,20 @@ impl Interpolator {
     /// The key fractions.
     pub fn keys(&self) -> &[f64] {
         &self.keys
+    }
+
+    /// A colour interpolator's HSV ends of each segment (`color::hsv_ends`),
+    /// six numbers a segment: made once, not at each of the thousands of
+    /// times a fit evaluates the curve (converting both ends was a fifth
+    /// of a bake of many animated colours).
+    fn hsv_segments(&self) -> Vec<f64> {
+        (1..self.keys.len())
+            .flat_map(|i| {
+                let (a, b) = (self.value(i - 1), self.value(i));
+                let (p, q) = color::hsv_ends([a[0], a[1], a[2]], [b[0], b[1], b[2]]);
+                p.into_iter().chain(q)
+            })
+            .collect()
     }
 
     /// Where its curve may turn: the key fractions, and for a colour
@@ -476,8 +492,8 @@ impl Interpolator {
             Kind::Step => self.values.extend_into(self.range(i), out),
             Kind::Nurbs | Kind::NurbsOrientation => unreachable!("evaluated above"),
             Kind::Color => {
-                let (a, b) = ends();
-                let c = color::lerp_hsv([a[0], a[1], a[2]], [b[0], b[1], b[2]], s);
+                let e = &self.aux_out[6 * i..6 * i + 6];
+                let c = color::lerp_ends([e[0], e[1], e[2]], [e[3], e[4], e[5]], s);
                 out.extend_from_slice(&c);
             }
             Kind::Normal => {
