@@ -40,6 +40,7 @@ use buffers::{Buffers, base64};
 use materials::Materials;
 use meshes::Meshes;
 use nodes::Tree;
+use sorted::Step;
 
 /// How nodes are shown and hidden (an animated Switch's choices, an
 /// animated `visible`, a moving mesh's cuts).
@@ -226,25 +227,53 @@ impl Document {
         }
         // Serialising plain data structures cannot fail.
         let text = self.root.to_string().expect("glTF JSON serialises");
-        if self.pointers.is_empty() && self.morph_uvs.is_empty() {
-            return match self.extended {
-                true => sorted::keys_in_order(&text),
-                false => text,
-            };
+        if !self.extended && self.pointers.is_empty() && self.morph_uvs.is_empty() {
+            return text;
         }
-        // Through the text, not `to_value`: that widens each f32 to the
-        // f64 nearest it (0.8 would be written 0.800000011920929).
-        let mut v: serde_json::Value = serde_json::from_str(&text).expect("glTF JSON reads back");
-        for (m, t, a) in &self.morph_uvs {
-            v["meshes"][*m]["primitives"][0]["targets"][*t]["TEXCOORD_0"] = (*a).into();
-        }
-        for (a, c, pointer) in &self.pointers {
-            v["animations"][*a]["channels"][*c]["target"] = serde_json::json!({
-                "path": "pointer",
-                "extensions": { "KHR_animation_pointer": { "pointer": pointer } }
-            });
-        }
-        v.to_string()
+        // What gltf-json cannot hold, set as the text is copied (with its
+        // keys in order, as the JSON of such a document has them).
+        let uvs: HashMap<(usize, usize), usize> = self
+            .morph_uvs
+            .iter()
+            .map(|&(m, t, a)| ((m, t), a))
+            .collect();
+        let pointers: HashMap<(usize, usize), &str> = self
+            .pointers
+            .iter()
+            .map(|(a, c, pointer)| ((*a, *c), pointer.as_str()))
+            .collect();
+        let set = |path: &[Step]| -> sorted::Members {
+            match *path {
+                [
+                    Step::Key("meshes"),
+                    Step::Index(m),
+                    Step::Key("primitives"),
+                    Step::Index(0),
+                    Step::Key("targets"),
+                    Step::Index(t),
+                ] => uvs
+                    .get(&(m, t))
+                    .map(|a| vec![("TEXCOORD_0", a.to_string())])
+                    .unwrap_or_default(),
+                [
+                    Step::Key("animations"),
+                    Step::Index(a),
+                    Step::Key("channels"),
+                    Step::Index(c),
+                ] => pointers
+                    .get(&(a, c))
+                    .map(|pointer| {
+                        let target = serde_json::json!({
+                            "path": "pointer",
+                            "extensions": { "KHR_animation_pointer": { "pointer": pointer } }
+                        });
+                        vec![("target", target.to_string())]
+                    })
+                    .unwrap_or_default(),
+                _ => Vec::new(),
+            }
+        };
+        sorted::keys_in_order(&text, &set)
     }
 }
 
