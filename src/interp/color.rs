@@ -99,12 +99,6 @@ pub fn hsv_ends(a: [f64; 3], b: [f64; 3]) -> ([f64; 3], [f64; 3]) {
     ([ha, sa, va], [hb, sb, vb])
 }
 
-/// Interpolates two RGB colours in HSV (see `hsv_ends`).
-pub fn lerp_hsv(a: [f64; 3], b: [f64; 3], t: f64) -> [f64; 3] {
-    let (p, q) = hsv_ends(a, b);
-    lerp_ends(p, q, t)
-}
-
 /// The colour at `t` of an interpolation between HSV ends `p` and `q` (see
 /// `hsv_ends`, made once for a segment evaluated many times).
 pub fn lerp_ends(p: [f64; 3], q: [f64; 3], t: f64) -> [f64; 3] {
@@ -129,6 +123,13 @@ pub fn hue_corners(a: [f64; 3], b: [f64; 3]) -> Vec<f64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Interpolates two RGB colours in HSV, as an interpolator's segment
+    /// does (its ends made once).
+    fn lerp_hsv(a: [f64; 3], b: [f64; 3], t: f64) -> [f64; 3] {
+        let (p, q) = hsv_ends(a, b);
+        lerp_ends(p, q, t)
+    }
 
     fn close(a: [f64; 3], b: [f64; 3]) -> bool {
         a.iter().zip(b).all(|(x, y)| (x - y).abs() < 1e-12)
