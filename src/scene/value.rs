@@ -386,23 +386,19 @@ pub fn parse_value(ty: FieldType, text: &str, enc: Encoding) -> Result<Value, Va
             parse_number::<f64>,
         )?),
     };
-    let value = Value { ty, data };
-    check_count(&value, text)?;
-    Ok(value)
+    counted(Value { ty, data }, text)
 }
 
 /// The value of the float type `ty` whose text `text` gave `floats` (read
 /// apart, see [`LongFloats`]), checked as [`parse_value`] checks it.
 pub fn floats_value(ty: FieldType, floats: Vec<f32>, text: &str) -> Result<Value, ValueError> {
-    let value = Value {
-        ty,
-        data: Data::Floats(floats.into()),
-    };
-    check_count(&value, text)?;
-    Ok(value)
+    let data = Data::Floats(floats.into());
+    counted(Value { ty, data }, text)
 }
 
-fn check_count(value: &Value, text: &str) -> Result<(), ValueError> {
+/// `value` (read from `text`), where it has as many numbers as its type
+/// wants.
+fn counted(value: Value, text: &str) -> Result<Value, ValueError> {
     let ty = value.ty;
     let n = value.scalar_len();
     let c = ty.components();
@@ -414,7 +410,7 @@ fn check_count(value: &Value, text: &str) -> Result<(), ValueError> {
         (_, true) => n.is_multiple_of(c),
     };
     if ok {
-        return Ok(());
+        return Ok(value);
     }
     let what = if c == 1 {
         "1 value".to_string()
