@@ -285,16 +285,12 @@ pub(super) fn pack<'e>(
     for o in open {
         layout.place(root, &mut streams, o);
     }
-    let end = layout.end;
-    let mut views: Vec<(usize, Option<Open>)> =
-        (0..layout.placed.len()).map(|_| (0, None)).collect();
-    for (at, o) in layout.placed {
-        let v = o.view;
-        views[v] = (at, Some(o));
-    }
-    let views = views
+    // (Every view is placed once: by view, they are 0, 1, 2...)
+    let Layout { mut placed, end } = layout;
+    placed.sort_unstable_by_key(|(_, o)| o.view);
+    let views = placed
         .into_iter()
-        .map(|(at, o)| (at, Mutex::new(o)))
+        .map(|(at, o)| (at, Mutex::new(Some(o))))
         .collect();
     (Packed { views, end }, streams)
 }
