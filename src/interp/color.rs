@@ -105,11 +105,11 @@ pub fn lerp_ends(p: [f64; 3], q: [f64; 3], t: f64) -> [f64; 3] {
     hsv_to_rgb([0, 1, 2].map(|i| p[i] + t * (q[i] - p[i])))
 }
 
-/// Where, strictly between 0 and 1, the interpolation from `a` to `b`
-/// crosses from one sixth of the hue circle to the next: there the RGB
-/// curve turns (each sixth has its own formula), increasing.
-pub fn hue_corners(a: [f64; 3], b: [f64; 3]) -> Vec<f64> {
-    let (p, q) = hsv_ends(a, b);
+/// Where, strictly between 0 and 1, the interpolation between HSV ends `p`
+/// and `q` (see `hsv_ends`) crosses from one sixth of the hue circle to
+/// the next: there the RGB curve turns (each sixth has its own formula),
+/// increasing.
+pub fn hue_corners(p: [f64; 3], q: [f64; 3]) -> Vec<f64> {
     let sixth = PI / 3.0;
     let (lo, hi) = (p[0].min(q[0]) / sixth, p[0].max(q[0]) / sixth);
     let mut out: Vec<f64> = ((lo.floor() as i64 + 1)..=(hi.ceil() as i64 - 1))
@@ -129,6 +129,12 @@ mod tests {
     fn lerp_hsv(a: [f64; 3], b: [f64; 3], t: f64) -> [f64; 3] {
         let (p, q) = hsv_ends(a, b);
         lerp_ends(p, q, t)
+    }
+
+    /// The hue corners of the interpolation from RGB `a` to `b`.
+    fn corners_of(a: [f64; 3], b: [f64; 3]) -> Vec<f64> {
+        let (p, q) = hsv_ends(a, b);
+        hue_corners(p, q)
     }
 
     fn close(a: [f64; 3], b: [f64; 3]) -> bool {
@@ -193,7 +199,7 @@ mod tests {
     fn hue_corners_are_where_the_sixths_change() {
         // Red to green the short way: through yellow (60°) at t = 1/2; the
         // RGB curve is straight on each side of it.
-        let c = hue_corners([1.0, 0.0, 0.0], [0.0, 1.0, 0.0]);
+        let c = corners_of([1.0, 0.0, 0.0], [0.0, 1.0, 0.0]);
         assert_eq!(c.len(), 1);
         assert!((c[0] - 0.5).abs() < 1e-12);
         assert!(close(
@@ -202,14 +208,14 @@ mod tests {
         ));
         // 30° to 330° goes down through 0° (the shorter way): one crossing,
         // at t = 1/2.
-        let c = hue_corners([1.0, 0.5, 0.0], [1.0, 0.0, 0.5]);
+        let c = corners_of([1.0, 0.5, 0.0], [1.0, 0.0, 0.5]);
         assert_eq!(c.len(), 1);
         assert!((c[0] - 0.5).abs() < 1e-12, "{c:?}");
         // Blue (240°) to red (360°): through magenta (300°) only; none inside
         // one sixth.
-        let c = hue_corners([0.0, 0.0, 1.0], [1.0, 0.0, 0.0]);
+        let c = corners_of([0.0, 0.0, 1.0], [1.0, 0.0, 0.0]);
         assert_eq!(c.len(), 1);
         assert!((c[0] - 0.5).abs() < 1e-12, "{c:?}");
-        assert!(hue_corners([1.0, 0.1, 0.0], [1.0, 0.2, 0.0]).is_empty());
+        assert!(corners_of([1.0, 0.1, 0.0], [1.0, 0.2, 0.0]).is_empty());
     }
 }

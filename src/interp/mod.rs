@@ -313,6 +313,13 @@ impl Interpolator {
             .collect()
     }
 
+    /// A colour interpolator's HSV ends of segment `i` (see
+    /// [`Interpolator::hsv_segments`]).
+    fn hsv_ends(&self, i: usize) -> ([f64; 3], [f64; 3]) {
+        let e = &self.aux_out[6 * i..6 * i + 6];
+        ([e[0], e[1], e[2]], [e[3], e[4], e[5]])
+    }
+
     /// Where its curve may turn: the key fractions, and for a colour
     /// interpolator also where a segment's hue passes from one sixth of the
     /// circle to the next; sorted.
@@ -320,8 +327,8 @@ impl Interpolator {
         let mut out = self.keys.clone();
         if self.kind == Kind::Color {
             for (i, k) in self.keys.windows(2).enumerate() {
-                let (a, b) = (self.value(i), self.value(i + 1));
-                let hue = color::hue_corners([a[0], a[1], a[2]], [b[0], b[1], b[2]]);
+                let (p, q) = self.hsv_ends(i);
+                let hue = color::hue_corners(p, q);
                 out.extend(hue.into_iter().map(|t| k[0] + t * (k[1] - k[0])));
             }
             out.sort_by(f64::total_cmp);
@@ -492,9 +499,8 @@ impl Interpolator {
             Kind::Step => self.values.extend_into(self.range(i), out),
             Kind::Nurbs | Kind::NurbsOrientation => unreachable!("evaluated above"),
             Kind::Color => {
-                let e = &self.aux_out[6 * i..6 * i + 6];
-                let c = color::lerp_ends([e[0], e[1], e[2]], [e[3], e[4], e[5]], s);
-                out.extend_from_slice(&c);
+                let (p, q) = self.hsv_ends(i);
+                out.extend_from_slice(&color::lerp_ends(p, q, s));
             }
             Kind::Normal => {
                 let (a, b) = ends();
