@@ -10,6 +10,7 @@
 //! busy than the shares add up to.
 
 use std::cell::Cell;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Mutex, PoisonError};
 
 thread_local! {
@@ -75,6 +76,51 @@ pub fn map<T: Sync, R: Send>(
     let (mut a, b) = join(|| map(a, bytes, f), || map(b, bytes, f));
     a.extend(b);
     a
+}
+
+/// `f` of each item, in order, on this thread's share of the cores, each
+/// thread taking the next item none has taken: for many items whose time
+/// their `bytes` tell less well than [`map`] needs, or when a thread
+/// starts late. Split as [`map`] is (past [`SPLIT_BYTES`], with a share of
+/// two); the same results however many threads.
+pub fn map_queued<T: Sync, R: Send>(
+    items: &[T],
+    bytes: &(impl Fn(&T) -> usize + Sync),
+    f: &(impl Fn(&T) -> R + Sync),
+) -> Vec<R> {
+    let threads = share().min(items.len());
+    if threads < 2 || items.iter().map(bytes).sum::<usize>() < SPLIT_BYTES {
+        return items.iter().map(f).collect();
+    }
+    let next = AtomicUsize::new(0);
+    let work = || {
+        let mut done = Vec::new();
+        loop {
+            let i = next.fetch_add(1, Ordering::Relaxed);
+            let Some(item) = items.get(i) else {
+                return done;
+            };
+            done.push((i, f(item)));
+        }
+    };
+    let mut made: Vec<(usize, R)> = std::thread::scope(|s| {
+        let spawned: Vec<_> = (1..threads)
+            .filter_map(|_| {
+                let mine = || with_share(1, work);
+                std::thread::Builder::new().spawn_scoped(s, mine).ok()
+            })
+            .collect();
+        let mut made = with_share(1, work);
+        for handle in spawned {
+            let theirs = handle
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+            made.extend(theirs);
+        }
+        made
+    });
+    made.sort_unstable_by_key(|&(i, _)| i);
+    made.into_iter().map(|(_, r)| r).collect()
 }
 
 /// Runs `a` on this thread and `b` on another at the same time, each with
@@ -144,6 +190,41 @@ mod tests {
         assert_eq!(with_share(3, || join(share, share)), (2, 1));
         assert_eq!(with_share(5, || budget(0)), 5);
         assert_eq!(budget(7), 7);
+    }
+
+    /// Taken in turns or not, the results in the items' order; a share
+    /// of one keeps them all here, and each thread runs with a share of
+    /// one.
+    #[test]
+    fn queued_items_give_their_results_in_order() {
+        let items: Vec<usize> = (0..500).collect();
+        let bytes = |_: &usize| SPLIT_BYTES / 100;
+        let here = std::thread::current().id();
+        let f = |&i: &usize| (i * i, std::thread::current().id(), share());
+        let one = with_share(1, || map_queued(&items, &bytes, &f));
+        assert!(one.iter().all(|&(_, thread, _)| thread == here));
+        let four = with_share(4, || map_queued(&items, &bytes, &f));
+        let squares = |r: &[(usize, std::thread::ThreadId, usize)]| -> Vec<usize> {
+            r.iter().map(|&(sq, _, _)| sq).collect()
+        };
+        assert_eq!(
+            squares(&four),
+            items.iter().map(|i| i * i).collect::<Vec<_>>()
+        );
+        assert_eq!(squares(&one), squares(&four));
+        assert!(four.iter().all(|&(_, _, share)| share == 1));
+        // Below the size that splits, all here.
+        let small = with_share(4, || map_queued(&items[..3], &bytes, &f));
+        assert!(small.iter().all(|&(_, thread, _)| thread == here));
+    }
+
+    #[test]
+    #[should_panic(expected = "item 7")]
+    fn a_panic_in_a_queued_item_goes_on_here() {
+        let items: Vec<usize> = (0..64).collect();
+        with_share(2, || {
+            map_queued(&items, &|_| SPLIT_BYTES, &|&i| assert!(i != 7, "item 7"))
+        });
     }
 
     #[test]

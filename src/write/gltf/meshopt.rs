@@ -40,47 +40,146 @@ impl Stream {
     }
 }
 
-/// The encoded bytes of a view, or `None` where encoding does not make it
-/// smaller (it is kept as it is then).
-fn encode(stream: Stream, bytes: &[u8]) -> Option<Vec<u8>> {
-    let index = |size: usize, count: usize| -> Vec<u32> {
-        bytes[..count * size]
-            .chunks_exact(size)
-            .map(|b| match size {
-                2 => u16::from_le_bytes([b[0], b[1]]) as u32,
-                _ => u32::from_le_bytes([b[0], b[1], b[2], b[3]]),
-            })
-            .collect()
-    };
-    let vertices = |i: &[u32]| i.iter().max().map_or(0, |&m| m as usize + 1);
-    let encoded = match stream {
-        Stream::Attributes { count, stride } => vertex_stream(&bytes[..count * stride], stride),
-        Stream::Triangles { count, size } => {
-            let i = index(size, count);
-            meshopt::encode_index_buffer(&i, vertices(&i)).ok()
-        }
-        Stream::Indices { count, size } => {
-            let i = index(size, count);
-            meshopt::encode_index_sequence(&i, vertices(&i)).ok()
-        }
-        Stream::Kept => None,
-    }?;
-    (encoded.len() < bytes.len()).then_some(encoded)
+/// A vertex stream is encoded in parts of whole blocks of about this many
+/// bytes, on as many threads as there are (see [`vertex_part`]).
+const PART_BYTES: usize = 256 << 10;
+
+/// How many vertices of `stride` bytes the codec puts in a block (version
+/// 0: as many as fit in 8 KiB, in groups of 16, at most 256; the format
+/// fixes it).
+fn block_vertices(stride: usize) -> usize {
+    ((8192 / stride) & !15).min(256)
 }
 
-/// Each view (by index, stream and length) made by `view` and encoded
-/// (see [`encode`]) on the same thread, in order, on this thread's share
-/// of the cores (the streams are independent: the same bytes however
-/// many): its encoded bytes, or its own where encoding does not make them
-/// smaller.
-fn encode_all(
-    jobs: &[(usize, Stream, usize)],
-    view: &(impl Fn(usize) -> Vec<u8> + Sync),
-) -> Vec<Result<Vec<u8>, Vec<u8>>> {
-    crate::par::map(jobs, &|&(_, _, len)| len, &|&(v, stream, _)| {
-        let bytes = view(v);
-        encode(stream, &bytes).ok_or(bytes)
-    })
+/// The bytes a version-0 vertex stream of `stride`-byte vertices ends in:
+/// the first vertex, after zeros up to 32 bytes.
+fn tail_bytes(stride: usize) -> usize {
+    stride.max(32)
+}
+
+/// What a part of a view is encoded to: a vertex stream's blocks (with
+/// the stream's head and tail in the first part), or a whole view's
+/// stream; `None` where the codec does not take it.
+type Encoded = Option<Vec<u8>>;
+
+/// One part of a view to encode: vertices `from..to` of a vertex stream,
+/// or (`from` and `to` 0) the whole of another stream.
+#[derive(Clone, Copy, Debug)]
+struct Part {
+    view: usize,
+    stream: Stream,
+    from: usize,
+    to: usize,
+}
+
+impl Part {
+    /// The parts view `view` (`len` bytes of `stream`) is encoded in.
+    fn of(view: usize, stream: Stream, len: usize) -> Vec<Part> {
+        let Stream::Attributes { count, stride } = stream else {
+            return vec![Part {
+                view,
+                stream,
+                from: 0,
+                to: len,
+            }];
+        };
+        let block = block_vertices(stride);
+        let vertices = (PART_BYTES / (block * stride)).max(1) * block;
+        (0..count.max(1))
+            .step_by(vertices)
+            .map(|from| Part {
+                view,
+                stream,
+                from,
+                to: (from + vertices).min(count),
+            })
+            .collect()
+    }
+
+    /// The bytes it is made from (for weighing the work).
+    fn bytes(&self) -> usize {
+        match self.stream {
+            Stream::Attributes { stride, .. } => (self.to - self.from) * stride,
+            _ => self.to,
+        }
+    }
+
+    /// Encodes it (see [`Encoded`]), view `v`'s bytes from an offset
+    /// written by `write`.
+    fn encode(&self, write: &(impl Fn(usize, usize, &mut [u8]) + Sync)) -> Encoded {
+        let whole = |len: usize| {
+            let mut bytes = vec![0u8; len];
+            write(self.view, 0, &mut bytes);
+            bytes
+        };
+        let index = |bytes: &[u8], size: usize| -> Vec<u32> {
+            bytes
+                .chunks_exact(size)
+                .map(|b| match size {
+                    2 => u16::from_le_bytes([b[0], b[1]]) as u32,
+                    _ => u32::from_le_bytes([b[0], b[1], b[2], b[3]]),
+                })
+                .collect()
+        };
+        let vertices = |i: &[u32]| i.iter().max().map_or(0, |&m| m as usize + 1);
+        match self.stream {
+            Stream::Attributes { stride, .. } => vertex_part(self, stride, write),
+            Stream::Triangles { count, size } => {
+                let i = index(&whole(count * size), size);
+                meshopt::encode_index_buffer(&i, vertices(&i)).ok()
+            }
+            Stream::Indices { count, size } => {
+                let i = index(&whole(count * size), size);
+                meshopt::encode_index_sequence(&i, vertices(&i)).ok()
+            }
+            Stream::Kept => None,
+        }
+    }
+}
+
+/// Vertices `from..to` of a vertex stream encoded: the stream's head, its
+/// blocks and its tail for the first part; the blocks alone for another.
+/// The codec starts each block from the vertex before it, and encodes a
+/// block of vertices equal to that one to a fixed run of zeros: so the
+/// part after vertex `v` is encoded after a whole block of copies of `v`,
+/// and the bytes of that block (and the head and tail) are dropped. The
+/// parts laid end to end are the stream the codec makes of the whole
+/// (test: [`tests::parts_make_the_stream_of_the_whole`]).
+fn vertex_part(
+    part: &Part,
+    stride: usize,
+    write: &(impl Fn(usize, usize, &mut [u8]) + Sync),
+) -> Encoded {
+    let lead = match part.from {
+        0 => 0,
+        _ => block_vertices(stride),
+    };
+    let mut input = vec![0u8; (lead + part.to - part.from) * stride];
+    let (before, own) = input.split_at_mut(lead * stride);
+    write(part.view, part.from * stride, own);
+    if lead > 0 {
+        let (first, rest) = before.split_at_mut(stride);
+        write(part.view, (part.from - 1) * stride, first);
+        for copy in rest.chunks_exact_mut(stride) {
+            copy.copy_from_slice(first);
+        }
+    }
+    let encoded = vertex_stream(&input, stride)?;
+    if lead == 0 {
+        return Some(encoded);
+    }
+    // Per byte of the vertex, the block of copies takes one 2-bit header
+    // (zero: no bits) for each group of 16.
+    let copies = 1 + stride * (lead / 16).div_ceil(4);
+    let blocks = &encoded[copies..encoded.len() - tail_bytes(stride)];
+    debug_assert!(encoded[1..copies].iter().all(|&b| b == 0));
+    Some(blocks.to_vec())
+}
+
+/// Each part (see [`Part`]) encoded on this thread's share of the cores
+/// (the parts are independent: the same bytes however many threads).
+fn encode_all(parts: &[Part], write: &(impl Fn(usize, usize, &mut [u8]) + Sync)) -> Vec<Encoded> {
+    crate::par::map_queued(parts, &Part::bytes, &|part| part.encode(write))
 }
 
 /// A vertex stream of `stride`-byte elements, in the codec's version 0
@@ -106,46 +205,93 @@ fn vertex_stream(bytes: &[u8], stride: usize) -> Option<Vec<u8>> {
     }
 }
 
+/// A view's parts, encoded (see [`Part::encode`]).
+struct Encodings<'p> {
+    stream: Stream,
+    parts: &'p [Encoded],
+}
+
+impl Encodings<'_> {
+    /// The length of the view's stream, or `None` where a part was not
+    /// encoded or the stream is not smaller than the view's `len` bytes.
+    fn len(&self, len: usize) -> Option<usize> {
+        let size = self
+            .parts
+            .iter()
+            .map(|p| p.as_ref().map(Vec::len))
+            .sum::<Option<usize>>()?;
+        (size < len).then_some(size)
+    }
+
+    /// Appends the view's stream to `out`: the first part's head and
+    /// blocks, the other parts' blocks, the first part's tail.
+    fn lay(&self, out: &mut Vec<u8>) {
+        let mut parts = self.parts.iter().flatten();
+        let first = parts.next().expect("a part");
+        let tail = match self.stream {
+            Stream::Attributes { stride, .. } if self.parts.len() > 1 => tail_bytes(stride),
+            _ => 0,
+        };
+        let (head, tail) = first.split_at(first.len() - tail);
+        out.extend_from_slice(head);
+        parts.for_each(|p| out.extend_from_slice(p));
+        out.extend_from_slice(tail);
+    }
+}
+
 /// Encodes each view by its stream (see the module's documentation), the
-/// view's bytes made by `view` (from its index) on the thread that encodes
-/// them: the buffer becomes the compressed streams and the views kept; a
-/// second, fallback buffer without bytes takes the original layout, `len`
-/// bytes. Returns the new buffer and whether any view was encoded (where
-/// none gets smaller, the views' bytes at their places, `len` bytes).
+/// view's bytes from an offset written by `write` on the threads that
+/// encode them: the buffer becomes the compressed streams and the views
+/// kept; a second, fallback buffer without bytes takes the original
+/// layout, `len` bytes. Returns the new buffer, or `None` (and the
+/// document as it was) where no view gets smaller.
 pub(super) fn encode_views(
     root: &mut json::Root,
     streams: &[Stream],
     len: usize,
-    view: &(impl Fn(usize) -> Vec<u8> + Sync),
-) -> (Vec<u8>, bool) {
-    let jobs: Vec<(usize, Stream, usize)> = root
+    write: &(impl Fn(usize, usize, &mut [u8]) + Sync),
+) -> Option<Vec<u8>> {
+    let lengths: Vec<usize> = root
         .buffer_views
         .iter()
-        .zip(streams)
-        .enumerate()
-        .map(|(v, (view, &stream))| (v, stream, view.byte_length.0 as usize))
+        .map(|v| v.byte_length.0 as usize)
         .collect();
-    let made = encode_all(&jobs, view);
-    if made.iter().all(Result::is_err) {
-        // (The views packed anew: the buffer is as long as they made it.)
-        let mut bin = vec![0u8; len];
-        for (view, bytes) in root.buffer_views.iter().zip(made) {
-            let at = view.byte_offset.map_or(0, |o| o.0 as usize);
-            let bytes = bytes.expect_err("none encoded");
-            bin[at..at + bytes.len()].copy_from_slice(&bytes);
-        }
-        root.buffers[0].byte_length = USize64(len as u64);
-        return (bin, false);
+    let parts: Vec<Part> = streams
+        .iter()
+        .enumerate()
+        .flat_map(|(v, &stream)| Part::of(v, stream, lengths[v]))
+        .collect();
+    let encoded = encode_all(&parts, write);
+    let mut rest = &encoded[..];
+    let views: Vec<(Encodings, Option<usize>)> = streams
+        .iter()
+        .enumerate()
+        .map(|(v, &stream)| {
+            let n = parts.iter().filter(|p| p.view == v).count();
+            let (own, after) = rest.split_at(n);
+            rest = after;
+            let e = Encodings { stream, parts: own };
+            let len = e.len(lengths[v]);
+            (e, len)
+        })
+        .collect();
+    if views.iter().all(|(_, len)| len.is_none()) {
+        return None;
     }
-    let mut packed: Vec<u8> = Vec::with_capacity(len / 2);
+    let size: usize = views
+        .iter()
+        .zip(&lengths)
+        .map(|((_, encoded), &len)| encoded.unwrap_or(len).next_multiple_of(4))
+        .sum();
+    let mut packed: Vec<u8> = Vec::with_capacity(size);
     let fallback = root.buffers.len();
-    let each = root.buffer_views.iter_mut().zip(jobs).zip(made);
-    for ((view, (_, stream, _)), made) in each {
+    let each = root.buffer_views.iter_mut().zip(views);
+    for (v, (view, (encodings, encoded))) in each.enumerate() {
         let offset = packed.len();
-        match made {
-            Ok(encoded) => {
-                packed.extend_from_slice(&encoded);
-                let (count, stride) = match stream {
+        match encoded {
+            Some(encoded) => {
+                encodings.lay(&mut packed);
+                let (count, stride) = match encodings.stream {
                     Stream::Attributes { count, stride } => (count, stride),
                     Stream::Triangles { count, size } | Stream::Indices { count, size } => {
                         (count, size)
@@ -156,19 +302,21 @@ pub(super) fn encode_views(
                 view.extensions = Some(extension(serde_json::json!({
                     "buffer": 0,
                     "byteOffset": offset,
-                    "byteLength": encoded.len(),
+                    "byteLength": encoded,
                     "byteStride": stride,
                     "count": count,
-                    "mode": stream.mode(),
+                    "mode": encodings.stream.mode(),
                 })));
             }
-            Err(bytes) => {
-                packed.extend_from_slice(&bytes);
+            None => {
+                packed.resize(offset + lengths[v], 0);
+                write(v, 0, &mut packed[offset..]);
                 view.byte_offset = Some(USize64(offset as u64));
             }
         }
         packed.resize(packed.len().next_multiple_of(4), 0);
     }
+    debug_assert_eq!(packed.len(), size);
     root.buffers[0].byte_length = USize64(packed.len() as u64);
     root.push(json::Buffer {
         byte_length: USize64(len as u64),
@@ -179,7 +327,7 @@ pub(super) fn encode_views(
         }),
         extras: None,
     });
-    (packed, true)
+    Some(packed)
 }
 
 /// A view's extensions: this one's object.
@@ -193,38 +341,113 @@ fn extension(object: serde_json::Value) -> json::extensions::buffer::View {
 mod tests {
     use super::*;
 
+    /// The stream view 0 (`bytes` of `stream`) is encoded to, as
+    /// [`encode_views`] lays it out.
+    fn stream(stream: Stream, bytes: &[u8]) -> Option<Vec<u8>> {
+        let parts = Part::of(0, stream, bytes.len());
+        let write =
+            |_: usize, at: usize, to: &mut [u8]| to.copy_from_slice(&bytes[at..][..to.len()]);
+        let encoded = encode_all(&parts, &write);
+        let view = Encodings {
+            stream,
+            parts: &encoded,
+        };
+        view.len(bytes.len())?;
+        let mut out = Vec::new();
+        view.lay(&mut out);
+        Some(out)
+    }
+
+    /// Bytes of a few kinds: runs of a value, slow ramps, noise (a
+    /// xorshift generator seeded with `seed`).
+    fn mixed(len: usize, seed: u64) -> Vec<u8> {
+        let mut x = seed | 1;
+        (0..len)
+            .map(|i| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                match (i / 4096) % 3 {
+                    0 => (i / 700) as u8,
+                    1 => (i / 3) as u8 ^ (x & 3) as u8,
+                    _ => x as u8,
+                }
+            })
+            .collect()
+    }
+
     /// Each stream decodes to the bytes it was made from.
     #[test]
     fn streams_decode_to_their_bytes() {
         let floats: Vec<u8> = (0..300)
             .flat_map(|i| ((i as f32 * 0.25).sin()).to_le_bytes())
             .collect();
-        let encoded = encode(
-            Stream::Attributes {
-                count: 100,
-                stride: 12,
-            },
-            &floats,
-        )
-        .expect("smaller");
+        let attributes = Stream::Attributes {
+            count: 100,
+            stride: 12,
+        };
+        let encoded = stream(attributes, &floats).expect("smaller");
         let decoded: Vec<[u8; 12]> = meshopt::decode_vertex_buffer(&encoded, 100).unwrap();
         assert_eq!(decoded.concat(), floats);
         let tris: Vec<u8> = (0u16..300)
             .map(|i| i / 2 + i % 3)
             .flat_map(|i| i.to_le_bytes())
             .collect();
-        let encoded = encode(
-            Stream::Triangles {
-                count: 300,
-                size: accessor::ComponentType::U16.size(),
-            },
-            &tris,
-        )
-        .expect("smaller");
+        let triangles = Stream::Triangles {
+            count: 300,
+            size: accessor::ComponentType::U16.size(),
+        };
+        let encoded = stream(triangles, &tris).expect("smaller");
         let decoded: Vec<u16> = meshopt::decode_index_buffer(&encoded, 300).unwrap();
         let bytes: Vec<u8> = decoded.iter().flat_map(|i| i.to_le_bytes()).collect();
         assert_eq!(bytes, tris);
-        assert_eq!(encode(Stream::Kept, &tris), None);
+        assert_eq!(stream(Stream::Kept, &tris), None);
+        // Noise is not made smaller: kept.
+        let noise = mixed(3 * 4096, 7)[2 * 4096..].to_vec();
+        let count = noise.len() / 4;
+        assert_eq!(
+            stream(Stream::Attributes { count, stride: 4 }, &noise),
+            None
+        );
+    }
+
+    /// A vertex stream encoded in parts is, to the byte, the stream the
+    /// codec makes of the whole: for each stride it takes, counts about
+    /// a block's and a part's ends, bytes of every kind.
+    #[test]
+    fn parts_make_the_stream_of_the_whole() {
+        for stride in [4, 8, 12, 16, 20, 24, 32, 36, 48, 64] {
+            let block = block_vertices(stride);
+            let part = (PART_BYTES / (block * stride)) * block;
+            let counts = [
+                1,
+                block - 1,
+                block,
+                block + 1,
+                part - 1,
+                part,
+                part + 1,
+                2 * part + block / 2,
+            ];
+            for count in counts {
+                let bytes = mixed(count * stride, (stride * 1000 + count) as u64);
+                let attributes = Stream::Attributes { count, stride };
+                let parts = Part::of(0, attributes, bytes.len());
+                assert_eq!(parts.len(), count.div_ceil(part), "{stride} {count}");
+                let whole = vertex_stream(&bytes, stride).expect("encoded");
+                let write = |_: usize, at: usize, to: &mut [u8]| {
+                    to.copy_from_slice(&bytes[at..][..to.len()])
+                };
+                let encoded = encode_all(&parts, &write);
+                let mut laid = Vec::new();
+                let view = Encodings {
+                    stream: attributes,
+                    parts: &encoded,
+                };
+                view.lay(&mut laid);
+                assert!(laid == whole, "stride {stride}, {count} vertices");
+            }
+        }
     }
 
     /// Split over threads or not, the same streams (past the size that
@@ -242,14 +465,13 @@ mod tests {
             count: 4096,
             stride: 12,
         };
-        let jobs: Vec<(usize, Stream, usize)> = data
-            .iter()
-            .enumerate()
-            .map(|(v, d)| (v, stream, d.len()))
+        let parts: Vec<Part> = (0..data.len())
+            .flat_map(|v| Part::of(v, stream, data[v].len()))
             .collect();
-        let view = |v: usize| data[v].clone();
-        let one = crate::par::with_share(1, || encode_all(&jobs, &view));
-        assert!(one.iter().all(Result::is_ok));
-        assert!(crate::par::with_share(4, || encode_all(&jobs, &view)) == one);
+        let write =
+            |v: usize, at: usize, to: &mut [u8]| to.copy_from_slice(&data[v][at..][..to.len()]);
+        let one = crate::par::with_share(1, || encode_all(&parts, &write));
+        assert!(one.iter().all(Option::is_some));
+        assert!(crate::par::with_share(4, || encode_all(&parts, &write)) == one);
     }
 }

@@ -431,18 +431,16 @@ impl Document {
         let uvs: Vec<usize> = self.morph_uvs.iter().map(|&(_, _, a)| a).collect();
         let (packed, streams) = pack::pack(&mut self.root, elements, &bin, &uvs);
         merge_equal(&mut self.root, &mut self.morph_uvs);
-        let (encoded, compressed) = match meshopt {
-            true => {
-                let view = |v: usize| packed.take_view(v);
-                meshopt::encode_views(&mut self.root, &streams, packed.len(), &view)
-            }
-            false => {
-                let bytes = packed.bytes();
-                self.root.buffers[0].byte_length = json::validation::USize64(bytes.len() as u64);
-                (bytes, false)
-            }
-        };
-        self.bin = encoded;
+        let write = |v: usize, at: usize, to: &mut [u8]| packed.write_view(v, at, to);
+        let encoded = meshopt
+            .then(|| meshopt::encode_views(&mut self.root, &streams, packed.len(), &write))
+            .flatten();
+        let compressed = encoded.is_some();
+        self.bin = encoded.unwrap_or_else(|| {
+            let bytes = packed.bytes();
+            self.root.buffers[0].byte_length = json::validation::USize64(bytes.len() as u64);
+            bytes
+        });
         self.extended |= compressed;
         let mut required = Vec::new();
         if compressed {

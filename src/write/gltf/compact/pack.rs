@@ -12,10 +12,11 @@ use gltf_json as json;
 use json::buffer::{Stride, Target};
 use json::validation::{Checked, USize64};
 use std::borrow::Cow;
-use std::sync::{Mutex, PoisonError};
 
 /// The most bytes a view of packed accessors takes before another is
-/// begun (views are encoded on separate threads).
+/// begun. (Chosen when each view was encoded on a thread of its own; a
+/// long view is now encoded in parts on every thread, but another size
+/// would change the streams' bytes.)
 const VIEW_BYTES: usize = 4 << 20;
 
 /// The largest accessor whose bytes are compared with those packed before
@@ -162,15 +163,19 @@ impl Piece<'_> {
         self.bytes.len() / self.size * self.stride
     }
 
-    /// Writes its bytes, padded, into `to` (zeros, as long as it takes).
-    fn write(&self, to: &mut [u8]) {
+    /// Writes its bytes from byte `at` of those it takes, padded, into
+    /// `to` (zeros; both on whole elements).
+    fn write(&self, at: usize, to: &mut [u8]) {
+        debug_assert!(at.is_multiple_of(self.stride) && to.len().is_multiple_of(self.stride));
+        let first = at / self.stride * self.size;
+        let elements = &self.bytes[first..first + to.len() / self.stride * self.size];
         if self.stride == self.size {
-            to.copy_from_slice(&self.bytes);
+            to.copy_from_slice(elements);
             return;
         }
         for (to, e) in to
             .chunks_exact_mut(self.stride)
-            .zip(self.bytes.chunks_exact(self.size))
+            .zip(elements.chunks_exact(self.size))
         {
             to[..self.size].copy_from_slice(e);
         }
@@ -262,7 +267,7 @@ pub(super) fn pack<'e>(
         // (Larger elements are never shared: none is kept to compare.)
         let padded = (len <= SHARED_MAX).then(|| {
             let mut padded = vec![0u8; len];
-            piece.write(&mut padded);
+            piece.write(0, &mut padded);
             padded
         });
         let offset = match padded.as_ref().and_then(|p| o.at.get(p)) {
@@ -288,20 +293,16 @@ pub(super) fn pack<'e>(
     // (Every view is placed once: by view, they are 0, 1, 2...)
     let Layout { mut placed, end } = layout;
     placed.sort_unstable_by_key(|(_, o)| o.view);
-    let views = placed
-        .into_iter()
-        .map(|(at, o)| (at, Mutex::new(Some(o))))
-        .collect();
-    (Packed { views, end }, streams)
+    (Packed { views: placed, end }, streams)
 }
 
 /// The packed buffer, laid out but not yet written: each view's bytes are
-/// made where they are wanted ([`Packed::take_view`], on the thread that
-/// encodes them, its accessors' elements freed as it is made), or the
-/// whole buffer's ([`Packed::bytes`]).
+/// made where they are wanted, a range at a time ([`Packed::write_view`],
+/// on the threads that encode them), or the whole buffer's
+/// ([`Packed::bytes`]).
 pub(super) struct Packed<'e> {
-    /// Each view's offset and what it holds, by view, until taken.
-    views: Vec<(usize, Mutex<Option<Open<'e>>>)>,
+    /// Each view's offset and what it holds, by view.
+    views: Vec<(usize, Open<'e>)>,
     /// The buffer's length.
     end: usize,
 }
@@ -312,38 +313,38 @@ impl Packed<'_> {
         self.end
     }
 
-    /// View `v`'s bytes, made once (its elements are dropped).
-    pub(super) fn take_view(&self, v: usize) -> Vec<u8> {
-        let o = self.views[v]
-            .1
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .take();
-        let o = o.expect("each view taken once");
-        let mut bytes = vec![0u8; o.len];
-        o.write(&mut bytes);
-        bytes
+    /// Writes view `v`'s bytes from byte `at` into `to` (zeros; both on
+    /// whole elements).
+    pub(super) fn write_view(&self, v: usize, at: usize, to: &mut [u8]) {
+        self.views[v].1.write(at, to);
     }
 
     /// The whole buffer.
     pub(super) fn bytes(self) -> Vec<u8> {
         let mut buffer = vec![0u8; self.end];
         for (at, o) in self.views {
-            let o = o.into_inner().unwrap_or_else(PoisonError::into_inner);
-            let o = o.expect("views not taken");
-            o.write(&mut buffer[at..at + o.len]);
+            o.write(0, &mut buffer[at..at + o.len]);
         }
         buffer
     }
 }
 
 impl Open<'_> {
-    /// Writes the view's bytes into `to` (zeros, as long as it is).
-    fn write(&self, mut to: &mut [u8]) {
+    /// Writes the view's bytes from byte `at` into `to` (zeros; both on
+    /// whole elements).
+    fn write(&self, mut at: usize, mut to: &mut [u8]) {
         for piece in &self.pieces {
-            let (this, rest) = to.split_at_mut(piece.len());
-            piece.write(this);
-            to = rest;
+            if to.is_empty() {
+                break;
+            }
+            let len = piece.len();
+            if at >= len {
+                at -= len;
+                continue;
+            }
+            let (this, rest) = to.split_at_mut((len - at).min(to.len()));
+            piece.write(at, this);
+            (at, to) = (0, rest);
         }
     }
 }
