@@ -63,7 +63,8 @@ fn tail_bytes(stride: usize) -> usize {
 type Encoded = Option<Vec<u8>>;
 
 /// One part of a view to encode: vertices `from..to` of a vertex stream,
-/// or (`from` and `to` 0) the whole of another stream.
+/// or the whole of another stream (`from` 0, `to` its length in bytes).
+/// Each view has one part at least.
 #[derive(Clone, Copy, Debug)]
 struct Part {
     view: usize,
@@ -96,15 +97,16 @@ impl Part {
             .collect()
     }
 
-    /// The bytes it is made from (for weighing the work).
+    /// The bytes it encodes (for weighing the work; none for a view kept).
     fn bytes(&self) -> usize {
         match self.stream {
             Stream::Attributes { stride, .. } => (self.to - self.from) * stride,
+            Stream::Kept => 0,
             _ => self.to,
         }
     }
 
-    /// Encodes it (see [`Encoded`]), view `v`'s bytes from an offset
+    /// Encodes it (see [`Encoded`]), its view's bytes from an offset
     /// written by `write`.
     fn encode(&self, write: &(impl Fn(usize, usize, &mut [u8]) + Sync)) -> Encoded {
         let whole = |len: usize| {
@@ -262,19 +264,22 @@ pub(super) fn encode_views(
         .flat_map(|(v, &stream)| Part::of(v, stream, lengths[v]))
         .collect();
     let encoded = encode_all(&parts, write);
+    // (The parts come view by view, one at least a view.)
     let mut rest = &encoded[..];
-    let views: Vec<(Encodings, Option<usize>)> = streams
-        .iter()
-        .enumerate()
-        .map(|(v, &stream)| {
-            let n = parts.iter().filter(|p| p.view == v).count();
-            let (own, after) = rest.split_at(n);
-            rest = after;
-            let e = Encodings { stream, parts: own };
+    let views: Vec<(Encodings, Option<usize>)> = parts
+        .chunk_by(|a, b| a.view == b.view)
+        .map(|own| {
+            let (v, stream) = (own[0].view, own[0].stream);
+            let e = Encodings {
+                stream,
+                parts: &rest[..own.len()],
+            };
+            rest = &rest[own.len()..];
             let len = e.len(lengths[v]);
             (e, len)
         })
         .collect();
+    debug_assert_eq!(views.len(), streams.len());
     if views.iter().all(|(_, len)| len.is_none()) {
         return None;
     }
