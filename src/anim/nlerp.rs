@@ -86,6 +86,32 @@ fn count_arcs(omega: f64, room: f64) -> usize {
 /// are kept as they are); `None` when no segment needs it. The room is
 /// asked for only for slerp keys (a value track's bound scans its values).
 pub fn split(k: &Keyframes, room: impl FnOnce() -> f64) -> Option<Keyframes<'static>> {
+    let cuts = cuts(k, room)?;
+    let quat = |i: usize| DQuat::from_slice(&k.value(i));
+    let mut out = Keyframes::new(Interpolation::Slerp, 4, k.quaternions);
+    for (i, &n) in cuts.iter().enumerate() {
+        let (a, b) = (quat(i), quat(i + 1));
+        let (t0, t1) = (k.times[i], k.times[i + 1]);
+        for j in 0..n {
+            let s = j as f64 / n as f64;
+            let q = if j == 0 { a } else { slerp(a, b, s) };
+            out.push(t0 + (t1 - t0) * s, &q.to_array(), &[], &[], 1.0);
+        }
+    }
+    let last = k.len() - 1;
+    out.push(k.times[last], &k.value(last), &[], &[], 1.0);
+    Some(out)
+}
+
+/// How many keyframes [`split`] makes of `k`: as many as it has where no
+/// segment needs cutting (counted, not made: `inspect`'s account).
+pub fn split_len(k: &Keyframes, room: impl FnOnce() -> f64) -> usize {
+    cuts(k, room).map_or(k.len(), |cuts| cuts.iter().sum::<usize>() + 1)
+}
+
+/// The arcs each segment of slerp keyframes is cut into (see [`split`]);
+/// `None` when no segment needs it.
+fn cuts(k: &Keyframes, room: impl FnOnce() -> f64) -> Option<Vec<usize>> {
     if k.interpolation != Interpolation::Slerp || k.width != 4 || k.len() < 2 {
         return None;
     }
@@ -102,27 +128,12 @@ pub fn split(k: &Keyframes, room: impl FnOnce() -> f64) -> Option<Keyframes<'sta
             }
         })
         .collect();
-    if cuts.iter().all(|&n| n == 1) {
-        return None;
-    }
-    let mut out = Keyframes::new(Interpolation::Slerp, 4, k.quaternions);
-    for (i, &n) in cuts.iter().enumerate() {
-        let (a, b) = (quat(i), quat(i + 1));
-        let (t0, t1) = (k.times[i], k.times[i + 1]);
-        for j in 0..n {
-            let s = j as f64 / n as f64;
-            let q = if j == 0 { a } else { slerp(a, b, s) };
-            out.push(t0 + (t1 - t0) * s, &q.to_array(), &[], &[], 1.0);
-        }
-    }
-    let last = k.len() - 1;
-    out.push(k.times[last], &k.value(last), &[], &[], 1.0);
-    Some(out)
+    (!cuts.iter().all(|&n| n == 1)).then_some(cuts)
 }
 
 #[cfg(test)]
 mod tests {
-    use super::{gap, nlerp, split};
+    use super::{gap, nlerp, split, split_len};
     use crate::anim::keyframes::{Interpolation, Keyframes};
     use crate::interp::rotation::slerp;
     use glam::{DQuat, DVec3};
@@ -201,5 +212,32 @@ mod tests {
             1.0,
         );
         assert!(split(&short, || room).is_none());
+        assert_eq!(split_len(&short, || room), 2);
+    }
+
+    /// Counted, the keyframes split makes: segments cut and not, a jump
+    /// (two keys at one time), a value track.
+    #[test]
+    fn split_len_counts_the_keys_split_makes() {
+        let mut k = Keyframes::new(Interpolation::Slerp, 4, true);
+        let turns = [0.0, 3.0, 3.1, 3.1, 1.0, -2.5];
+        let times = [0.0, 1.0, 2.0, 2.0, 3.0, 4.0];
+        for (t, a) in times.into_iter().zip(turns) {
+            k.push(
+                t,
+                &DQuat::from_axis_angle(DVec3::Y, a).to_array(),
+                &[],
+                &[],
+                1.0,
+            );
+        }
+        for room in [1e-2, 1e-4, 1e-6] {
+            let made = split(&k, || room).map_or(k.len(), |cut| cut.len());
+            assert_eq!(split_len(&k, || room), made, "room {room}");
+        }
+        let mut values = Keyframes::new(Interpolation::Linear, 1, false);
+        values.push(0.0, &[1.0], &[], &[], 1.0);
+        values.push(1.0, &[5.0], &[], &[], 1.0);
+        assert_eq!(split_len(&values, || 1e-4), 2);
     }
 }

@@ -228,7 +228,7 @@ impl TrackForm {
                 } else {
                     // (Slerp keys cut for nlerp players, as written.)
                     let k = Keyframes::exact(e, &clip.map);
-                    nlerp::split(&k, || default_tolerance(t)).map_or(k.len(), |cut| cut.len())
+                    nlerp::split_len(&k, || default_tolerance(t))
                 };
                 TrackForm::Exact {
                     interpolation,
