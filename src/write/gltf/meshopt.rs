@@ -11,6 +11,7 @@ use gltf_json as json;
 #[cfg(test)]
 use json::accessor;
 use json::validation::USize64;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// The extension's name.
 pub const EXTENSION: &str = "EXT_meshopt_compression";
@@ -178,10 +179,19 @@ fn vertex_part(
     Some(blocks.to_vec())
 }
 
-/// Each part (see [`Part`]) encoded on this thread's share of the cores
-/// (the parts are independent: the same bytes however many threads).
-fn encode_all(parts: &[Part], write: &(impl Fn(usize, usize, &mut [u8]) + Sync)) -> Vec<Encoded> {
-    crate::par::map_queued(parts, &Part::bytes, &|part| part.encode(write))
+/// Each part (see [`Part`]) encoded on this thread's share of the cores,
+/// `done` told of each as it is made (the parts are independent: the same
+/// bytes however many threads).
+fn encode_all(
+    parts: &[Part],
+    write: &(impl Fn(usize, usize, &mut [u8]) + Sync),
+    done: &(impl Fn(&Part, &Encoded) + Sync),
+) -> Vec<Encoded> {
+    crate::par::map_queued(parts, &Part::bytes, &|part| {
+        let encoded = part.encode(write);
+        done(part, &encoded);
+        encoded
+    })
 }
 
 /// A vertex stream of `stride`-byte elements, in the codec's version 0
@@ -241,18 +251,31 @@ impl Encodings<'_> {
     }
 }
 
+/// The bytes of the views to encode, written where they are wanted.
+pub(super) trait Views: Sync {
+    /// Writes view `v`'s bytes from byte `at` into `to` (both on whole
+    /// elements).
+    fn write(&self, v: usize, at: usize, to: &mut [u8]);
+
+    /// View `v` is encoded to a stream that is kept: its bytes are not
+    /// written again, and what makes them may be freed.
+    fn encoded(&self, v: usize);
+}
+
 /// Encodes each view by its stream (see the module's documentation), the
-/// view's bytes from an offset written by `write` on the threads that
-/// encode them: the buffer becomes the compressed streams and the views
-/// kept; a second, fallback buffer without bytes takes the original
-/// layout, `len` bytes. Returns the new buffer, or `None` (and the
-/// document as it was) where no view gets smaller.
-pub(super) fn encode_views(
+/// views' bytes written by `views` on the threads that encode them, and
+/// `views` dropped before the buffer is laid out (what makes them is freed
+/// then): the buffer becomes the compressed streams and the views kept; a
+/// second, fallback buffer without bytes takes the original layout, `len`
+/// bytes. Returns the new buffer, or `views` (and the document as it was)
+/// where no view gets smaller.
+pub(super) fn encode_views<V: Views>(
     root: &mut json::Root,
     streams: &[Stream],
     len: usize,
-    write: &(impl Fn(usize, usize, &mut [u8]) + Sync),
-) -> Option<Vec<u8>> {
+    views: V,
+) -> Result<Vec<u8>, V> {
+    let write = |v: usize, at: usize, to: &mut [u8]| views.write(v, at, to);
     let lengths: Vec<usize> = root
         .buffer_views
         .iter()
@@ -263,10 +286,31 @@ pub(super) fn encode_views(
         .enumerate()
         .flat_map(|(v, &stream)| Part::of(v, stream, lengths[v]))
         .collect();
-    let encoded = encode_all(&parts, write);
+    // A view whose parts are all made, to a stream smaller than it, is
+    // let go (its elements freed as the next views are encoded).
+    let left: Vec<AtomicUsize> = lengths.iter().map(|_| AtomicUsize::new(0)).collect();
+    parts
+        .iter()
+        .for_each(|p| _ = left[p.view].fetch_add(1, Ordering::Relaxed));
+    let made_len: Vec<AtomicUsize> = lengths.iter().map(|_| AtomicUsize::new(0)).collect();
+    let done = |part: &Part, encoded: &Encoded| {
+        let v = part.view;
+        // (A part not encoded counts as more than the view.)
+        let add = encoded.as_ref().map_or(usize::MAX, Vec::len);
+        let _ = made_len[v].fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| {
+            Some(n.saturating_add(add))
+        });
+        // The last part's thread sees every part's length.
+        if left[v].fetch_sub(1, Ordering::AcqRel) == 1
+            && made_len[v].load(Ordering::Acquire) < lengths[v]
+        {
+            views.encoded(v);
+        }
+    };
+    let encoded = encode_all(&parts, &write, &done);
     // (The parts come view by view, one at least a view.)
     let mut rest = &encoded[..];
-    let views: Vec<(Encodings, Option<usize>)> = parts
+    let made: Vec<(Encodings, Option<usize>)> = parts
         .chunk_by(|a, b| a.view == b.view)
         .map(|own| {
             let (v, stream) = (own[0].view, own[0].stream);
@@ -279,19 +323,33 @@ pub(super) fn encode_views(
             (e, len)
         })
         .collect();
-    debug_assert_eq!(views.len(), streams.len());
-    if views.iter().all(|(_, len)| len.is_none()) {
-        return None;
+    debug_assert_eq!(made.len(), streams.len());
+    if made.iter().all(|(_, len)| len.is_none()) {
+        return Err(views);
     }
-    let size: usize = views
+    // The views kept, made before what makes them is freed.
+    let kept: Vec<Option<Vec<u8>>> = made
+        .iter()
+        .zip(&lengths)
+        .enumerate()
+        .map(|(v, ((_, encoded), &len))| {
+            encoded.is_none().then(|| {
+                let mut bytes = vec![0u8; len];
+                views.write(v, 0, &mut bytes);
+                bytes
+            })
+        })
+        .collect();
+    drop(views);
+    let size: usize = made
         .iter()
         .zip(&lengths)
         .map(|((_, encoded), &len)| encoded.unwrap_or(len).next_multiple_of(4))
         .sum();
     let mut packed: Vec<u8> = Vec::with_capacity(size);
     let fallback = root.buffers.len();
-    let each = root.buffer_views.iter_mut().zip(views);
-    for (v, (view, (encodings, encoded))) in each.enumerate() {
+    let each = root.buffer_views.iter_mut().zip(made).zip(kept);
+    for ((view, (encodings, encoded)), kept) in each {
         let offset = packed.len();
         match encoded {
             Some(encoded) => {
@@ -314,8 +372,7 @@ pub(super) fn encode_views(
                 })));
             }
             None => {
-                packed.resize(offset + lengths[v], 0);
-                write(v, 0, &mut packed[offset..]);
+                packed.extend_from_slice(&kept.expect("a view kept is made"));
                 view.byte_offset = Some(USize64(offset as u64));
             }
         }
@@ -332,7 +389,7 @@ pub(super) fn encode_views(
         }),
         extras: None,
     });
-    Some(packed)
+    Ok(packed)
 }
 
 /// A view's extensions: this one's object.
@@ -352,7 +409,7 @@ mod tests {
         let parts = Part::of(0, stream, bytes.len());
         let write =
             |_: usize, at: usize, to: &mut [u8]| to.copy_from_slice(&bytes[at..][..to.len()]);
-        let encoded = encode_all(&parts, &write);
+        let encoded = encode_all(&parts, &write, &|_, _| {});
         let view = Encodings {
             stream,
             parts: &encoded,
@@ -443,7 +500,7 @@ mod tests {
                 let write = |_: usize, at: usize, to: &mut [u8]| {
                     to.copy_from_slice(&bytes[at..][..to.len()])
                 };
-                let encoded = encode_all(&parts, &write);
+                let encoded = encode_all(&parts, &write, &|_, _| {});
                 let mut laid = Vec::new();
                 let view = Encodings {
                     stream: attributes,
@@ -453,6 +510,97 @@ mod tests {
                 assert!(laid == whole, "stride {stride}, {count} vertices");
             }
         }
+    }
+
+    /// Views written from memory, each let go once encoded (a write after
+    /// that fails the test).
+    struct Held {
+        views: Vec<Vec<u8>>,
+        gone: std::sync::Arc<std::sync::Mutex<Vec<usize>>>,
+    }
+
+    impl Views for Held {
+        fn write(&self, v: usize, at: usize, to: &mut [u8]) {
+            assert!(
+                !self.gone.lock().unwrap().contains(&v),
+                "view {v} written after"
+            );
+            to.copy_from_slice(&self.views[v][at..][..to.len()]);
+        }
+
+        fn encoded(&self, v: usize) {
+            self.gone.lock().unwrap().push(v);
+        }
+    }
+
+    /// A view encoded smaller is let go once (after its last part), and
+    /// never written again; one not smaller, and one kept, are written
+    /// into the buffer as they are; the streams decode to their views.
+    #[test]
+    fn views_encoded_are_let_go_and_the_others_kept() {
+        let smooth: Vec<u8> = (0..60_000 * 3)
+            .flat_map(|i| ((i as f32) * 1e-4).sin().to_le_bytes())
+            .collect();
+        let noise = mixed(3 * 4096, 7)[2 * 4096..].to_vec();
+        let image = b"not encoded".to_vec();
+        let views = vec![smooth, noise, image];
+        let streams = [
+            Stream::Attributes {
+                count: 60_000,
+                stride: 12,
+            },
+            Stream::Attributes {
+                count: 4096 / 4,
+                stride: 4,
+            },
+            Stream::Kept,
+        ];
+        assert!(Part::of(0, streams[0], views[0].len()).len() > 2);
+        let mut root = json::Root::default();
+        let mut at = 0;
+        for v in &views {
+            root.push(json::buffer::View {
+                buffer: json::Index::new(0),
+                byte_length: USize64(v.len() as u64),
+                byte_offset: Some(USize64(at as u64)),
+                byte_stride: None,
+                name: None,
+                target: None,
+                extensions: None,
+                extras: None,
+            });
+            at = (at + v.len()).next_multiple_of(4);
+        }
+        root.push(json::Buffer {
+            byte_length: USize64(at as u64),
+            name: None,
+            uri: None,
+            extensions: None,
+            extras: None,
+        });
+        let gone = std::sync::Arc::default();
+        let held = Held {
+            views: views.clone(),
+            gone: std::sync::Arc::clone(&gone),
+        };
+        let packed = crate::par::with_share(2, || encode_views(&mut root, &streams, at, held));
+        let Ok(packed) = packed else {
+            panic!("one view is smaller");
+        };
+        let view = &root.buffer_views[0];
+        let ext = &view.extensions.as_ref().unwrap().others[EXTENSION];
+        let from = ext["byteOffset"].as_u64().unwrap() as usize;
+        let len = ext["byteLength"].as_u64().unwrap() as usize;
+        let decoded: Vec<[u8; 12]> =
+            meshopt::decode_vertex_buffer(&packed[from..][..len], 60_000).unwrap();
+        assert_eq!(decoded.concat(), views[0]);
+        for v in [1, 2] {
+            let view = &root.buffer_views[v];
+            assert!(view.extensions.is_none());
+            let from = view.byte_offset.unwrap().0 as usize;
+            assert_eq!(packed[from..][..views[v].len()], views[v]);
+        }
+        assert_eq!(*gone.lock().unwrap(), [0]);
     }
 
     /// Split over threads or not, the same streams (past the size that
@@ -475,8 +623,8 @@ mod tests {
             .collect();
         let write =
             |v: usize, at: usize, to: &mut [u8]| to.copy_from_slice(&data[v][at..][..to.len()]);
-        let one = crate::par::with_share(1, || encode_all(&parts, &write));
+        let one = crate::par::with_share(1, || encode_all(&parts, &write, &|_, _| {}));
         assert!(one.iter().all(Option::is_some));
-        assert!(crate::par::with_share(4, || encode_all(&parts, &write)) == one);
+        assert!(crate::par::with_share(4, || encode_all(&parts, &write, &|_, _| {})) == one);
     }
 }

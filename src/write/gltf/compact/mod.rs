@@ -431,12 +431,13 @@ impl Document {
         let uvs: Vec<usize> = self.morph_uvs.iter().map(|&(_, _, a)| a).collect();
         let (packed, streams) = pack::pack(&mut self.root, elements, &bin, &uvs);
         merge_equal(&mut self.root, &mut self.morph_uvs);
-        let write = |v: usize, at: usize, to: &mut [u8]| packed.write_view(v, at, to);
-        let encoded = meshopt
-            .then(|| meshopt::encode_views(&mut self.root, &streams, packed.len(), &write))
-            .flatten();
-        let compressed = encoded.is_some();
-        self.bin = encoded.unwrap_or_else(|| {
+        let len = packed.len();
+        let encoded = match meshopt {
+            true => meshopt::encode_views(&mut self.root, &streams, len, packed),
+            false => Err(packed),
+        };
+        let compressed = encoded.is_ok();
+        self.bin = encoded.unwrap_or_else(|packed| {
             let bytes = packed.bytes();
             self.root.buffers[0].byte_length = json::validation::USize64(bytes.len() as u64);
             bytes

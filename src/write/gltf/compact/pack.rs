@@ -7,11 +7,12 @@
 
 use super::{Attribute, Elements, element_size};
 use crate::hash::HashMap;
-use crate::write::gltf::meshopt::Stream;
+use crate::write::gltf::meshopt::{Stream, Views};
 use gltf_json as json;
 use json::buffer::{Stride, Target};
 use json::validation::{Checked, USize64};
 use std::borrow::Cow;
+use std::sync::{PoisonError, RwLock};
 
 /// The most bytes a view of packed accessors takes before another is
 /// begun. (Chosen when each view was encoded on a thread of its own; a
@@ -293,16 +294,21 @@ pub(super) fn pack<'e>(
     // (Every view is placed once: by view, they are 0, 1, 2...)
     let Layout { mut placed, end } = layout;
     placed.sort_unstable_by_key(|(_, o)| o.view);
-    (Packed { views: placed, end }, streams)
+    let views = placed
+        .into_iter()
+        .map(|(at, o)| (at, RwLock::new(Some(o))))
+        .collect();
+    (Packed { views, end }, streams)
 }
 
 /// The packed buffer, laid out but not yet written: each view's bytes are
-/// made where they are wanted, a range at a time ([`Packed::write_view`],
-/// on the threads that encode them), or the whole buffer's
-/// ([`Packed::bytes`]).
+/// made where they are wanted, a range at a time (as [`Views`], on the
+/// threads that encode them, each view's elements freed once it is
+/// encoded), or the whole buffer's ([`Packed::bytes`]).
 pub(super) struct Packed<'e> {
-    /// Each view's offset and what it holds, by view.
-    views: Vec<(usize, Open<'e>)>,
+    /// Each view's offset and what it holds, by view (until it is
+    /// encoded).
+    views: Vec<(usize, RwLock<Option<Open<'e>>>)>,
     /// The buffer's length.
     end: usize,
 }
@@ -313,19 +319,37 @@ impl Packed<'_> {
         self.end
     }
 
-    /// Writes view `v`'s bytes from byte `at` into `to` (zeros; both on
-    /// whole elements).
-    pub(super) fn write_view(&self, v: usize, at: usize, to: &mut [u8]) {
-        self.views[v].1.write(at, to);
-    }
-
     /// The whole buffer.
     pub(super) fn bytes(self) -> Vec<u8> {
         let mut buffer = vec![0u8; self.end];
         for (at, o) in self.views {
+            let o = o.into_inner().unwrap_or_else(PoisonError::into_inner);
+            let o = o.expect("no view encoded");
             o.write(0, &mut buffer[at..at + o.len]);
         }
         buffer
+    }
+}
+
+impl Views for Packed<'_> {
+    fn write(&self, v: usize, at: usize, to: &mut [u8]) {
+        let o = self.views[v]
+            .1
+            .read()
+            .unwrap_or_else(PoisonError::into_inner);
+        o.as_ref()
+            .expect("a view encoded is not written")
+            .write(at, to);
+    }
+
+    fn encoded(&self, v: usize) {
+        let o = self.views[v]
+            .1
+            .write()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take();
+        // (Its elements freed here, not under the lock.)
+        drop(o);
     }
 }
 
