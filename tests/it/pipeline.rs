@@ -434,6 +434,85 @@ fn the_library_writes_the_clis_glb_however_its_buffer_was_kept() {
     }
 }
 
+/// Morph targets large enough to be made two at a time on two threads
+/// (24 000 corners: 576 KB a target, past half of what `par` splits) hold
+/// each key's displacements, in key order, and give the same bytes on one
+/// thread as on two.
+#[test]
+fn morph_targets_made_in_pairs_hold_each_key_in_order() {
+    let points = 24_000;
+    let at = |i: usize, k: usize| -> [f32; 3] {
+        let a = i as f64 * 0.37 + k as f64;
+        [a.sin(), a.cos(), (a * 0.5).sin() * k as f64].map(|x| (x * 1e4).round() as f32 / 1e4)
+    };
+    let coords = |k: usize| {
+        let each = (0..points).map(|i| at(i, k).map(|x| format!("{x}")).join(" "));
+        each.collect::<Vec<_>>().join(" ")
+    };
+    let index: String = (0..points / 3)
+        .map(|t| format!("{} {} {} -1 ", 3 * t, 3 * t + 1, 3 * t + 2))
+        .collect();
+    let text = format!(
+        r#"<X3D><Scene>
+<TimeSensor DEF="T" cycleInterval="2" loop="true"/>
+<CoordinateInterpolator DEF="C" key="0 0.5 1" keyValue="{} {} {}"/>
+<Shape><IndexedFaceSet coordIndex="{index}"><Coordinate DEF="P" point="{}"/></IndexedFaceSet></Shape>
+<ROUTE fromNode="T" fromField="fraction_changed" toNode="C" toField="set_fraction"/>
+<ROUTE fromNode="C" fromField="value_changed" toNode="P" toField="set_point"/>
+</Scene></X3D>"#,
+        coords(0),
+        coords(1),
+        coords(2),
+        coords(0)
+    );
+    let glb = |threads: usize| {
+        x3dbake::internal::par::with_share(threads, || {
+            let mut bake = util::load_text("pairs.x3d", text.as_bytes());
+            bake.animate(Default::default());
+            let mut doc = bake.gltf(&Default::default(), None).unwrap();
+            // Each target's first and last corner displacements.
+            let buffer = doc.buffer().unwrap().into_owned();
+            let root = &doc.root;
+            let targets = root.meshes[0].primitives[0].targets.clone().unwrap();
+            let moved: Vec<[f32; 6]> = targets
+                .iter()
+                .map(|t| {
+                    let a = &root.accessors[t.positions.unwrap().value()];
+                    let view = &root.buffer_views[a.buffer_view.unwrap().value()];
+                    let from =
+                        view.byte_offset.map_or(0, |o| o.0) + a.byte_offset.map_or(0, |o| o.0);
+                    let f = |e: usize| {
+                        let b = &buffer[from as usize + 4 * e..][..4];
+                        f32::from_le_bytes([b[0], b[1], b[2], b[3]])
+                    };
+                    let last = 3 * (points - 1);
+                    [f(0), f(1), f(2), f(last), f(last + 1), f(last + 2)]
+                })
+                .collect();
+            let mut out = Vec::new();
+            doc.write_glb(&mut out).unwrap();
+            (out, moved)
+        })
+    };
+    let (one, moved) = glb(1);
+    let want: Vec<[f32; 6]> = (0..3)
+        .map(|k| {
+            let (p, q) = (at(0, k), at(points - 1, k));
+            let (p0, q0) = (at(0, 0), at(points - 1, 0));
+            [
+                p[0] - p0[0],
+                p[1] - p0[1],
+                p[2] - p0[2],
+                q[0] - q0[0],
+                q[1] - q0[1],
+                q[2] - q0[2],
+            ]
+        })
+        .collect();
+    assert_eq!(moved, want, "a target a key, in key order");
+    assert!(glb(2).0 == one, "two threads");
+}
+
 /// The fits made ahead run on as many threads as `threads` gives (a batch
 /// gives each worker its share of the cores): the same bytes whatever the
 /// count, one thread included.
