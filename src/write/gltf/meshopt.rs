@@ -5,7 +5,11 @@
 //! INDICES; images and anything the codec does not take (an element not a
 //! multiple of four bytes) are kept as they are. The compressed streams
 //! and kept views fill the first buffer; a second, the spec's fallback,
-//! has the original layout and no bytes.
+//! has the original layout and no bytes. A long vertex stream is encoded
+//! in parts of whole blocks, whichever thread is free taking the next
+//! (the parts laid end to end are the stream of the whole: see
+//! [`vertex_part`]), and what makes a view's bytes is let go once the view
+//! is encoded.
 
 use gltf_json as json;
 #[cfg(test)]
