@@ -151,7 +151,7 @@ impl Part {
 /// part after vertex `v` is encoded after a whole block of copies of `v`,
 /// and the bytes of that block (and the head and tail) are dropped. The
 /// parts laid end to end are the stream the codec makes of the whole
-/// (test: [`tests::parts_make_the_stream_of_the_whole`]).
+/// (test: `parts_make_the_stream_of_the_whole`).
 fn vertex_part(
     part: &Part,
     stride: usize,
