@@ -183,19 +183,40 @@ fn vertex_part(
     Some(blocks.to_vec())
 }
 
-/// Each part (see [`Part`]) encoded on this thread's share of the cores,
-/// `done` told of each as it is made (the parts are independent: the same
-/// bytes however many threads).
+/// Each part (see [`Part`]) encoded on this thread's share of the cores
+/// (the parts are independent: the same bytes however many threads), and
+/// each of the `views` views' stream length: its parts' lengths added up,
+/// `usize::MAX` where one was not encoded. `done` is told of each view,
+/// with that length, once its last part is made (on the thread that made
+/// it).
 fn encode_all(
     parts: &[Part],
+    views: usize,
     write: &(impl Fn(usize, usize, &mut [u8]) + Sync),
-    done: &(impl Fn(&Part, &Encoded) + Sync),
-) -> Vec<Encoded> {
-    crate::par::map_queued(parts, &Part::bytes, &|part| {
+    done: &(impl Fn(usize, usize) + Sync),
+) -> (Vec<Encoded>, Vec<usize>) {
+    let left: Vec<AtomicUsize> = (0..views).map(|_| AtomicUsize::new(0)).collect();
+    parts
+        .iter()
+        .for_each(|p| _ = left[p.view].fetch_add(1, Ordering::Relaxed));
+    let lengths: Vec<AtomicUsize> = (0..views).map(|_| AtomicUsize::new(0)).collect();
+    let encoded = crate::par::map_queued(parts, &Part::bytes, &|part| {
         let encoded = part.encode(write);
-        done(part, &encoded);
+        let v = part.view;
+        let add = encoded.as_ref().map_or(usize::MAX, Vec::len);
+        let _ = lengths[v].fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| {
+            Some(n.saturating_add(add))
+        });
+        // The last part's thread sees every part's length.
+        if left[v].fetch_sub(1, Ordering::AcqRel) == 1 {
+            done(v, lengths[v].load(Ordering::Acquire));
+        }
         encoded
-    })
+    });
+    (
+        encoded,
+        lengths.into_iter().map(AtomicUsize::into_inner).collect(),
+    )
 }
 
 /// A vertex stream of `stride`-byte elements, in the codec's version 0
@@ -228,17 +249,6 @@ struct Encodings<'p> {
 }
 
 impl Encodings<'_> {
-    /// The length of the view's stream, or `None` where a part was not
-    /// encoded or the stream is not smaller than the view's `len` bytes.
-    fn len(&self, len: usize) -> Option<usize> {
-        let size = self
-            .parts
-            .iter()
-            .map(|p| p.as_ref().map(Vec::len))
-            .sum::<Option<usize>>()?;
-        (size < len).then_some(size)
-    }
-
     /// Appends the view's stream to `out`: the first part's head and
     /// blocks, the other parts' blocks, the first part's tail.
     fn lay(&self, out: &mut Vec<u8>) {
@@ -290,28 +300,16 @@ pub(super) fn encode_views<V: Views>(
         .enumerate()
         .flat_map(|(v, &stream)| Part::of(v, stream, lengths[v]))
         .collect();
-    // A view whose parts are all made, to a stream smaller than it, is
-    // let go (its elements freed as the next views are encoded).
-    let left: Vec<AtomicUsize> = lengths.iter().map(|_| AtomicUsize::new(0)).collect();
-    parts
-        .iter()
-        .for_each(|p| _ = left[p.view].fetch_add(1, Ordering::Relaxed));
-    let made_len: Vec<AtomicUsize> = lengths.iter().map(|_| AtomicUsize::new(0)).collect();
-    let done = |part: &Part, encoded: &Encoded| {
-        let v = part.view;
-        // (A part not encoded counts as more than the view.)
-        let add = encoded.as_ref().map_or(usize::MAX, Vec::len);
-        let _ = made_len[v].fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| {
-            Some(n.saturating_add(add))
-        });
-        // The last part's thread sees every part's length.
-        if left[v].fetch_sub(1, Ordering::AcqRel) == 1
-            && made_len[v].load(Ordering::Acquire) < lengths[v]
-        {
+    // A view's stream is kept where it is smaller than the view. A view
+    // whose stream is kept is let go as soon as it is made (its elements
+    // freed as the next views are encoded).
+    let smaller = |v: usize, size: usize| (size < lengths[v]).then_some(size);
+    let done = |v: usize, size: usize| {
+        if smaller(v, size).is_some() {
             views.encoded(v);
         }
     };
-    let encoded = encode_all(&parts, &write, &done);
+    let (encoded, sizes) = encode_all(&parts, streams.len(), &write, &done);
     // (The parts come view by view, one at least a view.)
     let mut rest = &encoded[..];
     let made: Vec<(Encodings, Option<usize>)> = parts
@@ -323,8 +321,7 @@ pub(super) fn encode_views<V: Views>(
                 parts: &rest[..own.len()],
             };
             rest = &rest[own.len()..];
-            let len = e.len(lengths[v]);
-            (e, len)
+            (e, smaller(v, sizes[v]))
         })
         .collect();
     debug_assert_eq!(made.len(), streams.len());
@@ -413,12 +410,14 @@ mod tests {
         let parts = Part::of(0, stream, bytes.len());
         let write =
             |_: usize, at: usize, to: &mut [u8]| to.copy_from_slice(&bytes[at..][..to.len()]);
-        let encoded = encode_all(&parts, &write, &|_, _| {});
+        let (encoded, sizes) = encode_all(&parts, 1, &write, &|_, _| {});
+        if sizes[0] >= bytes.len() {
+            return None;
+        }
         let view = Encodings {
             stream,
             parts: &encoded,
         };
-        view.len(bytes.len())?;
         let mut out = Vec::new();
         view.lay(&mut out);
         Some(out)
@@ -504,7 +503,7 @@ mod tests {
                 let write = |_: usize, at: usize, to: &mut [u8]| {
                     to.copy_from_slice(&bytes[at..][..to.len()])
                 };
-                let encoded = encode_all(&parts, &write, &|_, _| {});
+                let encoded = encode_all(&parts, 1, &write, &|_, _| {}).0;
                 let mut laid = Vec::new();
                 let view = Encodings {
                     stream: attributes,
@@ -627,8 +626,12 @@ mod tests {
             .collect();
         let write =
             |v: usize, at: usize, to: &mut [u8]| to.copy_from_slice(&data[v][at..][..to.len()]);
-        let one = crate::par::with_share(1, || encode_all(&parts, &write, &|_, _| {}));
+        let one =
+            crate::par::with_share(1, || encode_all(&parts, data.len(), &write, &|_, _| {}).0);
         assert!(one.iter().all(Option::is_some));
-        assert!(crate::par::with_share(4, || encode_all(&parts, &write, &|_, _| {})) == one);
+        assert!(
+            crate::par::with_share(4, || encode_all(&parts, data.len(), &write, &|_, _| {}).0)
+                == one
+        );
     }
 }
