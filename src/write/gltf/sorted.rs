@@ -121,12 +121,11 @@ impl<'t> Copier<'t, '_> {
                 }
             }
         }
+        // (Pushed after those the text has, each replaces one of its key.)
         for (key, value) in (self.set)(&self.path) {
-            let quoted = format!("\"{key}\"");
-            members.retain(|m| m.0 != quoted);
             let from = values.len();
             values.push_str(&value);
-            members.push((quoted.into(), from, values.len()));
+            members.push((format!("\"{key}\"").into(), from, values.len()));
         }
         // (A stable sort: of equal keys, the last is the one kept.)
         members.sort_by(|a, b| key_order(&a.0, &b.0));
