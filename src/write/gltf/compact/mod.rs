@@ -99,7 +99,7 @@ struct Work<'d, 'b> {
     unbounded: Vec<usize>,
 }
 
-impl Work<'_, '_> {
+impl<'b> Work<'_, 'b> {
     /// The vertex accessors of primitive `p` of mesh `m`, by place, in a
     /// fixed order.
     fn places(&self, m: usize, p: usize) -> Vec<(Place, usize)> {
@@ -173,7 +173,7 @@ impl Work<'_, '_> {
     fn rewrite(
         &mut self,
         a: usize,
-        bytes: Vec<u8>,
+        bytes: impl Into<Cow<'b, [u8]>>,
         count: usize,
         component: ComponentType,
         normalized: bool,
@@ -185,7 +185,7 @@ impl Work<'_, '_> {
         if acc.min.is_some() {
             self.unbounded.push(a);
         }
-        self.elements[a] = Cow::Owned(bytes);
+        self.elements[a] = bytes.into();
     }
 
     /// Recomputes the bounds of the accessors given new elements, on this

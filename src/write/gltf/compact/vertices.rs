@@ -10,6 +10,7 @@ use super::{Attribute, Place, Work, element_size};
 use gltf_json as json;
 use json::accessor::ComponentType;
 use json::validation::Checked;
+use std::borrow::Cow;
 
 /// Primitives that draw from the same vertex accessors.
 pub(super) struct VertexSet {
@@ -220,10 +221,20 @@ pub(super) fn weld_and_order(work: &mut Work<'_, '_>) -> Vec<VertexSet> {
                 source[o as usize] = v;
             }
         }
+        // Vertices already in that order (no two equal, the triangles'
+        // order kept) keep their elements as they are, uncopied.
         let (elements, accessors) = (&work.elements, &work.root.accessors);
-        let gathered = crate::par::map(&set.places, &|&(_, a)| elements[a].len(), &|&(_, a)| {
-            gather(&elements[a], element_size(&accessors[a]), &source)
-        });
+        let kept = used == count && source.iter().enumerate().all(|(i, &v)| i == v);
+        let gathered: Vec<Cow<'_, [u8]>> = match kept {
+            true => set
+                .places
+                .iter()
+                .map(|&(_, a)| elements[a].clone())
+                .collect(),
+            false => crate::par::map(&set.places, &|&(_, a)| elements[a].len(), &|&(_, a)| {
+                gather(&elements[a], element_size(&accessors[a]), &source).into()
+            }),
+        };
         for ((place, a), bytes) in set.places.iter_mut().zip(gathered) {
             let own = work.copy(*a);
             // Only positions need their bounds.
@@ -264,7 +275,81 @@ pub(super) fn weld_and_order(work: &mut Work<'_, '_>) -> Vec<VertexSet> {
 
 #[cfg(test)]
 mod tests {
-    use super::weld;
+    use super::super::Work;
+    use super::{Cow, weld, weld_and_order};
+    use gltf_json as json;
+
+    /// One triangle list over `positions` (f32 triplets) drawn with
+    /// `indices`, welded and ordered: the elements and count of its new
+    /// position accessor and its indices.
+    fn welded(positions: &[[f32; 3]], indices: &[u16]) -> (Cow<'static, [u8]>, u64, Vec<u8>) {
+        let text = format!(
+            r#"{{"asset":{{"version":"2.0"}},
+            "accessors":[
+              {{"componentType":5126,"count":{},"type":"VEC3","min":[0,0,0],"max":[1,1,1]}},
+              {{"componentType":5123,"count":{},"type":"SCALAR"}}],
+            "meshes":[{{"primitives":[{{"attributes":{{"POSITION":0}},"indices":1}}]}}]}}"#,
+            positions.len(),
+            indices.len()
+        );
+        let mut root: json::Root = serde_json::from_str(&text).expect("a document");
+        let bytes: Vec<u8> = positions
+            .iter()
+            .flatten()
+            .flat_map(|f| f.to_le_bytes())
+            .collect();
+        let list: Vec<u8> = indices.iter().flat_map(|i| i.to_le_bytes()).collect();
+        let (mut morph_uvs, pointers) = (Vec::new(), Vec::new());
+        let mut work = Work {
+            root: &mut root,
+            elements: vec![Cow::Owned(bytes), Cow::Owned(list)],
+            morph_uvs: &mut morph_uvs,
+            pointers: &pointers,
+            unbounded: Vec::new(),
+        };
+        // The document's own elements, as `read` lends them.
+        let lent: &'static [u8] = work.elements[0].to_vec().leak();
+        work.elements[0] = Cow::Borrowed(lent);
+        let sets = weld_and_order(&mut work);
+        let position = sets[0].places[0].1;
+        let prim = &work.root.meshes[0].primitives[0];
+        let index = prim.indices.expect("indexed").value();
+        assert_eq!(prim.attributes.values().next().unwrap().value(), position);
+        let count = work.root.accessors[position].count.0;
+        let mut elements = std::mem::take(&mut work.elements);
+        let indices = elements[index].to_vec();
+        (elements.swap_remove(position), count, indices)
+    }
+
+    /// Vertices already in the order the triangles use them, none equal,
+    /// are kept as the document holds them, lent, not copied; a vertex no
+    /// triangle uses, or two equal, make new elements.
+    #[test]
+    fn vertices_already_in_order_are_lent_as_they_are() {
+        let corners = [[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]];
+        let (kept, count, indices) = welded(&corners, &[0, 1, 2]);
+        assert!(matches!(kept, Cow::Borrowed(_)), "lent");
+        assert_eq!(count, 3);
+        assert_eq!(indices, [0, 0, 1, 0, 2, 0]);
+        let bytes: Vec<u8> = corners
+            .iter()
+            .flatten()
+            .flat_map(|f| f.to_le_bytes())
+            .collect();
+        assert_eq!(&kept[..], &bytes[..]);
+        // A fourth vertex, unused: dropped.
+        let mut four = corners.to_vec();
+        four.push([1.0, 1.0, 1.0]);
+        let (made, count, _) = welded(&four, &[0, 1, 2]);
+        assert!(matches!(made, Cow::Owned(_)), "made anew");
+        assert_eq!((count, &made[..]), (3, &bytes[..]));
+        // The first vertex twice: one.
+        let mut twice = corners.to_vec();
+        twice.push(corners[0]);
+        let (made, count, indices) = welded(&twice, &[3, 1, 2]);
+        assert_eq!((count, &made[..]), (3, &bytes[..]));
+        assert_eq!(indices, [0, 0, 1, 0, 2, 0]);
+    }
 
     /// The welding of the obvious way: each vertex's class is the first
     /// vertex equal to it in every column, numbered as first met.
