@@ -1,5 +1,7 @@
 //! EXT_meshopt_compression: the packed buffer's views encoded by
-//! meshoptimizer's reference encoder (the `meshopt` crate). Lossless:
+//! meshoptimizer's codecs: vertex streams by this crate's encoder of the
+//! vertex codec (`vertex_codec`: the reference's bytes, faster), indices
+//! by the reference encoder (the `meshopt` crate). Lossless:
 //! vertex attributes, animation keys and values and skins' matrices as
 //! ATTRIBUTES streams, triangle indices as TRIANGLES, other indices as
 //! INDICES; images and anything the codec does not take (an element not a
@@ -11,6 +13,7 @@
 //! [`vertex_part`]), and what makes a view's bytes is let go once the view
 //! is encoded.
 
+use super::vertex_codec::{self, block_vertices, tail_bytes};
 use gltf_json as json;
 #[cfg(test)]
 use json::accessor;
@@ -48,19 +51,6 @@ impl Stream {
 /// A vertex stream is encoded in parts of whole blocks of about this many
 /// bytes, on as many threads as there are (see [`vertex_part`]).
 const PART_BYTES: usize = 256 << 10;
-
-/// How many vertices of `stride` bytes the codec puts in a block (version
-/// 0: as many as fit in 8 KiB, in groups of 16, at most 256; the format
-/// fixes it).
-fn block_vertices(stride: usize) -> usize {
-    ((8192 / stride) & !15).min(256)
-}
-
-/// The bytes a version-0 vertex stream of `stride`-byte vertices ends in:
-/// the first vertex, after zeros up to 32 bytes.
-fn tail_bytes(stride: usize) -> usize {
-    stride.max(32)
-}
 
 /// What a part of a view is encoded to: a vertex stream's blocks (with
 /// the stream's head and tail in the first part), or a whole view's
@@ -145,42 +135,27 @@ impl Part {
 }
 
 /// Vertices `from..to` of a vertex stream encoded: the stream's head, its
-/// blocks and its tail for the first part; the blocks alone for another.
-/// The codec starts each block from the vertex before it, and encodes a
-/// block of vertices equal to that one to a fixed run of zeros: so the
-/// part after vertex `v` is encoded after a whole block of copies of `v`,
-/// and the bytes of that block (and the head and tail) are dropped. The
-/// parts laid end to end are the stream the codec makes of the whole
+/// blocks and its tail for the first part; for another, the blocks alone,
+/// made from the vertex before them as the codec makes the whole stream's
 /// (test: `parts_make_the_stream_of_the_whole`).
 fn vertex_part(
     part: &Part,
     stride: usize,
     write: &(impl Fn(usize, usize, &mut [u8]) + Sync),
 ) -> Encoded {
-    let lead = match part.from {
-        0 => 0,
-        _ => block_vertices(stride),
-    };
-    let mut input = vec![0u8; (lead + part.to - part.from) * stride];
-    let (before, own) = input.split_at_mut(lead * stride);
-    write(part.view, part.from * stride, own);
-    if lead > 0 {
-        let (first, rest) = before.split_at_mut(stride);
-        write(part.view, (part.from - 1) * stride, first);
-        for copy in rest.chunks_exact_mut(stride) {
-            copy.copy_from_slice(first);
-        }
+    if !STRIDES.contains(&stride) {
+        return None;
     }
-    let encoded = vertex_stream(&input, stride)?;
-    if lead == 0 {
-        return Some(encoded);
+    let mut own = vec![0u8; (part.to - part.from) * stride];
+    write(part.view, part.from * stride, &mut own);
+    if part.from == 0 {
+        return Some(vertex_codec::encode(&own, stride));
     }
-    // Per byte of the vertex, the block of copies takes one 2-bit header
-    // (zero: no bits) for each group of 16.
-    let copies = 1 + stride * (lead / 16).div_ceil(4);
-    let blocks = &encoded[copies..encoded.len() - tail_bytes(stride)];
-    debug_assert!(encoded[1..copies].iter().all(|&b| b == 0));
-    Some(blocks.to_vec())
+    let mut before = vec![0u8; stride];
+    write(part.view, (part.from - 1) * stride, &mut before);
+    let mut blocks = Vec::new();
+    vertex_codec::encode_blocks(&own, stride, &before, &mut blocks);
+    Some(blocks)
 }
 
 /// Each part (see [`Part`]) encoded on this thread's share of the cores
@@ -219,28 +194,9 @@ fn encode_all(
     )
 }
 
-/// A vertex stream of `stride`-byte elements, in the codec's version 0
-/// (the one EXT_meshopt_compression defines).
-fn vertex_stream(bytes: &[u8], stride: usize) -> Option<Vec<u8>> {
-    fn of<const N: usize>(bytes: &[u8]) -> Option<Vec<u8>> {
-        let (elements, rest) = bytes.as_chunks::<N>();
-        debug_assert!(rest.is_empty());
-        meshopt::encode_vertex_buffer_level(elements, 2, Some(0)).ok()
-    }
-    match stride {
-        4 => of::<4>(bytes),
-        8 => of::<8>(bytes),
-        12 => of::<12>(bytes),
-        16 => of::<16>(bytes),
-        20 => of::<20>(bytes),
-        24 => of::<24>(bytes),
-        32 => of::<32>(bytes),
-        36 => of::<36>(bytes),
-        48 => of::<48>(bytes),
-        64 => of::<64>(bytes),
-        _ => None,
-    }
-}
+/// The vertex sizes whose views are encoded as vertex streams (views of
+/// others are kept as they are).
+const STRIDES: [usize; 10] = [4, 8, 12, 16, 20, 24, 32, 36, 48, 64];
 
 /// A view's parts, encoded (see [`Part::encode`]).
 struct Encodings<'p> {
@@ -481,7 +437,7 @@ mod tests {
     /// a block's and a part's ends, bytes of every kind.
     #[test]
     fn parts_make_the_stream_of_the_whole() {
-        for stride in [4, 8, 12, 16, 20, 24, 32, 36, 48, 64] {
+        for stride in STRIDES {
             let block = block_vertices(stride);
             let part = (PART_BYTES / (block * stride)) * block;
             let counts = [
@@ -499,7 +455,7 @@ mod tests {
                 let attributes = Stream::Attributes { count, stride };
                 let parts = Part::of(0, attributes, bytes.len());
                 assert_eq!(parts.len(), count.div_ceil(part), "{stride} {count}");
-                let whole = vertex_stream(&bytes, stride).expect("encoded");
+                let whole = vertex_codec::encode(&bytes, stride);
                 let write = |_: usize, at: usize, to: &mut [u8]| {
                     to.copy_from_slice(&bytes[at..][..to.len()])
                 };

@@ -34,6 +34,7 @@ mod png;
 mod skins;
 mod sorted;
 mod targets;
+mod vertex_codec;
 
 use animations::Animated;
 use buffers::{Buffers, base64};
