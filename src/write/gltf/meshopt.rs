@@ -19,6 +19,7 @@ use gltf_json as json;
 use json::accessor;
 use json::validation::USize64;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Mutex, MutexGuard, PoisonError};
 
 /// The extension's name.
 pub const EXTENSION: &str = "EXT_meshopt_compression";
@@ -205,9 +206,9 @@ struct Encodings<'p> {
 }
 
 impl Encodings<'_> {
-    /// Appends the view's stream to `out`: the first part's head and
-    /// blocks, the other parts' blocks, the first part's tail.
-    fn lay(&self, out: &mut Vec<u8>) {
+    /// Writes the view's stream into `out` (its length): the first part's
+    /// head and blocks, the other parts' blocks, the first part's tail.
+    fn lay(&self, out: &mut [u8]) {
         let mut parts = self.parts.iter().flatten();
         let first = parts.next().expect("a part");
         let tail = match self.stream {
@@ -215,9 +216,13 @@ impl Encodings<'_> {
             _ => 0,
         };
         let (head, tail) = first.split_at(first.len() - tail);
-        out.extend_from_slice(head);
-        parts.for_each(|p| out.extend_from_slice(p));
-        out.extend_from_slice(tail);
+        let pieces = std::iter::once(head).chain(parts.map(Vec::as_slice));
+        let mut at = 0;
+        for piece in pieces.chain([tail]) {
+            out[at..at + piece.len()].copy_from_slice(piece);
+            at += piece.len();
+        }
+        debug_assert_eq!(at, out.len());
     }
 }
 
@@ -230,6 +235,11 @@ pub(super) trait Views: Sync {
     /// View `v` is encoded to a stream that is kept: its bytes are not
     /// written again, and what makes them may be freed.
     fn encoded(&self, v: usize);
+}
+
+/// A place in the new buffer, to fill (each is filled by one thread).
+fn lock<'m, 'p>(place: &'m Mutex<&'p mut [u8]>) -> MutexGuard<'m, &'p mut [u8]> {
+    place.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 /// Encodes each view by its stream (see the module's documentation), the
@@ -284,33 +294,36 @@ pub(super) fn encode_views<V: Views>(
     if made.iter().all(|(_, len)| len.is_none()) {
         return Err(views);
     }
-    // The views kept, made before what makes them is freed.
-    let kept: Vec<Option<Vec<u8>>> = made
-        .iter()
-        .zip(&lengths)
-        .enumerate()
-        .map(|(v, ((_, encoded), &len))| {
-            encoded.is_none().then(|| {
-                let mut bytes = vec![0u8; len];
-                views.write(v, 0, &mut bytes);
-                bytes
-            })
-        })
-        .collect();
-    drop(views);
+    // Each view's place in the new buffer (on 4 bytes), filled on the
+    // thread share: its stream laid, or, kept, its bytes written (then
+    // what makes them is freed).
     let size: usize = made
         .iter()
         .zip(&lengths)
         .map(|((_, encoded), &len)| encoded.unwrap_or(len).next_multiple_of(4))
         .sum();
-    let mut packed: Vec<u8> = Vec::with_capacity(size);
+    let mut packed = vec![0u8; size];
+    let mut rest = &mut packed[..];
+    let mut offsets = Vec::with_capacity(made.len());
+    let mut places = Vec::with_capacity(made.len());
+    for ((_, encoded), &len) in made.iter().zip(&lengths) {
+        let len = encoded.unwrap_or(len);
+        let (place, after) = rest.split_at_mut(len.next_multiple_of(4));
+        offsets.push(size - place.len() - after.len());
+        places.push((places.len(), Mutex::new(&mut place[..len])));
+        rest = after;
+    }
+    let weight = |(_, place): &(usize, Mutex<&mut [u8]>)| lock(place).len();
+    crate::par::map(&places, &weight, &|(v, place)| match &made[*v] {
+        (encodings, Some(_)) => encodings.lay(&mut lock(place)),
+        (_, None) => views.write(*v, 0, &mut lock(place)),
+    });
+    drop((places, views));
     let fallback = root.buffers.len();
-    let each = root.buffer_views.iter_mut().zip(made).zip(kept);
-    for ((view, (encodings, encoded)), kept) in each {
-        let offset = packed.len();
+    let each = root.buffer_views.iter_mut().zip(made).zip(offsets);
+    for ((view, (encodings, encoded)), offset) in each {
         match encoded {
             Some(encoded) => {
-                encodings.lay(&mut packed);
                 let (count, stride) = match encodings.stream {
                     Stream::Attributes { count, stride } => (count, stride),
                     Stream::Triangles { count, size } | Stream::Indices { count, size } => {
@@ -328,14 +341,9 @@ pub(super) fn encode_views<V: Views>(
                     "mode": encodings.stream.mode(),
                 })));
             }
-            None => {
-                packed.extend_from_slice(&kept.expect("a view kept is made"));
-                view.byte_offset = Some(USize64(offset as u64));
-            }
+            None => view.byte_offset = Some(USize64(offset as u64)),
         }
-        packed.resize(packed.len().next_multiple_of(4), 0);
     }
-    debug_assert_eq!(packed.len(), size);
     root.buffers[0].byte_length = USize64(packed.len() as u64);
     root.push(json::Buffer {
         byte_length: USize64(len as u64),
@@ -374,7 +382,7 @@ mod tests {
             stream,
             parts: &encoded,
         };
-        let mut out = Vec::new();
+        let mut out = vec![0u8; sizes[0]];
         view.lay(&mut out);
         Some(out)
     }
@@ -460,7 +468,7 @@ mod tests {
                     to.copy_from_slice(&bytes[at..][..to.len()])
                 };
                 let encoded = encode_all(&parts, 1, &write, &|_, _| {}).0;
-                let mut laid = Vec::new();
+                let mut laid = vec![0u8; whole.len()];
                 let view = Encodings {
                     stream: attributes,
                     parts: &encoded,
