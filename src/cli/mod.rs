@@ -36,14 +36,15 @@ pub fn main() -> ExitCode {
     // A bake's job is made (its inputs found) before any thread starts.
     let job = cli.command.is_none().then(|| cli.bake.validate());
     // One scene (one input, or inspect): its threads are helpers, best
-    // served by one heap (see the function); a batch's workers keep theirs.
+    // served by one heap that keeps what it frees (see the function); a
+    // batch's workers keep the allocator as it is.
     let one_scene = match (&cli.command, &job) {
         (Some(Command::Inspect { .. }), _) => true,
         (None, Some(Ok(job))) => job.one_input(),
         _ => false,
     };
     if one_scene {
-        x3dbake::internal::sys::one_heap();
+        x3dbake::internal::sys::tune_allocator();
     }
     on_interrupt();
     let outcome = match cli.command {
