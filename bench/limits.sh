@@ -47,19 +47,25 @@ median() {
 
 # The commands run in turn, round after round, so that the floor and the
 # others see the same moments of a shared machine: each as times and ratios
-# to the floor (--compress also to the default bake).
+# to the floor (--compress also to the default bake). Each bake writes a
+# new file (all removed after the table): replacing the last round's would
+# time the file system too (on the machine of docs/performance.md, 2 to 8
+# ms of a 10 MB bake: its ext4, without a journal and mounted with discard,
+# waits at the rename for the disk to discard the old file's blocks, and
+# the new file's writing to disk is started as it is made).
 table() {
   local f=$1 label=$2 bytes
   bytes=$(stat -c %s "$f")
   whats=("floor (fast-float2)" "default bake -> .glb" "--compress -> .glb" "--format csv -o /dev/null" "inspect")
   for k in 0 1 2 3 4; do : > "$tmp/runs$k"; done
-  for _ in $(seq "$runs"); do
+  for r in $(seq "$runs"); do
     once "$floor" "$f" >> "$tmp/runs0"
-    once "$bin" "$f" -o "$tmp/out.glb" --quiet >> "$tmp/runs1"
-    once "$bin" "$f" -o "$tmp/small.glb" --compress --quiet >> "$tmp/runs2"
+    once "$bin" "$f" -o "$tmp/out-$r.glb" --quiet >> "$tmp/runs1"
+    once "$bin" "$f" -o "$tmp/small-$r.glb" --compress --quiet >> "$tmp/runs2"
     once "$bin" "$f" -o /dev/null --format csv --quiet >> "$tmp/runs3"
     once "$bin" inspect --quiet "$f" >> "$tmp/runs4"
   done
+  rm -f "$tmp"/out-*.glb "$tmp"/small-*.glb
   read -r ft _ fb <<< "$(summary "$tmp/runs0")"
   read -r bt _ _ <<< "$(summary "$tmp/runs1")"
   for k in 0 1 2 3 4; do
