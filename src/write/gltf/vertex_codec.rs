@@ -95,21 +95,30 @@ struct Weighed {
     over4: (u32, u32),
 }
 
+/// A block to encode: `n` vertices of `vertices` (`stride` bytes each)
+/// from vertex `first`, after the vertex `last` (zero-padded to a multiple
+/// of 16 bytes).
+struct Block<'v> {
+    vertices: &'v [u8],
+    stride: usize,
+    first: usize,
+    n: usize,
+    last: &'v [u8],
+}
+
+impl Block<'_> {
+    /// Where its vertex `i` starts in `vertices`.
+    fn at(&self, i: usize) -> usize {
+        (self.first + i) * self.stride
+    }
+}
+
 /// The steps that read and weigh many bytes at once.
 trait Lanes {
-    /// Planes `0..stride` of the block of `n` vertices of `vertices` that
-    /// starts at vertex `first`, after the vertex `last` (zero-padded to a
-    /// multiple of 16 bytes): byte `i` of plane `k` is vertex `first + i`'s
-    /// byte `k` less the one before, zigzagged; 0 from `n` to the group's
-    /// end.
-    fn planes(
-        vertices: &[u8],
-        stride: usize,
-        first: usize,
-        n: usize,
-        last: &[u8],
-        planes: &mut [[u8; MAX_BLOCK]],
-    );
+    /// Planes `0..stride` of the block: byte `i` of plane `k` is vertex
+    /// `first + i`'s byte `k` less the one before, zigzagged; 0 from `n` to
+    /// the group's end.
+    fn planes(block: &Block<'_>, planes: &mut [[u8; MAX_BLOCK]]);
     fn weigh(group: &[u8; GROUP]) -> Weighed;
     /// The group's bytes at most 3 (larger ones as 3), four to a byte, the
     /// first in the top bits.
@@ -129,7 +138,14 @@ fn blocks<L: Lanes>(vertices: &[u8], stride: usize, last: &[u8], out: &mut Vec<u
     let mut first = 0;
     while first < count {
         let n = block.min(count - first);
-        L::planes(vertices, stride, first, n, &before[..rows], &mut planes);
+        let b = Block {
+            vertices,
+            stride,
+            first,
+            n,
+            last: &before[..rows],
+        };
+        L::planes(&b, &mut planes);
         let aligned = n.next_multiple_of(GROUP);
         // Room for the block at its largest (zeros: the planes' headers
         // start so), what is not used cut off after.
@@ -209,25 +225,17 @@ struct Bytes;
 
 #[cfg(any(test, not(target_arch = "x86_64")))]
 impl Lanes for Bytes {
-    fn planes(
-        vertices: &[u8],
-        stride: usize,
-        first: usize,
-        n: usize,
-        last: &[u8],
-        planes: &mut [[u8; MAX_BLOCK]],
-    ) {
+    fn planes(b: &Block<'_>, planes: &mut [[u8; MAX_BLOCK]]) {
         // Zigzagged: small differences either way small numbers.
         let zigzag = |d: u8| (((d as i8) >> 7) as u8) ^ (d << 1);
-        let aligned = n.next_multiple_of(GROUP);
-        let block = &vertices[first * stride..(first + n) * stride];
-        for (k, plane) in planes[..stride].iter_mut().enumerate() {
-            let mut p = last[k];
-            for (i, v) in block.chunks_exact(stride).enumerate() {
+        let own = &b.vertices[b.at(0)..b.at(b.n)];
+        for (k, plane) in planes[..b.stride].iter_mut().enumerate() {
+            let mut p = b.last[k];
+            for (i, v) in own.chunks_exact(b.stride).enumerate() {
                 plane[i] = zigzag(v[k].wrapping_sub(p));
                 p = v[k];
             }
-            plane[n..aligned].fill(0);
+            plane[b.n..b.n.next_multiple_of(GROUP)].fill(0);
         }
     }
 
@@ -263,7 +271,7 @@ struct Sse2;
 
 #[cfg(target_arch = "x86_64")]
 mod sse2 {
-    use super::{GROUP, Lanes, MAX_BLOCK, Sse2, Weighed};
+    use super::{Block, GROUP, Lanes, MAX_BLOCK, Sse2, Weighed};
     use safe_arch::*;
 
     /// 16 bytes of `bytes` from `at` (zeros past its end).
@@ -312,21 +320,14 @@ mod sse2 {
     }
 
     impl Lanes for Sse2 {
-        fn planes(
-            vertices: &[u8],
-            stride: usize,
-            first: usize,
-            n: usize,
-            last: &[u8],
-            planes: &mut [[u8; MAX_BLOCK]],
-        ) {
+        fn planes(b: &Block<'_>, planes: &mut [[u8; MAX_BLOCK]]) {
             let zero = zeroed_m128i();
-            for c in 0..stride.div_ceil(GROUP) {
-                let mut p = load(last, c * GROUP);
-                for i0 in (0..n).step_by(GROUP) {
+            for c in 0..b.stride.div_ceil(GROUP) {
+                let mut p = load(b.last, c * GROUP);
+                for i0 in (0..b.n).step_by(GROUP) {
                     let mut rows = [zero; 16];
-                    for (r, row) in rows.iter_mut().enumerate().take(n - i0) {
-                        let x = load(vertices, (first + i0 + r) * stride + c * GROUP);
+                    for (r, row) in rows.iter_mut().enumerate().take(b.n - i0) {
+                        let x = load(b.vertices, b.at(i0 + r) + c * GROUP);
                         let d = sub_i8_m128i(x, p);
                         // Zigzag: doubled, all bits flipped where negative.
                         *row = bitxor_m128i(add_i8_m128i(d, d), cmp_gt_mask_i8_m128i(zero, d));
@@ -360,14 +361,9 @@ mod sse2 {
         }
 
         fn pack2(group: &[u8; GROUP]) -> [u8; 4] {
-            let c = min_u8_m128i(m128i::from(*group), set_splat_i8_m128i(3));
-            // Two bytes a lane: the first shifted over the second; then two
-            // such a lane; then each lane's low byte.
-            let low = set_splat_i16_m128i(0xFF);
-            let y = bitor_m128i(
-                shl_imm_u16_m128i::<2>(bitand_m128i(c, low)),
-                shr_imm_u16_m128i::<8>(c),
-            );
+            // Two bytes a lane, then two such a lane, then each lane's low
+            // byte.
+            let y = paired::<2>(capped(group, 3));
             let low = set_splat_i32_m128i(0xFFFF);
             let z = bitor_m128i(
                 shl_imm_u32_m128i::<4>(bitand_m128i(y, low)),
@@ -378,14 +374,23 @@ mod sse2 {
         }
 
         fn pack4(group: &[u8; GROUP]) -> [u8; 8] {
-            let c = min_u8_m128i(m128i::from(*group), set_splat_i8_m128i(15));
-            let low = set_splat_i16_m128i(0xFF);
-            let y = bitor_m128i(
-                shl_imm_u16_m128i::<4>(bitand_m128i(c, low)),
-                shr_imm_u16_m128i::<8>(c),
-            );
+            let y = paired::<4>(capped(group, 15));
             (get_i64_from_m128i_s(pack_i16_to_u8_m128i(y, y)) as u64).to_le_bytes()
         }
+    }
+
+    /// The group's bytes, those over `n` as `n`.
+    fn capped(group: &[u8; GROUP], n: u8) -> m128i {
+        min_u8_m128i(m128i::from(*group), set_splat_i8_m128i(n as i8))
+    }
+
+    /// Each 16-bit lane's first byte shifted `BITS` up over its second.
+    fn paired<const BITS: i32>(x: m128i) -> m128i {
+        let low = set_splat_i16_m128i(0xFF);
+        bitor_m128i(
+            shl_imm_u16_m128i::<BITS>(bitand_m128i(x, low)),
+            shr_imm_u16_m128i::<8>(x),
+        )
     }
 }
 
