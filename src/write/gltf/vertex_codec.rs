@@ -30,7 +30,7 @@ const GROUP: usize = 16;
 const MAX_BLOCK: usize = 256;
 
 /// The largest vertex the codec takes.
-pub(super) const MAX_STRIDE: usize = 256;
+const MAX_STRIDE: usize = 256;
 
 /// The bits a byte of a group takes, by header.
 const BITS: [u8; 4] = [0, 2, 4, 8];
@@ -119,6 +119,7 @@ trait Lanes {
     /// `first + i`'s byte `k` less the one before, zigzagged; 0 from `n` to
     /// the group's end.
     fn planes(block: &Block<'_>, planes: &mut [[u8; MAX_BLOCK]]);
+    /// The group weighed (see [`Weighed`]).
     fn weigh(group: &[u8; GROUP]) -> Weighed;
     /// The group's bytes at most 3 (larger ones as 3), four to a byte, the
     /// first in the top bits.
