@@ -24,14 +24,51 @@ pub(super) fn base64(data: &[u8]) -> String {
     base64::engine::general_purpose::STANDARD.encode(data)
 }
 
-/// The least and greatest of each component of `N`-component items (a
-/// size known when compiled lets the loop run in vector registers).
+/// The least and greatest of each component of `N`-component items, NaN
+/// left out: what `f32::min` and `max` make a component at a time in the
+/// items' order. Eight items at a time, each of their numbers compared
+/// with its own lane's (a size known when compiled: the comparisons run
+/// in vector registers, where one chain a component waited on each), the
+/// lanes then folded. Only a zero could come out of that with another
+/// sign than the chain's (`-0 < 0` is false): a component whose bound is
+/// zero is done again as the chain does it.
 pub(super) fn bounds<const N: usize>(data: &[f32]) -> (Vec<f32>, Vec<f32>) {
-    let (mut lo, mut hi) = ([f32::INFINITY; N], [f32::NEG_INFINITY; N]);
-    for item in data.chunks_exact(N) {
-        for c in 0..N {
-            lo[c] = lo[c].min(item[c]);
-            hi[c] = hi[c].max(item[c]);
+    const LANES: usize = 8;
+    let mut lanes_lo = [[f32::INFINITY; N]; LANES];
+    let mut lanes_hi = [[f32::NEG_INFINITY; N]; LANES];
+    let mut blocks = data.chunks_exact(LANES * N);
+    for block in &mut blocks {
+        for (i, item) in block.chunks_exact(N).enumerate() {
+            for c in 0..N {
+                let x = item[c];
+                lanes_lo[i][c] = if x < lanes_lo[i][c] {
+                    x
+                } else {
+                    lanes_lo[i][c]
+                };
+                lanes_hi[i][c] = if x > lanes_hi[i][c] {
+                    x
+                } else {
+                    lanes_hi[i][c]
+                };
+            }
+        }
+    }
+    let rest: Vec<&[f32]> = blocks.remainder().chunks_exact(N).collect();
+    let mut lo = [f32::INFINITY; N];
+    let mut hi = [f32::NEG_INFINITY; N];
+    for c in 0..N {
+        let lanes = lanes_lo.iter().zip(&lanes_hi).map(|(l, h)| (l[c], h[c]));
+        for (l, h) in lanes.chain(rest.iter().map(|item| (item[c], item[c]))) {
+            lo[c] = if l < lo[c] { l } else { lo[c] };
+            hi[c] = if h > hi[c] { h } else { hi[c] };
+        }
+        let component = || data.chunks_exact(N).map(|item| item[c]);
+        if lo[c] == 0.0 {
+            lo[c] = component().fold(f32::INFINITY, f32::min);
+        }
+        if hi[c] == 0.0 {
+            hi[c] = component().fold(f32::NEG_INFINITY, f32::max);
         }
     }
     (lo.to_vec(), hi.to_vec())
@@ -324,6 +361,67 @@ impl Writer<'_> {
 mod tests {
     use super::*;
     use crate::write::gltf::nodes::node;
+
+    /// Each component's bounds as one chain of `f32::min` and `max` in the
+    /// items' order makes them.
+    fn chain<const N: usize>(data: &[f32]) -> (Vec<u32>, Vec<u32>) {
+        let bits = |v: [f32; N]| v.iter().map(|x| x.to_bits()).collect();
+        let (mut lo, mut hi) = ([f32::INFINITY; N], [f32::NEG_INFINITY; N]);
+        for item in data.chunks_exact(N) {
+            for c in 0..N {
+                lo[c] = lo[c].min(item[c]);
+                hi[c] = hi[c].max(item[c]);
+            }
+        }
+        (bits(lo), bits(hi))
+    }
+
+    /// The lanes' bounds are the chain's to the bit, for every item size,
+    /// at counts about a block of eight, with NaN, infinities and zeros of
+    /// both signs (a bound of zero with either sign first) among numbers
+    /// of every size.
+    #[test]
+    fn bounds_are_the_chain_of_minima_and_maxima() {
+        fn check<const N: usize>(seed: u32) {
+            let mut x = seed;
+            let specials = [f32::NAN, -0.0, 0.0, f32::INFINITY, -1e-40, 0.0, -0.0];
+            for items in 0..40 {
+                let data: Vec<f32> = (0..items * N)
+                    .map(|i| {
+                        x ^= x << 13;
+                        x ^= x >> 17;
+                        x ^= x << 5;
+                        match x % 5 {
+                            0 => specials[i % specials.len()],
+                            1 => (x % 3) as f32 - 1.0,
+                            _ => f32::from_bits(x),
+                        }
+                    })
+                    .collect();
+                let (lo, hi) = bounds::<N>(&data);
+                let bits = |v: Vec<f32>| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+                assert_eq!((bits(lo), bits(hi)), chain::<N>(&data), "{N} x {items}");
+            }
+        }
+        // The chain keeps the first of two zeros; the first lane, folded
+        // first, would hold the later -0 (item 8) over item 1's 0.
+        let bits = |v: Vec<f32>| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        let mut least = [2.0f32; 16];
+        (least[0], least[1], least[8]) = (1.0, 0.0, -0.0);
+        let greatest = least.map(|x| -x);
+        for data in [least, greatest] {
+            let (lo, hi) = bounds::<1>(&data);
+            assert_eq!((bits(lo), bits(hi)), chain::<1>(&data), "{data:?}");
+        }
+        assert_eq!(bounds::<1>(&least).0[0].to_bits(), 0.0f32.to_bits());
+        assert_eq!(bounds::<1>(&greatest).1[0].to_bits(), (-0.0f32).to_bits());
+        check::<1>(1);
+        check::<2>(2);
+        check::<3>(3);
+        check::<4>(4);
+        check::<9>(9);
+        check::<16>(16);
+    }
 
     /// The room for a GLB's head: four times a small JSON and 64 KiB; a
     /// large JSON and at most 1 MiB more; room for each track to come;
