@@ -362,10 +362,15 @@ mod tests {
     use super::*;
     use crate::write::gltf::nodes::node;
 
+    /// Numbers as their bits (so that 0 and -0 differ, and NaN equals
+    /// itself).
+    fn bits(v: &[f32]) -> Vec<u32> {
+        v.iter().map(|x| x.to_bits()).collect()
+    }
+
     /// Each component's bounds as one chain of `f32::min` and `max` in the
-    /// items' order makes them.
+    /// items' order makes them, as bits.
     fn chain<const N: usize>(data: &[f32]) -> (Vec<u32>, Vec<u32>) {
-        let bits = |v: [f32; N]| v.iter().map(|x| x.to_bits()).collect();
         let (mut lo, mut hi) = ([f32::INFINITY; N], [f32::NEG_INFINITY; N]);
         for item in data.chunks_exact(N) {
             for c in 0..N {
@@ -373,7 +378,13 @@ mod tests {
                 hi[c] = hi[c].max(item[c]);
             }
         }
-        (bits(lo), bits(hi))
+        (bits(&lo), bits(&hi))
+    }
+
+    /// The lanes' bounds, as bits.
+    fn lanes<const N: usize>(data: &[f32]) -> (Vec<u32>, Vec<u32>) {
+        let (lo, hi) = bounds::<N>(data);
+        (bits(&lo), bits(&hi))
     }
 
     /// The lanes' bounds are the chain's to the bit, for every item size,
@@ -398,23 +409,19 @@ mod tests {
                         }
                     })
                     .collect();
-                let (lo, hi) = bounds::<N>(&data);
-                let bits = |v: Vec<f32>| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
-                assert_eq!((bits(lo), bits(hi)), chain::<N>(&data), "{N} x {items}");
+                assert_eq!(lanes::<N>(&data), chain::<N>(&data), "{N} x {items}");
             }
         }
         // The chain keeps the first of two zeros; the first lane, folded
         // first, would hold the later -0 (item 8) over item 1's 0.
-        let bits = |v: Vec<f32>| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
         let mut least = [2.0f32; 16];
         (least[0], least[1], least[8]) = (1.0, 0.0, -0.0);
         let greatest = least.map(|x| -x);
         for data in [least, greatest] {
-            let (lo, hi) = bounds::<1>(&data);
-            assert_eq!((bits(lo), bits(hi)), chain::<1>(&data), "{data:?}");
+            assert_eq!(lanes::<1>(&data), chain::<1>(&data), "{data:?}");
         }
-        assert_eq!(bounds::<1>(&least).0[0].to_bits(), 0.0f32.to_bits());
-        assert_eq!(bounds::<1>(&greatest).1[0].to_bits(), (-0.0f32).to_bits());
+        assert_eq!(lanes::<1>(&least).0, bits(&[0.0]));
+        assert_eq!(lanes::<1>(&greatest).1, bits(&[-0.0]));
         check::<1>(1);
         check::<2>(2);
         check::<3>(3);

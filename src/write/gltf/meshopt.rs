@@ -304,13 +304,14 @@ pub(super) fn encode_views<V: Views>(
         .sum();
     let mut packed = vec![0u8; size];
     let mut rest = &mut packed[..];
-    let mut offsets = Vec::with_capacity(made.len());
-    let mut places = Vec::with_capacity(made.len());
-    for ((_, encoded), &len) in made.iter().zip(&lengths) {
+    let (mut offsets, mut places) = (Vec::new(), Vec::new());
+    let mut offset = 0;
+    for (v, ((_, encoded), &len)) in made.iter().zip(&lengths).enumerate() {
         let len = encoded.unwrap_or(len);
         let (place, after) = rest.split_at_mut(len.next_multiple_of(4));
-        offsets.push(size - place.len() - after.len());
-        places.push((places.len(), Mutex::new(&mut place[..len])));
+        offsets.push(offset);
+        offset += place.len();
+        places.push((v, Mutex::new(&mut place[..len])));
         rest = after;
     }
     let weight = |(_, place): &(usize, Mutex<&mut [u8]>)| lock(place).len();

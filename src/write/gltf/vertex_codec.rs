@@ -456,8 +456,8 @@ mod tests {
 
     /// Both lanes give the reference's stream for every stride the tests
     /// take (4 to 256 bytes), at counts about a block's ends, with bytes
-    /// of every kind; and a stream's blocks from a vertex are the stream's
-    /// own from there.
+    /// of every kind. (A stream's blocks made from a vertex on are held to
+    /// the whole stream's by `meshopt`'s `parts_make_the_stream_of_the_whole`.)
     #[test]
     fn streams_are_the_reference_encoders() {
         for stride in [4, 8, 12, 16, 20, 24, 28, 32, 36, 48, 64, 252, 256] {
