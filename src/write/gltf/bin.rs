@@ -1,5 +1,5 @@
 //! The binary buffer as it is made: in memory, or, given a [`Spill`], in
-//! memory up to a size and past it moved out to a file a megabyte at a time, so
+//! memory up to a size and past it moved out to a file half a megabyte at a time, so
 //! that a large buffer is never whole in memory (a bake's peak would
 //! otherwise hold it beside what it is made from). A thread of its own
 //! writes the file while the buffer goes on being made. The file can leave
@@ -12,8 +12,9 @@ use std::io::{Read as _, Seek as _, Write as _};
 use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
 
 /// How many bytes gather in memory before they are moved to the file, once
-/// the buffer has passed [`Spill::after`].
-const SPILL_AT: usize = 1 << 20;
+/// the buffer has passed [`Spill::after`]. (Half a megabyte holds less in
+/// memory than one, in the same time: docs/performance.md.)
+const SPILL_AT: usize = 1 << 19;
 
 /// How much of a glTF buffer stays in memory before the rest is moved to
 /// a file as it is made: a quarter of the input's text, 2 to 64 MiB
@@ -98,11 +99,12 @@ impl SpillThread {
                         crate::sys::start_write_back(&file, at + len, block.len() as u64);
                     }
                     len += block.len() as u64;
-                    // Blocks of the usual size are used again.
-                    if block.capacity() <= 2 * SPILL_AT {
-                        block.clear();
-                        let _ = back.try_send(block);
-                    }
+                    // Each block is used again, at the usual size: the
+                    // first (kept in memory up to `after`) and one grown
+                    // by a large piece give the rest of their memory back.
+                    block.clear();
+                    block.shrink_to(SPILL_AT);
+                    let _ = back.try_send(block);
                 } else {
                     unwritten.push(block);
                 }
@@ -340,6 +342,27 @@ mod tests {
             got.extend(mem);
             assert!(got == want);
         }
+    }
+
+    /// The first block, kept in memory up to `after` and so larger than a
+    /// block, comes back from the writer for the next bytes, cut to a
+    /// block's size: its pages are used again, the rest given back.
+    #[test]
+    fn the_first_block_comes_back_at_a_blocks_size() {
+        let file = tempfile::tempfile().unwrap();
+        let mut bin = Bin::new(spill(Box::new(|| Some(file)), 3 * SPILL_AT, false));
+        bin.append(3 * SPILL_AT + 4, |b| b.fill(1), || 0);
+        assert_eq!(bin.spilled, 3 * SPILL_AT as u64 + 4);
+        let SpillThread {
+            blocks,
+            spare,
+            thread,
+        } = bin.writer.take().expect("moved out");
+        drop(blocks);
+        let written = thread.join().unwrap();
+        assert_eq!(written.spilled.len, 3 * SPILL_AT as u64 + 4);
+        let block = spare.try_recv().expect("given back");
+        assert_eq!((block.len(), block.capacity()), (0, SPILL_AT));
     }
 
     /// A file that cannot be written, or made, leaves the whole buffer in
