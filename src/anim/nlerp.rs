@@ -11,7 +11,7 @@
 
 use super::keyframes::{Interpolation, Keyframes};
 use crate::hash::HashMap;
-use crate::interp::rotation::slerp;
+use crate::interp::rotation::Slerp;
 use crate::math;
 use glam::DQuat;
 use std::cell::RefCell;
@@ -90,11 +90,16 @@ pub fn split(k: &Keyframes, room: impl FnOnce() -> f64) -> Option<Keyframes<'sta
     let quat = |i: usize| DQuat::from_slice(&k.value(i));
     let mut out = Keyframes::new(Interpolation::Slerp, 4, k.quaternions);
     for (i, &n) in cuts.iter().enumerate() {
-        let (a, b) = (quat(i), quat(i + 1));
+        let a = quat(i);
         let (t0, t1) = (k.times[i], k.times[i + 1]);
+        // (The arc's angle found once for its n - 1 points.)
+        let arc = (n > 1).then(|| Slerp::new(a, quat(i + 1)));
         for j in 0..n {
             let s = j as f64 / n as f64;
-            let q = if j == 0 { a } else { slerp(a, b, s) };
+            let q = match &arc {
+                Some(arc) if j > 0 => arc.at(s),
+                _ => a,
+            };
             out.push(t0 + (t1 - t0) * s, &q.to_array(), &[], &[], 1.0);
         }
     }

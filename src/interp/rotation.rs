@@ -40,25 +40,50 @@ pub fn to_axis_angle(q: DQuat) -> [f64; 4] {
 
 /// Spherical linear interpolation on the shorter arc.
 pub fn slerp(a: DQuat, b: DQuat, t: f64) -> DQuat {
-    let mut cos = a.dot(b);
-    let mut b = b;
-    if cos < 0.0 {
-        cos = -cos;
-        b = -b;
+    Slerp::new(a, b).at(t)
+}
+
+/// The shorter arc from one rotation to another, its angle found once for
+/// [`slerp`] at many points (the same numbers, point by point).
+pub struct Slerp {
+    a: DQuat,
+    /// The second end, in the first's hemisphere.
+    b: DQuat,
+    /// The arc's angle in 4D and its sine; `None` where the ends are one
+    /// rotation (every point is the first).
+    angle: Option<(f64, f64)>,
+}
+
+impl Slerp {
+    pub fn new(a: DQuat, b: DQuat) -> Slerp {
+        let mut cos = a.dot(b);
+        let mut b = b;
+        if cos < 0.0 {
+            cos = -cos;
+            b = -b;
+        }
+        let angle = (cos < 1.0 - 1e-15).then(|| {
+            let omega = math::acos(cos);
+            (omega, math::sin(omega))
+        });
+        Slerp { a, b, angle }
     }
-    if cos >= 1.0 - 1e-15 {
-        return a;
+
+    /// The point a fraction `t` along the arc.
+    pub fn at(&self, t: f64) -> DQuat {
+        let (a, b) = (self.a, self.b);
+        let Some((omega, sin)) = self.angle else {
+            return a;
+        };
+        let s0 = math::sin((1.0 - t) * omega) / sin;
+        let s1 = math::sin(t * omega) / sin;
+        DQuat::from_xyzw(
+            a.x * s0 + b.x * s1,
+            a.y * s0 + b.y * s1,
+            a.z * s0 + b.z * s1,
+            a.w * s0 + b.w * s1,
+        )
     }
-    let omega = math::acos(cos);
-    let sin = math::sin(omega);
-    let s0 = math::sin((1.0 - t) * omega) / sin;
-    let s1 = math::sin(t * omega) / sin;
-    DQuat::from_xyzw(
-        a.x * s0 + b.x * s1,
-        a.y * s0 + b.y * s1,
-        a.z * s0 + b.z * s1,
-        a.w * s0 + b.w * s1,
-    )
 }
 
 /// The quaternion logarithm (a pure quaternion; `w` is log |q|).
