@@ -394,14 +394,12 @@ impl<'s, 'd> Reader<'s, 'd> {
         let name = e.name().0;
         let name_span = self.span_of(name, 0);
         let attrs = self.attrs(e);
-        // A long start tag (a long keyValue) of a mapped file, scanned: its
-        // pages leave memory, and its values read them again piece by piece.
-        let long = e.len() >= crate::par::SPLIT_BYTES;
-        if long {
-            crate::sys::mapped::let_go(e[..].as_bytes());
-        }
         let frame = self.element(name, name_span, &attrs);
-        if long {
+        // A long start tag (a long keyValue) of a mapped file, scanned: its
+        // pages leave memory, and its values read them again piece by
+        // piece. (Once its values are handed to another thread to read:
+        // not before, when that thread would wait.)
+        if e.len() >= crate::par::SPLIT_BYTES {
             crate::sys::mapped::let_go(e[..].as_bytes());
         }
         if !empty {
