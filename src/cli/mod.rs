@@ -46,7 +46,11 @@ pub fn main() -> ExitCode {
     if one_scene {
         x3dbake::internal::sys::tune_allocator();
     }
-    on_interrupt();
+    // Only a bake writes files (inspect, completions and the manual page
+    // print): its temporaries are removed when it is interrupted.
+    if cli.command.is_none() {
+        on_interrupt();
+    }
     let outcome = match cli.command {
         Some(Command::Inspect {
             file,
