@@ -464,6 +464,8 @@ impl Document {
         let text = self.json();
         if text.len() + self.bin.len() < before {
             self.text = Some(text);
+            // (What the document was is freed beside the writing.)
+            crate::par::drop_aside((bin, root, morph_uvs));
         } else {
             // Nothing smaller: the document as it was.
             self.root = root;
