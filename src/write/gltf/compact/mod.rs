@@ -258,11 +258,11 @@ fn bounds(a: &json::Accessor, bytes: &[u8]) -> (serde_json::Value, serde_json::V
     let (c, n) = layout(a);
     let (lo, hi) = match c {
         ComponentType::F32 => extremes(bytes, n, |b: [u8; 4]| f64::from(f32::from_le_bytes(b))),
-        ComponentType::I8 => extremes(bytes, n, |b: [u8; 1]| f64::from(b[0] as i8)),
-        ComponentType::U8 => extremes(bytes, n, |b: [u8; 1]| f64::from(b[0])),
-        ComponentType::I16 => extremes(bytes, n, |b| f64::from(i16::from_le_bytes(b))),
-        ComponentType::U16 => extremes(bytes, n, |b| f64::from(u16::from_le_bytes(b))),
-        ComponentType::U32 => extremes(bytes, n, |b| f64::from(u32::from_le_bytes(b))),
+        ComponentType::I8 => int_extremes(bytes, n, |b: [u8; 1]| b[0] as i8),
+        ComponentType::U8 => int_extremes(bytes, n, |b: [u8; 1]| b[0]),
+        ComponentType::I16 => int_extremes(bytes, n, i16::from_le_bytes),
+        ComponentType::U16 => int_extremes(bytes, n, u16::from_le_bytes),
+        ComponentType::U32 => int_extremes(bytes, n, u32::from_le_bytes),
     };
     let json = |v: Vec<f64>| -> serde_json::Value {
         match c {
@@ -292,6 +292,49 @@ fn extremes<const S: usize>(
         }
     }
     (lo, hi)
+}
+
+/// [`extremes`] of integers: the same numbers (integers' least and
+/// greatest are exact, in any order), found in lanes of sixteen elements
+/// that the compiler turns into vector instructions (the bounds of
+/// `--compress`'s quantized morph targets took 0.9 ms of CPU one by one).
+fn int_extremes<T, const S: usize>(
+    bytes: &[u8],
+    n: usize,
+    read: impl Fn([u8; S]) -> T,
+) -> (Vec<f64>, Vec<f64>)
+where
+    T: Copy + Ord + Into<f64>,
+{
+    const LANES: usize = 16;
+    let items = bytes.as_chunks::<S>().0;
+    // Whole elements only, as `extremes` takes them.
+    let items = &items[..items.len() / n.max(1) * n];
+    if items.is_empty() || n == 0 {
+        return (vec![f64::INFINITY; n], vec![f64::NEG_INFINITY; n]);
+    }
+    let width = n * LANES;
+    // Each lane starts from the first element's component.
+    let mut lo: Vec<T> = (0..width).map(|j| read(items[j % n])).collect();
+    let mut hi = lo.clone();
+    let mut fold = |block: &[[u8; S]]| {
+        for ((lo, hi), &b) in lo.iter_mut().zip(hi.iter_mut()).zip(block) {
+            let x = read(b);
+            *lo = (*lo).min(x);
+            *hi = (*hi).max(x);
+        }
+    };
+    let mut blocks = items.chunks_exact(width);
+    blocks.by_ref().for_each(&mut fold);
+    fold(blocks.remainder());
+    let component = |lanes: &[T], c: usize, pick: fn(T, T) -> T| {
+        let each = lanes.iter().skip(c).step_by(n).copied();
+        each.reduce(pick).map_or(0.0, Into::into)
+    };
+    (
+        (0..n).map(|c| component(&lo, c, Ord::min)).collect(),
+        (0..n).map(|c| component(&hi, c, Ord::max)).collect(),
+    )
 }
 
 /// Each accessor's elements read from the buffer (a stride undone).
@@ -472,6 +515,78 @@ impl Document {
             self.morph_uvs = morph_uvs;
             self.bin = bin;
             self.extended = extended;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{extremes, int_extremes};
+
+    /// Integers' bounds in lanes are the ones read one by one as f64: for
+    /// every integer component type, 1 to 5 components, counts about the
+    /// lanes' block (none, one, a block, a block and one...), the types'
+    /// extremes among the values, and a last element cut short (left out).
+    #[test]
+    fn integer_bounds_in_lanes_are_those_read_one_by_one() {
+        let mut seed = 0x2545_f491_4f6c_dd1d_u64;
+        let mut next = || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        for n in 1..=5 {
+            for count in [
+                0,
+                1,
+                2,
+                15,
+                16,
+                17,
+                16 * n - 1,
+                16 * n,
+                16 * n + 1,
+                100 * n + 3,
+            ] {
+                let mut bytes: Vec<u8> = (0..count * n * 4).map(|_| next() as u8).collect();
+                if count > 2 {
+                    // The extremes of each type, somewhere.
+                    bytes[4..8].copy_from_slice(&[0x80, 0x00, 0x80, 0x00]);
+                    bytes[..4].copy_from_slice(&[0x7f, 0xff, 0x7f, 0xff]);
+                }
+                let one_by_one = |s: usize, b: &[u8]| match s {
+                    1 => (
+                        extremes(b, n, |x: [u8; 1]| f64::from(x[0] as i8)),
+                        extremes(b, n, |x: [u8; 1]| f64::from(x[0])),
+                    ),
+                    _ => (
+                        extremes(b, n, |x| f64::from(i16::from_le_bytes(x))),
+                        extremes(b, n, |x| f64::from(u16::from_le_bytes(x))),
+                    ),
+                };
+                for cut in [0, 1] {
+                    let b = &bytes[..bytes.len().saturating_sub(cut)];
+                    assert_eq!(
+                        (
+                            int_extremes(b, n, |x: [u8; 1]| x[0] as i8),
+                            int_extremes(b, n, |x: [u8; 1]| x[0])
+                        ),
+                        one_by_one(1, b),
+                    );
+                    assert_eq!(
+                        (
+                            int_extremes(b, n, i16::from_le_bytes),
+                            int_extremes(b, n, u16::from_le_bytes)
+                        ),
+                        one_by_one(2, b),
+                    );
+                    assert_eq!(
+                        int_extremes(b, n, u32::from_le_bytes),
+                        extremes(b, n, |x| f64::from(u32::from_le_bytes(x))),
+                    );
+                }
+            }
         }
     }
 }
