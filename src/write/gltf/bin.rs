@@ -1,11 +1,11 @@
 //! The binary buffer as it is made: in memory, or, given a [`Spill`], in
-//! memory up to a size and past it moved out to a file half a megabyte at a time, so
-//! that a large buffer is never whole in memory (a bake's peak would
-//! otherwise hold it beside what it is made from). A thread of its own
-//! writes the file while the buffer goes on being made. The file can leave
-//! room before the buffer for what precedes it in the output (a GLB's
-//! header and JSON), so that it can become the output without the buffer
-//! being copied (docs/performance.md).
+//! memory up to a size and past it moved out to a file half a megabyte at
+//! a time, so that a large buffer is never whole in memory (a bake's peak
+//! would otherwise hold it beside what it is made from). A thread of its
+//! own writes the file while the buffer goes on being made. The file can
+//! leave room before the buffer for what precedes it in the output (a
+//! GLB's header and JSON), so that it can become the output without the
+//! buffer being copied (docs/performance.md).
 
 use std::fs::File;
 use std::io::{Read as _, Seek as _, Write as _};

@@ -309,8 +309,8 @@ where
     const LANES: usize = 16;
     let items = bytes.as_chunks::<S>().0;
     // Whole elements only, as `extremes` takes them.
-    let items = &items[..items.len() / n.max(1) * n];
-    if items.is_empty() || n == 0 {
+    let items = &items[..items.len() / n * n];
+    if items.is_empty() {
         return (vec![f64::INFINITY; n], vec![f64::NEG_INFINITY; n]);
     }
     let width = n * LANES;
@@ -327,9 +327,10 @@ where
     let mut blocks = items.chunks_exact(width);
     blocks.by_ref().for_each(&mut fold);
     fold(blocks.remainder());
+    // (Lane j holds component j % n.)
     let component = |lanes: &[T], c: usize, pick: fn(T, T) -> T| {
-        let each = lanes.iter().skip(c).step_by(n).copied();
-        each.reduce(pick).map_or(0.0, Into::into)
+        let each = lanes[c..].iter().step_by(n).copied();
+        each.fold(lanes[c], pick).into()
     };
     (
         (0..n).map(|c| component(&lo, c, Ord::min)).collect(),
