@@ -26,6 +26,12 @@ pub(super) fn quad(m: &mut Mesh, corners: [Vec3; 4], n: Vec3) {
 
 pub(super) fn boxed(h: Vec3) -> Mesh {
     let mut m = Mesh::new(Primitive::Triangles);
+    // Six quads, made at their size (not grown quad by quad: a scene of
+    // many boxes made each of its lists four times).
+    m.positions.reserve_exact(24);
+    m.normals.reserve_exact(24);
+    m.uvs.reserve_exact(24);
+    m.indices.reserve_exact(36);
     let c = |x: f32, y: f32, z: f32| Vec3::new(x * h.x, y * h.y, z * h.z);
     quad(
         &mut m,
