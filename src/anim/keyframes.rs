@@ -86,6 +86,21 @@ struct Point {
 }
 
 impl<'a> Keyframes<'a> {
+    /// No keyframes yet, with room for `keys` (values of `width` numbers,
+    /// without tangents).
+    pub(super) fn with_room(
+        interpolation: Interpolation,
+        width: usize,
+        quaternions: bool,
+        keys: usize,
+    ) -> Keyframes<'a> {
+        Keyframes {
+            times: Vec::with_capacity(keys),
+            values: Vec::with_capacity(keys * width).into(),
+            ..Keyframes::new(interpolation, width, quaternions)
+        }
+    }
+
     pub(super) fn new(
         interpolation: Interpolation,
         width: usize,

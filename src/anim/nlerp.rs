@@ -88,7 +88,8 @@ fn count_arcs(omega: f64, room: f64) -> usize {
 pub fn split(k: &Keyframes, room: impl FnOnce() -> f64) -> Option<Keyframes<'static>> {
     let cuts = cuts(k, room)?;
     let quat = |i: usize| DQuat::from_slice(&k.value(i));
-    let mut out = Keyframes::new(Interpolation::Slerp, 4, k.quaternions);
+    let keys = cuts.iter().sum::<usize>() + 1;
+    let mut out = Keyframes::with_room(Interpolation::Slerp, 4, k.quaternions, keys);
     for (i, &n) in cuts.iter().enumerate() {
         let a = quat(i);
         let (t0, t1) = (k.times[i], k.times[i + 1]);
