@@ -46,8 +46,9 @@ pub fn main() -> ExitCode {
     if one_scene {
         x3dbake::internal::sys::tune_allocator();
     }
-    // (While the input is found and mapped.)
-    if cli.command.is_none() || one_scene {
+    // The node catalogue indexed while the input is found and mapped (a
+    // bake and inspect read X3D; completions and the manual page do not).
+    if matches!(cli.command, None | Some(Command::Inspect { .. })) {
         x3dbake::internal::scene::catalogue::warm_up();
     }
     // Only a bake writes files (inspect, completions and the manual page
