@@ -88,8 +88,7 @@ fn count_arcs(omega: f64, room: f64) -> usize {
 pub fn split(k: &Keyframes, room: impl FnOnce() -> f64) -> Option<Keyframes<'static>> {
     let cuts = cuts(k, room)?;
     let quat = |i: usize| DQuat::from_slice(&k.value(i));
-    let keys = cuts.iter().sum::<usize>() + 1;
-    let mut out = Keyframes::with_room(Interpolation::Slerp, 4, k.quaternions, keys);
+    let mut out = Keyframes::with_room(Interpolation::Slerp, 4, k.quaternions, cut_len(&cuts));
     for (i, &n) in cuts.iter().enumerate() {
         let a = quat(i);
         let (t0, t1) = (k.times[i], k.times[i + 1]);
@@ -112,7 +111,13 @@ pub fn split(k: &Keyframes, room: impl FnOnce() -> f64) -> Option<Keyframes<'sta
 /// How many keyframes [`split`] makes of `k`: as many as it has where no
 /// segment needs cutting (counted, not made: `inspect`'s account).
 pub fn split_len(k: &Keyframes, room: impl FnOnce() -> f64) -> usize {
-    cuts(k, room).map_or(k.len(), |cuts| cuts.iter().sum::<usize>() + 1)
+    cuts(k, room).map_or(k.len(), |cuts| cut_len(&cuts))
+}
+
+/// How many keyframes segments cut into `cuts` arcs make: each arc's
+/// first key, and the last key.
+fn cut_len(cuts: &[usize]) -> usize {
+    cuts.iter().sum::<usize>() + 1
 }
 
 /// The arcs each segment of slerp keyframes is cut into (see [`split`]);
