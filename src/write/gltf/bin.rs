@@ -59,6 +59,9 @@ pub(super) struct Bin {
     spilled: u64,
     /// Bytes counted, not made (see [`Bin::counting`]).
     counted: Option<usize>,
+    /// Blocks made for the bytes that follow a spill (not given back).
+    #[cfg(test)]
+    blocks_made: usize,
 }
 
 /// A thread that writes the bytes moved out to the file while the buffer
@@ -84,8 +87,9 @@ impl SpillThread {
     /// Writes the blocks into `file` from `at`, each sent to disk at once
     /// with `write_back`.
     fn start(mut file: File, at: u64, write_back: bool) -> Option<SpillThread> {
-        // One block written while the next is made, and one spare: so
-        // at most three are in memory.
+        // One block written while the next is made, and one given back:
+        // so at most three are in memory. Each block sent is answered by
+        // one given back, before the next is taken (see `Bin::spill`).
         let (blocks, to_write) = sync_channel::<Vec<u8>>(0);
         let (back, spare) = sync_channel(1);
         let write = move || {
@@ -104,9 +108,11 @@ impl SpillThread {
                     // by a large piece give the rest of their memory back.
                     block.clear();
                     block.shrink_to(SPILL_AT);
-                    let _ = back.try_send(block);
+                    // Gone only if the buffer was dropped unfinished.
+                    let _ = back.send(block);
                 } else {
                     unwritten.push(block);
+                    let _ = back.send(Vec::new());
                 }
             }
             Written {
@@ -160,6 +166,8 @@ impl Bin {
             writer: None,
             spilled: 0,
             counted: None,
+            #[cfg(test)]
+            blocks_made: 0,
         }
     }
 
@@ -251,14 +259,27 @@ impl Bin {
         let Some(writer) = &self.writer else {
             return;
         };
-        let next = writer
-            .spare
-            .try_recv()
-            .unwrap_or_else(|_| Vec::with_capacity(SPILL_AT));
-        let block = std::mem::replace(&mut self.mem, next);
+        let first = self.spilled == 0;
+        let block = std::mem::take(&mut self.mem);
         let len = block.len() as u64;
         match writer.blocks.send(block) {
-            Ok(()) => self.spilled += len,
+            // Taken by the writer, which has given back the block before
+            // it (if any): the next bytes fill that block's pages, not new
+            // ones. (Waited for no longer than the writer takes to hand it
+            // over; taken before sending, it was often still being
+            // written, and a new block made.)
+            Ok(()) => {
+                self.spilled += len;
+                self.mem = if first {
+                    #[cfg(test)]
+                    {
+                        self.blocks_made += 1;
+                    }
+                    Vec::with_capacity(SPILL_AT)
+                } else {
+                    writer.spare.recv().unwrap_or_default()
+                };
+            }
             // The writer is gone (only a panic ends it early; finish
             // passes the panic on): the bytes stay here.
             Err(returned) => self.mem = returned.0,
@@ -363,6 +384,20 @@ mod tests {
         assert_eq!(written.spilled.len, 3 * SPILL_AT as u64 + 4);
         let block = spare.try_recv().expect("given back");
         assert_eq!((block.len(), block.capacity()), (0, SPILL_AT));
+    }
+
+    /// Past the first, every block is one the writer has written and given
+    /// back: only the one that follows the first spill is made.
+    #[test]
+    fn each_block_written_is_filled_again() {
+        let file = tempfile::tempfile().unwrap();
+        let mut bin = Bin::new(spill(Box::new(|| Some(file)), SPILL_AT, false));
+        for i in 0..24 {
+            bin.append(SPILL_AT, |b| b.fill(i), || 0);
+        }
+        assert_eq!(bin.spilled, 24 * SPILL_AT as u64);
+        assert_eq!(bin.blocks_made, 1);
+        bin.finish();
     }
 
     /// A file that cannot be written, or made, leaves the whole buffer in
