@@ -315,9 +315,18 @@ impl<'s, 'd> Reader<'s, 'd> {
                 None
             };
             let q = skip_space(eq + 1);
+            // The closing quote, and whether a reference (`&`) comes
+            // before it: one pass over the value (a keyValue can be
+            // megabytes long).
+            let mut refs = false;
             let closing = match b.get(q) {
                 Some(&quote @ (b'"' | b'\'')) if problem.is_none() => {
-                    memchr::memchr(quote, &b[q + 1..]).map(|n| q + 1 + n)
+                    memchr::memchr2_iter(quote, b'&', &b[q + 1..])
+                        .map(|n| q + 1 + n)
+                        .find(|&n| {
+                            refs |= b[n] == b'&';
+                            b[n] == quote
+                        })
                 }
                 _ => None,
             };
@@ -331,7 +340,7 @@ impl<'s, 'd> Reader<'s, 'd> {
             };
             let value = &raw[q + 1..close];
             i = skip_space(close + 1);
-            let (value, pos) = if memchr::memchr(b'&', value.as_bytes()).is_some() {
+            let (value, pos) = if refs {
                 let a = Attribute {
                     key: QName(key),
                     value: Cow::Borrowed(value),
