@@ -520,8 +520,8 @@ impl<'d> Builder<'d> {
     }
 
     fn resolve_routes(&mut self, scope: &Scope) -> Vec<Route> {
-        let mut out = Vec::new();
-        let mut seen = HashSet::default();
+        let mut out = Vec::with_capacity(scope.routes.len());
+        let mut seen = HashSet::with_capacity_and_hasher(scope.routes.len(), Default::default());
         for r in &scope.routes {
             let [
                 (from_node, fn_span),
