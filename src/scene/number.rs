@@ -517,14 +517,14 @@ pub(super) fn float_run<T: Float>(b: &[u8], mut i: usize, out: &mut Vec<T>) -> u
         while here != 0 {
             let at = here.trailing_zeros();
             let Some(v) = c.number(block, at) else {
-                out.extend_from_slice(&read[..n]);
+                append_first(out, &read, n);
                 return i + at as usize;
             };
             read[n] = v;
             n += 1;
             here &= here - 1;
         }
-        out.extend_from_slice(&read[..n]);
+        append_first(out, &read, n);
         let later = starts & !HERE;
         if later != 0 {
             i += later.trailing_zeros() as usize;
@@ -537,6 +537,21 @@ pub(super) fn float_run<T: Float>(b: &[u8], mut i: usize, out: &mut Vec<T>) -> u
         }
     }
     i
+}
+
+/// Appends the first `n` of `read` to `out`: up to sixteen as sixteen, cut
+/// back after, a copy of one size the compiler makes inline (a copy of `n`
+/// was a call to `memcpy` for every 64 bytes read: bigscene 10 MB's
+/// keyValue, read on one thread, 6.55 -> 6.23 ms).
+fn append_first<T: Copy>(out: &mut Vec<T>, read: &[T], n: usize) {
+    const AT_ONCE: usize = 16;
+    if n <= AT_ONCE && read.len() >= AT_ONCE {
+        let len = out.len();
+        out.extend_from_slice(&read[..AT_ONCE]);
+        out.truncate(len + n);
+    } else {
+        out.extend_from_slice(&read[..n]);
+    }
 }
 
 /// The bytes of a 64-byte block sorted into the classes a number is made
