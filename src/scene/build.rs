@@ -10,7 +10,7 @@ use super::{
     Route, Scene, SetField, Value, catalogue,
 };
 use crate::diag::Diagnostics;
-use crate::hash::{HashMap, HashSet};
+use crate::hash::HashMap;
 use crate::source::Span;
 use std::sync::Arc;
 use std::sync::mpsc::Sender;
@@ -520,8 +520,14 @@ impl<'d> Builder<'d> {
     }
 
     fn resolve_routes(&mut self, scope: &Scope) -> Vec<Route> {
-        let mut out = Vec::with_capacity(scope.routes.len());
-        let mut seen = HashSet::with_capacity_and_hasher(scope.routes.len(), Default::default());
+        let n = scope.routes.len();
+        let mut out: Vec<Route> = Vec::with_capacity(n);
+        // The routes kept between each pair of nodes, chained through
+        // `out` by index (the last kept first): the redundant are found
+        // without copying their fields' names.
+        let mut last: HashMap<(NodeId, NodeId), usize> =
+            HashMap::with_capacity_and_hasher(n, Default::default());
+        let mut before: Vec<Option<usize>> = Vec::with_capacity(n);
         for r in &scope.routes {
             let [
                 (from_node, fn_span),
@@ -570,8 +576,18 @@ impl<'d> Builder<'d> {
                 span: r.span,
             };
             // "Redundant routing is ignored" (VRML97, 4.10.2).
-            let path = (from, route.from_field.clone(), to, route.to_field.clone());
-            if seen.insert(path) {
+            let same = |kept: &Route| {
+                kept.from_field == route.from_field && kept.to_field == route.to_field
+            };
+            let mut at = last.get(&(from, to)).copied();
+            while let Some(i) = at {
+                if same(&out[i]) {
+                    break;
+                }
+                at = before[i];
+            }
+            if at.is_none() {
+                before.push(last.insert((from, to), out.len()));
                 out.push(route);
             }
         }

@@ -131,6 +131,27 @@ fn routes_may_come_before_the_def_and_inside_groups() {
     assert_eq!(s.routes.len(), 1);
 }
 
+/// A route repeated after another between the same two nodes is still one
+/// route: each pair's routes are all compared, not only the last.
+#[test]
+fn a_repeat_is_found_past_other_routes_between_the_same_nodes() {
+    let active = "<ROUTE fromNode='C' fromField='isActive' toNode='T' toField='enabled'/>";
+    let (s, d) = load(&format!(
+        "<X3D><Scene><TimeSensor DEF='C'/><TimeSensor DEF='T'/>{active}\
+         <ROUTE fromNode='C' fromField='cycleTime' toNode='T' toField='startTime'/>{active}\
+         </Scene></X3D>"
+    ));
+    assert!(d.list().is_empty(), "{:?}", d.list());
+    let fields = |r: &x3dbake::internal::scene::Route| (r.from_field.clone(), r.to_field.clone());
+    assert_eq!(
+        s.routes.iter().map(fields).collect::<Vec<_>>(),
+        [
+            ("isActive".to_string(), "enabled".to_string()),
+            ("cycleTime".to_string(), "startTime".to_string())
+        ]
+    );
+}
+
 /// A ROUTE names the nodes defined by then (a DEF given again later
 /// does not move it; a name not yet defined is looked up at the end), and
 /// a route written twice is one route.
