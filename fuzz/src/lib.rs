@@ -2,7 +2,7 @@
 //! the saved findings in fuzz/regressions/).
 
 use x3dbake::convert::{Format, Joining, KeyMode, Settings, convert_within};
-use x3dbake::internal::write::{csv, glb, gltf};
+use x3dbake::internal::write::{csv, gltf};
 use x3dbake::{Bake, ClipOptions, Encoding, Fetch, FieldType, Limits, NodeClass, UserEvent, World};
 
 /// The XML reader: any bytes, read as XML whatever they look like.
@@ -143,14 +143,14 @@ fn bake_with(data: &[u8], fetch: &mut dyn Fetch, images: bool) {
         } else {
             bake.gltf(&o, None)
         };
-        let Ok(doc) = made else {
+        let Ok(mut doc) = made else {
             return;
         };
         // As the CLI: a document with errors is not written.
         if bake.diags.has_errors() {
             return;
         }
-        let _ = glb::write(&doc.json(), &doc.bin, std::io::sink());
+        let _ = doc.write_glb(std::io::sink());
     }
     let c = csv::CsvOptions {
         rate: 5.0,
@@ -326,11 +326,11 @@ pub fn timeline(data: &[u8]) {
         },
         ..Default::default()
     };
-    let Ok(doc) = bake.gltf(&o, None) else {
+    let Ok(mut doc) = bake.gltf(&o, None) else {
         return;
     };
     if !bake.diags.has_errors() {
-        let _ = glb::write(&doc.json(), &doc.bin, std::io::sink());
+        let _ = doc.write_glb(std::io::sink());
     }
 }
 

@@ -152,10 +152,8 @@ impl Document {
     /// memory.
     fn buffer_parts(&self) -> Parts<'_> {
         let spilled = self.spilled.as_ref().map(Part::Spilled);
-        spilled
-            .into_iter()
-            .chain([self.bin.as_slice().into()])
-            .collect()
+        let pieces = self.bin.iter().map(|piece| piece.as_slice().into());
+        spilled.into_iter().chain(pieces).collect()
     }
 }
 

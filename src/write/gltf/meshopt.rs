@@ -18,8 +18,8 @@ use gltf_json as json;
 #[cfg(test)]
 use json::accessor;
 use json::validation::USize64;
+use std::cell::RefCell;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Mutex, MutexGuard, PoisonError};
 
 /// The extension's name.
 pub const EXTENSION: &str = "EXT_meshopt_compression";
@@ -147,16 +147,25 @@ fn vertex_part(
     if !STRIDES.contains(&stride) {
         return None;
     }
-    let mut own = vec![0u8; (part.to - part.from) * stride];
-    write(part.view, part.from * stride, &mut own);
-    if part.from == 0 {
-        return Some(vertex_codec::encode(&own, stride));
+    // The vertices are written into a buffer the thread keeps for its next
+    // part: a new one for each (256 KiB, zeroed) was fresh pages each time.
+    thread_local! {
+        static OWN: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
     }
-    let mut before = vec![0u8; stride];
-    write(part.view, (part.from - 1) * stride, &mut before);
-    let mut blocks = Vec::new();
-    vertex_codec::encode_blocks(&own, stride, &before, &mut blocks);
-    Some(blocks)
+    OWN.with_borrow_mut(|own| {
+        own.clear();
+        own.resize((part.to - part.from) * stride, 0);
+        write(part.view, part.from * stride, own);
+        if part.from == 0 {
+            return Some(vertex_codec::encode(own, stride));
+        }
+        let mut before = vec![0u8; stride];
+        write(part.view, (part.from - 1) * stride, &mut before);
+        let mut blocks =
+            Vec::with_capacity(vertex_codec::blocks_bound(part.to - part.from, stride));
+        vertex_codec::encode_blocks(own, stride, &before, &mut blocks);
+        Some(blocks)
+    })
 }
 
 /// Each part (see [`Part`]) encoded on this thread's share of the cores
@@ -199,31 +208,22 @@ fn encode_all(
 /// others are kept as they are).
 const STRIDES: [usize; 10] = [4, 8, 12, 16, 20, 24, 32, 36, 48, 64];
 
-/// A view's parts, encoded (see [`Part::encode`]).
-struct Encodings<'p> {
-    stream: Stream,
-    parts: &'p [Encoded],
-}
-
-impl Encodings<'_> {
-    /// Writes the view's stream into `out` (its length): the first part's
-    /// head and blocks, the other parts' blocks, the first part's tail.
-    fn lay(&self, out: &mut [u8]) {
-        let mut parts = self.parts.iter().flatten();
-        let first = parts.next().expect("a part");
-        let tail = match self.stream {
-            Stream::Attributes { stride, .. } if self.parts.len() > 1 => tail_bytes(stride),
-            _ => 0,
-        };
-        let (head, tail) = first.split_at(first.len() - tail);
-        let pieces = std::iter::once(head).chain(parts.map(Vec::as_slice));
-        let mut at = 0;
-        for piece in pieces.chain([tail]) {
-            out[at..at + piece.len()].copy_from_slice(piece);
-            at += piece.len();
-        }
-        debug_assert_eq!(at, out.len());
+/// A view's stream as the pieces its parts were encoded to, laid end to
+/// end (none copied): the first part's head and blocks, the other parts'
+/// blocks, the first part's tail (cut off it); then zeros to a multiple of
+/// four bytes, on the last piece.
+fn laid(stream: Stream, mut parts: Vec<Vec<u8>>) -> Vec<Vec<u8>> {
+    if let Stream::Attributes { stride, .. } = stream
+        && parts.len() > 1
+    {
+        let first = &mut parts[0];
+        let tail = first.split_off(first.len() - tail_bytes(stride));
+        parts.push(tail);
     }
+    let len: usize = parts.iter().map(Vec::len).sum();
+    let last = parts.last_mut().expect("a part");
+    last.resize(last.len() + len.next_multiple_of(4) - len, 0);
+    parts
 }
 
 /// The bytes of the views to encode, written where they are wanted.
@@ -237,24 +237,20 @@ pub(super) trait Views: Sync {
     fn encoded(&self, v: usize);
 }
 
-/// A place in the new buffer, to fill (each is filled by one thread).
-fn lock<'m, 'p>(place: &'m Mutex<&'p mut [u8]>) -> MutexGuard<'m, &'p mut [u8]> {
-    place.lock().unwrap_or_else(PoisonError::into_inner)
-}
-
 /// Encodes each view by its stream (see the module's documentation), the
 /// views' bytes written by `views` on the threads that encode them, and
-/// `views` dropped before the buffer is laid out (what makes them is freed
-/// then): the buffer becomes the compressed streams and the views kept; a
-/// second, fallback buffer without bytes takes the original layout, `len`
-/// bytes. Returns the new buffer, or `views` (and the document as it was)
-/// where no view gets smaller.
+/// `views` dropped once the views kept are written (what makes them is
+/// freed then): the buffer becomes the compressed streams and the views
+/// kept, as pieces laid end to end (each view's on 4 bytes); a second,
+/// fallback buffer without bytes takes the original layout, `len` bytes.
+/// Returns the new buffer's pieces, or `views` (and the document as it
+/// was) where no view gets smaller.
 pub(super) fn encode_views<V: Views>(
     root: &mut json::Root,
     streams: &[Stream],
     len: usize,
     views: V,
-) -> Result<Vec<u8>, V> {
+) -> Result<Vec<Vec<u8>>, V> {
     let write = |v: usize, at: usize, to: &mut [u8]| views.write(v, at, to);
     let lengths: Vec<usize> = root
         .buffer_views
@@ -276,56 +272,42 @@ pub(super) fn encode_views<V: Views>(
         }
     };
     let (encoded, sizes) = encode_all(&parts, streams.len(), &write, &done);
-    // (The parts come view by view, one at least a view.)
-    let mut rest = &encoded[..];
-    let made: Vec<(Encodings, Option<usize>)> = parts
-        .chunk_by(|a, b| a.view == b.view)
-        .map(|own| {
-            let (v, stream) = (own[0].view, own[0].stream);
-            let e = Encodings {
-                stream,
-                parts: &rest[..own.len()],
-            };
-            rest = &rest[own.len()..];
-            (e, smaller(v, sizes[v]))
-        })
-        .collect();
-    debug_assert_eq!(made.len(), streams.len());
-    if made.iter().all(|(_, len)| len.is_none()) {
+    let made: Vec<Option<usize>> = (0..streams.len()).map(|v| smaller(v, sizes[v])).collect();
+    if made.iter().all(Option::is_none) {
         return Err(views);
     }
-    // Each view's place in the new buffer (on 4 bytes), filled on the
-    // thread share: its stream laid, or, kept, its bytes written (then
-    // what makes them is freed).
-    let size: usize = made
-        .iter()
-        .zip(&lengths)
-        .map(|((_, encoded), &len)| encoded.unwrap_or(len).next_multiple_of(4))
-        .sum();
-    let mut packed = vec![0u8; size];
-    let mut rest = &mut packed[..];
-    let (mut offsets, mut places) = (Vec::new(), Vec::new());
+    // The views kept written on the thread share (then what makes them is
+    // freed), each on 4 bytes.
+    let kept: Vec<usize> = (0..streams.len()).filter(|&v| made[v].is_none()).collect();
+    let mut kept = crate::par::map(&kept, &|&v| lengths[v], &|&v| {
+        let mut bytes = vec![0u8; lengths[v].next_multiple_of(4)];
+        views.write(v, 0, &mut bytes[..lengths[v]]);
+        bytes
+    })
+    .into_iter();
+    drop(views);
+    // (The parts come view by view, one at least a view.)
+    let mut encoded = encoded.into_iter();
+    let mut pieces = Vec::new();
+    let mut offsets = Vec::new();
     let mut offset = 0;
-    for (v, ((_, encoded), &len)) in made.iter().zip(&lengths).enumerate() {
-        let len = encoded.unwrap_or(len);
-        let (place, after) = rest.split_at_mut(len.next_multiple_of(4));
+    for own in parts.chunk_by(|a, b| a.view == b.view) {
+        let own_parts: Vec<Vec<u8>> = encoded.by_ref().take(own.len()).flatten().collect();
+        let (v, stream) = (own[0].view, own[0].stream);
         offsets.push(offset);
-        offset += place.len();
-        places.push((v, Mutex::new(&mut place[..len])));
-        rest = after;
+        match made[v] {
+            Some(_) => pieces.extend(laid(stream, own_parts)),
+            None => pieces.extend(kept.next()),
+        }
+        offset += made[v].unwrap_or(lengths[v]).next_multiple_of(4);
     }
-    let weight = |(_, place): &(usize, Mutex<&mut [u8]>)| lock(place).len();
-    crate::par::map(&places, &weight, &|(v, place)| match &made[*v] {
-        (encodings, Some(_)) => encodings.lay(&mut lock(place)),
-        (_, None) => views.write(*v, 0, &mut lock(place)),
-    });
-    drop((places, views));
+    debug_assert_eq!(offsets.len(), streams.len());
     let fallback = root.buffers.len();
-    let each = root.buffer_views.iter_mut().zip(made).zip(offsets);
-    for ((view, (encodings, encoded)), offset) in each {
+    let each = root.buffer_views.iter_mut().zip(streams).zip(made);
+    for (((view, &stream), encoded), offset) in each.zip(offsets) {
         match encoded {
             Some(encoded) => {
-                let (count, stride) = match encodings.stream {
+                let (count, stride) = match stream {
                     Stream::Attributes { count, stride } => (count, stride),
                     Stream::Triangles { count, size } | Stream::Indices { count, size } => {
                         (count, size)
@@ -339,13 +321,13 @@ pub(super) fn encode_views<V: Views>(
                     "byteLength": encoded,
                     "byteStride": stride,
                     "count": count,
-                    "mode": encodings.stream.mode(),
+                    "mode": stream.mode(),
                 })));
             }
             None => view.byte_offset = Some(USize64(offset as u64)),
         }
     }
-    root.buffers[0].byte_length = USize64(packed.len() as u64);
+    root.buffers[0].byte_length = USize64(offset as u64);
     root.push(json::Buffer {
         byte_length: USize64(len as u64),
         name: None,
@@ -355,10 +337,9 @@ pub(super) fn encode_views<V: Views>(
         }),
         extras: None,
     });
-    Ok(packed)
+    Ok(pieces)
 }
 
-/// A view's extensions: this one's object.
 fn extension(object: serde_json::Value) -> json::extensions::buffer::View {
     json::extensions::buffer::View {
         others: serde_json::Map::from_iter([(EXTENSION.to_string(), object)]),
@@ -379,12 +360,8 @@ mod tests {
         if sizes[0] >= bytes.len() {
             return None;
         }
-        let view = Encodings {
-            stream,
-            parts: &encoded,
-        };
-        let mut out = vec![0u8; sizes[0]];
-        view.lay(&mut out);
+        let mut out = laid(stream, encoded.into_iter().flatten().collect()).concat();
+        out.truncate(sizes[0]);
         Some(out)
     }
 
@@ -469,13 +446,13 @@ mod tests {
                     to.copy_from_slice(&bytes[at..][..to.len()])
                 };
                 let encoded = encode_all(&parts, 1, &write, &|_, _| {}).0;
-                let mut laid = vec![0u8; whole.len()];
-                let view = Encodings {
-                    stream: attributes,
-                    parts: &encoded,
-                };
-                view.lay(&mut laid);
-                assert!(laid == whole, "stride {stride}, {count} vertices");
+                let laid = laid(attributes, encoded.into_iter().flatten().collect()).concat();
+                let (stream, padding) = laid.split_at(whole.len());
+                assert!(stream == whole, "stride {stride}, {count} vertices");
+                assert_eq!(
+                    padding,
+                    &[0; 3][..whole.len().next_multiple_of(4) - whole.len()]
+                );
             }
         }
     }
@@ -503,7 +480,9 @@ mod tests {
 
     /// A view encoded smaller is let go once (after its last part), and
     /// never written again; one not smaller, and one kept, are written
-    /// into the buffer as they are; the streams decode to their views.
+    /// into the buffer as they are; the streams decode to their views,
+    /// each where its view says (the kept view first, of a length not on
+    /// 4 bytes).
     #[test]
     fn views_encoded_are_let_go_and_the_others_kept() {
         let smooth: Vec<u8> = (0..60_000 * 3)
@@ -511,8 +490,9 @@ mod tests {
             .collect();
         let noise = mixed(3 * 4096, 7)[2 * 4096..].to_vec();
         let image = b"not encoded".to_vec();
-        let views = vec![smooth, noise, image];
+        let views = vec![image, smooth, noise];
         let streams = [
+            Stream::Kept,
             Stream::Attributes {
                 count: 60_000,
                 stride: 12,
@@ -521,9 +501,8 @@ mod tests {
                 count: 4096 / 4,
                 stride: 4,
             },
-            Stream::Kept,
         ];
-        assert!(Part::of(0, streams[0], views[0].len()).len() > 2);
+        assert!(Part::of(1, streams[1], views[1].len()).len() > 2);
         let mut root = json::Root::default();
         let mut at = 0;
         for v in &views {
@@ -552,23 +531,25 @@ mod tests {
             gone: std::sync::Arc::clone(&gone),
         };
         let packed = crate::par::with_share(2, || encode_views(&mut root, &streams, at, held));
-        let Ok(packed) = packed else {
+        let Ok(pieces) = packed else {
             panic!("one view is smaller");
         };
-        let view = &root.buffer_views[0];
+        let packed = pieces.concat();
+        let view = &root.buffer_views[1];
         let ext = &view.extensions.as_ref().unwrap().others[EXTENSION];
         let from = ext["byteOffset"].as_u64().unwrap() as usize;
         let len = ext["byteLength"].as_u64().unwrap() as usize;
         let decoded: Vec<[u8; 12]> =
             meshopt::decode_vertex_buffer(&packed[from..][..len], 60_000).unwrap();
-        assert_eq!(decoded.concat(), views[0]);
-        for v in [1, 2] {
+        assert_eq!(decoded.concat(), views[1]);
+        assert_eq!(root.buffers[0].byte_length.0 as usize, packed.len());
+        for v in [0, 2] {
             let view = &root.buffer_views[v];
             assert!(view.extensions.is_none());
             let from = view.byte_offset.unwrap().0 as usize;
             assert_eq!(packed[from..][..views[v].len()], views[v]);
         }
-        assert_eq!(*gone.lock().unwrap(), [0]);
+        assert_eq!(*gone.lock().unwrap(), [1]);
     }
 
     /// Split over threads or not, the same streams (past the size that

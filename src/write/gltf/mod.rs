@@ -125,8 +125,10 @@ pub struct Document {
     /// The binary buffer's first bytes, when they were moved to a file as
     /// it was made (see [`build`]).
     pub spilled: Option<Spilled>,
-    /// The binary buffer (after the spilled bytes, if any).
-    pub bin: Vec<u8>,
+    /// The binary buffer (after the spilled bytes, if any), in pieces laid
+    /// end to end: one as it was made, or the streams of a compressed
+    /// buffer as they were encoded (never copied into one).
+    pub bin: Vec<Vec<u8>>,
     /// The room left before the buffer for a GLB's header and JSON (see
     /// [`crate::write::glb::head_in`]), decided when the buffer first passed
     /// the size it may have in memory; 0 if it never did or none was asked
@@ -182,21 +184,26 @@ impl Document {
 
     /// The binary buffer's length.
     pub fn buffer_len(&self) -> usize {
-        self.spilled.as_ref().map_or(0, |s| s.len as usize) + self.bin.len()
+        let pieces: usize = self.bin.iter().map(Vec::len).sum();
+        self.spilled.as_ref().map_or(0, |s| s.len as usize) + pieces
     }
 
     /// The whole binary buffer (the spilled bytes read back).
     pub fn buffer(&self) -> std::io::Result<std::borrow::Cow<'_, [u8]>> {
         use std::io::Read as _;
-        let Some(s) = &self.spilled else {
-            return Ok((&self.bin[..]).into());
-        };
-        let mut all = Vec::with_capacity(self.buffer_len());
-        s.reader()?.read_to_end(&mut all)?;
-        if all.len() as u64 != s.len {
-            return Err(std::io::ErrorKind::UnexpectedEof.into());
+        if let (None, [one]) = (&self.spilled, &self.bin[..]) {
+            return Ok((&one[..]).into());
         }
-        all.extend_from_slice(&self.bin);
+        let mut all = Vec::with_capacity(self.buffer_len());
+        if let Some(s) = &self.spilled {
+            s.reader()?.read_to_end(&mut all)?;
+            if all.len() as u64 != s.len {
+                return Err(std::io::ErrorKind::UnexpectedEof.into());
+            }
+        }
+        self.bin
+            .iter()
+            .for_each(|piece| all.extend_from_slice(piece));
         Ok(all.into())
     }
 
@@ -417,7 +424,7 @@ pub fn build(
     let mut doc = Document {
         root: w.root,
         spilled,
-        bin,
+        bin: vec![bin],
         room,
         pointers: w.anim.pointers,
         morph_uvs: w.geo.morph_uvs,

@@ -49,9 +49,14 @@ pub(super) fn tail_bytes(stride: usize) -> usize {
 
 /// The most bytes a stream of `count` vertices of `stride` bytes takes.
 fn bound(count: usize, stride: usize) -> usize {
+    1 + blocks_bound(count, stride) + tail_bytes(stride)
+}
+
+/// The most bytes the blocks of `count` vertices of `stride` bytes take.
+pub(super) fn blocks_bound(count: usize, stride: usize) -> usize {
     let block = block_vertices(stride);
     let plane = (block / GROUP).div_ceil(4) + block;
-    1 + count.div_ceil(block) * stride * plane + tail_bytes(stride)
+    count.div_ceil(block) * stride * plane
 }
 
 /// The lanes this machine has.

@@ -452,10 +452,14 @@ impl Document {
         if self.root.buffer_views.is_empty() {
             return;
         }
-        let before = self.json().len() + self.bin.len();
+        let before = self.json().len() + self.buffer_len();
         let (root, morph_uvs, extended) =
             (self.root.clone(), self.morph_uvs.clone(), self.extended);
-        let bin = std::mem::take(&mut self.bin);
+        // (A document just made holds its buffer in one piece: moved.)
+        let bin = match std::mem::take(&mut self.bin) {
+            mut one if one.len() == 1 => one.pop().expect("one piece"),
+            pieces => pieces.concat(),
+        };
         let mut work = Work {
             elements: read(&self.root, &bin),
             root: &mut self.root,
@@ -484,7 +488,7 @@ impl Document {
         self.bin = encoded.unwrap_or_else(|packed| {
             let bytes = packed.bytes();
             self.root.buffers[0].byte_length = json::validation::USize64(bytes.len() as u64);
-            bytes
+            vec![bytes]
         });
         self.extended |= compressed;
         let mut required = Vec::new();
@@ -506,7 +510,7 @@ impl Document {
             }
         }
         let text = self.json();
-        if text.len() + self.bin.len() < before {
+        if text.len() + self.buffer_len() < before {
             self.text = Some(text);
             // (What the document was is freed beside the writing.)
             crate::par::drop_aside((bin, root, morph_uvs));
@@ -514,7 +518,7 @@ impl Document {
             // Nothing smaller: the document as it was.
             self.root = root;
             self.morph_uvs = morph_uvs;
-            self.bin = bin;
+            self.bin = vec![bin];
             self.extended = extended;
         }
     }
