@@ -136,8 +136,10 @@ pub fn map_queued<T: Sync, R: Send>(
 }
 
 /// Runs `a` on this thread and `b` on another at the same time, each with
-/// half this thread's share (on this one after `a` if its share is one or
-/// no thread can be started); a panic in `b` goes on here.
+/// half this thread's share; `b` on this one after `a` where the share is
+/// one, no thread can be started, or the other has not begun it by then (a
+/// thread can take a millisecond or more to start on a busy machine, and
+/// waiting for it took longer than `b`); a panic in `b` goes on here.
 pub fn join<A: Send, B: Send>(
     a: impl FnOnce() -> A + Send,
     b: impl FnOnce() -> B + Send,
@@ -147,23 +149,22 @@ pub fn join<A: Send, B: Send>(
         return (a(), b());
     }
     let (here, there) = (share - share / 2, share / 2);
-    // `b` is taken from here by the thread, or by this one if none starts.
+    // `b` is run by whichever thread takes it first.
     let b = Mutex::new(Some(b));
-    let take = || {
+    let run_b = || {
         let b = b.lock().unwrap_or_else(PoisonError::into_inner).take();
-        b.expect("b runs once")
+        b.map(|b| with_share(there, b))
     };
     std::thread::scope(|s| {
-        let spawned =
-            std::thread::Builder::new().spawn_scoped(s, || with_share(there, || take()()));
+        let spawned = std::thread::Builder::new().spawn_scoped(s, run_b);
         let a = with_share(here, a);
-        let b = match spawned {
-            Ok(handle) => handle
+        let here_b = run_b();
+        let there_b = spawned.ok().and_then(|handle| {
+            handle
                 .join()
-                .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
-            Err(_) => take()(),
-        };
-        (a, b)
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+        });
+        (a, here_b.or(there_b).expect("b runs once"))
     })
 }
 
@@ -193,18 +194,50 @@ mod tests {
         }
     }
 
+    /// `a` runs here; `b` on the other thread when it begins `b` before
+    /// `a` ends (here `a` waits for that), and the results come in order.
     #[test]
     fn join_returns_both_results_in_order() {
+        use std::sync::atomic::AtomicBool;
         let here = std::thread::current().id();
+        let begun = AtomicBool::new(false);
         let (a, b) = with_share(2, || {
             join(
-                || (1, std::thread::current().id()),
-                || (2, std::thread::current().id()),
+                || {
+                    while !begun.load(Ordering::Acquire) {
+                        std::hint::spin_loop();
+                    }
+                    (1, std::thread::current().id())
+                },
+                || {
+                    begun.store(true, Ordering::Release);
+                    (2, std::thread::current().id())
+                },
             )
         });
         assert_eq!((a.0, b.0), (1, 2));
         assert_eq!(a.1, here);
         assert_ne!(b.1, here);
+    }
+
+    /// However the two threads meet (`b` run there, or here once `a` is
+    /// done), `b` runs once and the results come in order.
+    #[test]
+    fn join_runs_b_once_wherever_it_runs() {
+        let runs = AtomicUsize::new(0);
+        for i in 0..200 {
+            let (a, b) = with_share(2, || {
+                join(
+                    || i,
+                    || {
+                        runs.fetch_add(1, Ordering::Relaxed);
+                        i + 1
+                    },
+                )
+            });
+            assert_eq!((a, b), (i, i + 1));
+        }
+        assert_eq!(runs.into_inner(), 200);
     }
 
     /// A share of one runs both halves here; a share of four gives each
@@ -263,7 +296,7 @@ mod tests {
 
     #[test]
     #[should_panic(expected = "from b")]
-    fn a_panic_on_the_other_thread_goes_on_here() {
+    fn a_panic_in_b_goes_on_here() {
         join(|| (), || panic!("from b"));
     }
 }
