@@ -249,6 +249,15 @@ fn the_documented_ci_recipes_fail_when_anything_is_lost() {
     let track = &doc["clips"][0]["tracks"][0];
     assert_eq!(track["gltf"], "none (not written: see its warning)");
     assert_eq!(doc["warnings"], 2);
+    // The text report says it too.
+    let text = util::stdout(&util::run(&[
+        "inspect",
+        "fixtures/pipeline/hidden_track.x3d",
+    ]));
+    assert!(
+        text.contains("; glTF: none (not written: see its warning)\n"),
+        "{text}"
+    );
 }
 
 /// Input browsers read with a complaint (a ROUTE naming what is not
