@@ -341,6 +341,11 @@ fn reroute(
     max_routes: usize,
     diags: &mut Diagnostics,
 ) {
+    // No field is connected (a scene without instances): no route moves,
+    // and none is looked at (a copy of both its fields' names each).
+    if connections.is_empty() {
+        return;
+    }
     let mut made = 0usize;
     for _ in 0..MAX_NESTING {
         let mut changed = false;
