@@ -142,7 +142,7 @@ fn a_tolerance_finer_than_f32_holds_is_what_f32_holds() {
             .iter()
             .filter(|m| m.starts_with(&format!("--tolerance {tol:e} is finer than glTF's f32")))
             .count();
-        (doc.json(), doc.bin.clone(), warned)
+        (doc.json(), doc.buffer().unwrap().into_owned(), warned)
     };
     let (fine, finer) = (made(1e-10), made(1e-30));
     assert_eq!((fine.2, finer.2), (1, 1), "one warning each");
@@ -234,7 +234,7 @@ fn meshes_past_the_buffer_limit_stop_the_bake_at_the_geometry() {
             ..Default::default()
         };
         let (doc, diags) = build_document(Path::new(&path), &opts);
-        (doc.bin.len(), diags.list().to_vec())
+        (doc.buffer_len(), diags.list().to_vec())
     };
     let sphere = |i: usize| format!("<Shape><Sphere radius='{}'/></Shape>\n", 10 + i);
     let scene = |n: usize| {
@@ -700,7 +700,7 @@ fn a_counted_document_places_every_accessor_where_a_bake_does() {
         build_document(Path::new(&path), &opts).0
     };
     let (baked, counted) = (build(false), build(true));
-    assert!(counted.bin.is_empty() && baked.bin.len() > 20 * 10_000 * 12);
+    assert!(counted.buffer_len() == 0 && baked.buffer_len() > 20 * 10_000 * 12);
     let placed = |doc: &x3dbake::internal::write::gltf::Document| {
         let mut root = serde_json::to_value(&doc.root).unwrap();
         for a in root["accessors"].as_array_mut().unwrap() {
