@@ -4,7 +4,9 @@
 # the floor (examples/floor.rs: read the file and parse every number with
 # fast-float2, one thread), a default bake to .glb, --compress, CSV to /dev/null and
 # `inspect`, run in turn RUNS times, each the median of its runs, as times
-# and as ratios to the floor (and the best run's ratio to the best floor);
+# and as ratios to the floor (the median of each round's ratio: a round's
+# commands run one after another, so each ratio is of a pair; and the best
+# run's ratio to the best floor);
 # peak memory as a ratio to the input. Inputs from bench/gen_big.py.
 # Then CSV of 1, 10 and 40 million rows (peak memory), and 2 000 small files
 # into a folder (files a second), with -j1 and -j2, with and without --sync.
@@ -38,6 +40,13 @@ summary() {
     END { printf "%.3f %d %.3f\n", t[int((n + 1) / 2)], p, t[1] }'
 }
 
+# The median of the rounds' ratios of the times in file $1 to those in
+# file $2 ("time peak" lines, a round a line).
+paired() {
+  paste -d' ' "$1" "$2" | awk '{ print $1 / $3 }' | sort -g |
+    awk -v n="$runs" '{ r[NR] = $1 } END { printf "%.4f\n", r[int((n + 1) / 2)] }'
+}
+
 # median TIME and largest PEAK_KB of a command run $runs times
 median() {
   : > "$tmp/runs"
@@ -66,14 +75,13 @@ table() {
     once "$bin" inspect --quiet "$f" >> "$tmp/runs4"
   done
   rm -f "$tmp"/out-*.glb "$tmp"/small-*.glb
-  read -r ft _ fb <<< "$(summary "$tmp/runs0")"
-  read -r bt _ _ <<< "$(summary "$tmp/runs1")"
+  read -r _ _ fb <<< "$(summary "$tmp/runs0")"
   for k in 0 1 2 3 4; do
     read -r t p b <<< "$(summary "$tmp/runs$k")"
     local more=""
-    [ "$k" = 2 ] && more=$(printf ' (%.2fx the bake)' "$(echo "$t / $bt" | bc -l)")
+    [ "$k" = 2 ] && more=$(printf ' (%.2fx the bake)' "$(paired "$tmp/runs2" "$tmp/runs1")")
     printf '%-13s %-28s %8.3fs %8.2fx %11.2fx %13.2fx%s\n' "$label" "${whats[$k]}" "$t" \
-      "$(echo "$t / $ft" | bc -l)" "$(echo "$p * 1024 / $bytes" | bc -l)" "$(echo "$b / $fb" | bc -l)" "$more"
+      "$(paired "$tmp/runs$k" "$tmp/runs0")" "$(echo "$p * 1024 / $bytes" | bc -l)" "$(echo "$b / $fb" | bc -l)" "$more"
   done
 }
 
