@@ -295,11 +295,13 @@ pub(super) fn encode_views<V: Views>(
         let own_parts: Vec<Vec<u8>> = encoded.by_ref().take(own.len()).flatten().collect();
         let (v, stream) = (own[0].view, own[0].stream);
         offsets.push(offset);
+        let first = pieces.len();
         match made[v] {
             Some(_) => pieces.extend(laid(stream, own_parts)),
             None => pieces.extend(kept.next()),
         }
-        offset += made[v].unwrap_or(lengths[v]).next_multiple_of(4);
+        // (Where the next view lies: after the bytes this one was given.)
+        offset += pieces[first..].iter().map(Vec::len).sum::<usize>();
     }
     debug_assert_eq!(offsets.len(), streams.len());
     let fallback = root.buffers.len();
