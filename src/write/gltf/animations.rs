@@ -581,7 +581,7 @@ impl Writer<'_> {
                     )
                 })
                 .collect();
-            let output = self.values(k, |v, tangent| conv.apply(v, tangent));
+            let output = self.values(k, |v, tangent, out| conv.append(v, tangent, out));
             let input = self.times(k);
             let s = parts.sampler(input, output, gltf_interpolation(k.interpolation));
             pointers
@@ -627,7 +627,7 @@ impl Writer<'_> {
             Target::Weight {
                 index, ref fixed, ..
             } => self.one_weight(k, index, fixed),
-            _ => self.values(k, |v, tangent| target.convert(v, tangent)),
+            _ => self.values(k, |v, tangent, out| target.convert(v, tangent, out)),
         };
         let s = parts.sampler(times, output, gltf_interpolation(k.interpolation));
         match target {
@@ -702,11 +702,12 @@ impl Writer<'_> {
     }
 
     /// Output values as glTF wants them, each value (and, `true`, tangent)
-    /// through `convert`; cubic keys as (in-tangent, value, out-tangent).
+    /// through `convert`, which appends it to the output; cubic keys as
+    /// (in-tangent, value, out-tangent).
     pub(super) fn values(
         &mut self,
         k: &Keyframes,
-        convert: impl Fn(&[f64], bool) -> Vec<f64>,
+        convert: impl Fn(&[f64], bool, &mut Vec<f32>),
     ) -> Index<json::Accessor> {
         let w = k.width;
         // Cubic keys hold three values each (a converted value may differ in
@@ -714,23 +715,18 @@ impl Writer<'_> {
         let cubic = k.interpolation == Interpolation::Cubic;
         let mut out: Vec<f32> = Vec::with_capacity(k.values.len() * if cubic { 3 } else { 1 });
         let mut width = w;
+        // (As f64 once for the track, not a key at a time.)
+        let values = k.values.wide();
         for i in 0..k.len() {
-            let value = convert(&k.value(i), false);
-            width = value.len();
+            let key = i * w..(i + 1) * w;
             if cubic {
-                out.extend(
-                    convert(&k.in_tangents[i * w..(i + 1) * w], true)
-                        .iter()
-                        .map(|&x| x as f32),
-                );
-                out.extend(value.iter().map(|&x| x as f32));
-                out.extend(
-                    convert(&k.out_tangents[i * w..(i + 1) * w], true)
-                        .iter()
-                        .map(|&x| x as f32),
-                );
-            } else {
-                out.extend(value.iter().map(|&x| x as f32));
+                convert(&k.in_tangents[key.clone()], true, &mut out);
+            }
+            let start = out.len();
+            convert(&values[key.clone()], false, &mut out);
+            width = out.len() - start;
+            if cubic {
+                convert(&k.out_tangents[key], true, &mut out);
             }
         }
         let ty = match width {

@@ -136,8 +136,13 @@ pub(super) enum Conv {
 }
 
 impl Conv {
+    /// [`Conv::apply`] as f32 appended to `out`.
+    pub(super) fn append(self, v: &[f64], tangent: bool, out: &mut Vec<f32>) {
+        out.extend(self.apply(v, tangent).iter().map(|&x| x as f32));
+    }
+
     /// Converts a value (`tangent`: the derivative of one, without offsets).
-    pub(super) fn apply(self, v: &[f64], tangent: bool) -> Vec<f64> {
+    fn apply(self, v: &[f64], tangent: bool) -> Vec<f64> {
         let zero = if tangent { 0.0 } else { 1.0 };
         match self {
             Conv::Same => v.to_vec(),
@@ -214,15 +219,16 @@ pub(super) enum Target {
 }
 
 impl Target {
-    /// A value (or, `tangent`, a derivative) as the target takes it: node
-    /// values plus their offset, pointer values converted.
-    pub(super) fn convert(&self, v: &[f64], tangent: bool) -> Vec<f64> {
+    /// A value (or, `tangent`, a derivative) as the target takes it, as
+    /// f32 appended to `out`: node values plus their offset, pointer
+    /// values converted.
+    pub(super) fn convert(&self, v: &[f64], tangent: bool, out: &mut Vec<f32>) {
         match self {
             Target::Node { offset, .. } if !tangent => {
-                v.iter().zip(offset).map(|(a, b)| a + b).collect()
+                out.extend(v.iter().zip(offset).map(|(a, b)| (a + b) as f32))
             }
-            Target::Pointer { conv, .. } => conv.apply(v, tangent),
-            _ => v.to_vec(),
+            Target::Pointer { conv, .. } => conv.append(v, tangent, out),
+            _ => out.extend(v.iter().map(|&x| x as f32)),
         }
     }
 }
