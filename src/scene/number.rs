@@ -54,7 +54,6 @@ pub(super) fn parse_tokens<T: Send>(
     quick: impl Fn(&[u8]) -> Option<(T, usize)> + Sync,
     parse: impl Fn(&str) -> Result<T, BadToken> + Sync,
 ) -> Result<Vec<T>, ValueError> {
-    let cuts = cut_points(text.as_bytes(), enc);
     let read = |piece: &[usize], values: &mut Vec<T>| {
         read_piece(
             text,
@@ -67,6 +66,12 @@ pub(super) fn parse_tokens<T: Send>(
         )
     };
     let mut values = Vec::with_capacity(text.len() / 6);
+    if text.len() < par::SPLIT_BYTES {
+        // One piece (as `cut_points` cuts it), read without the lists.
+        read(&[0, text.len()], &mut values)?;
+        return Ok(values);
+    }
+    let cuts = cut_points(text.as_bytes(), enc);
     // The second piece of each pair, read on the other thread into the same
     // block each time.
     let mut other = Vec::new();
