@@ -59,8 +59,9 @@ pub struct Track {
     /// A field in world time (a timeline clip's track, whose fraction is
     /// the world time): its value from the clips that write it.
     pub(super) world: Option<Arc<dyn WorldSource>>,
-    /// What the source's values go through to be the field's.
-    pub(super) through: Option<Through>,
+    /// What the source's values go through to be the field's (boxed: few
+    /// tracks have one, and it is larger than the rest of a track).
+    pub(super) through: Option<Box<Through>>,
 }
 
 /// What a track's source values go through to be its field's values.
@@ -277,7 +278,7 @@ impl Track {
         if let Some(&m) = self.modifiers.first() {
             return Some(format!("{} in the chain", scene.node(m).type_name));
         }
-        match self.through {
+        match self.through.as_deref() {
             Some(Through::Surface(_)) => {
                 return Some("NurbsSurfaceInterpolator in the chain".into());
             }
@@ -317,7 +318,7 @@ impl Track {
     }
 
     pub fn is_rotation(&self) -> bool {
-        match &self.through {
+        match self.through.as_deref() {
             Some(Through::Turn(_) | Through::Framed(_)) => true,
             Some(Through::Surface(_)) => false,
             None => matches!(

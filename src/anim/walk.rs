@@ -233,7 +233,7 @@ impl Builder<'_> {
                 // below: a GeoViewpoint's own fields are in its geoSystem.)
                 Some(through) => Track {
                     field: "rotation".into(),
-                    through: Some(through),
+                    through: Some(Box::new(through)),
                     ..track
                 },
                 None => track,
@@ -271,7 +271,7 @@ impl Builder<'_> {
             tracks.push(Track {
                 field: "rotation".into(),
                 ty: Some(FieldType::SFRotation),
-                through: Some(Through::Turn(GeoTurn { frame, then })),
+                through: Some(Box::new(Through::Turn(GeoTurn { frame, then }))),
                 ..track
             });
         }
@@ -314,10 +314,10 @@ impl Builder<'_> {
                 let r = self.scene.routes[ri].clone();
                 self.used[ri] = true;
                 tracks.push(Track {
-                    through: Some(Through::Surface(SurfaceOutput::new(
+                    through: Some(Box::new(Through::Surface(SurfaceOutput::new(
                         surface.clone(),
                         normal,
-                    ))),
+                    )))),
                     ..self.track(&r, interp, chain, func.clone(), periodic)
                 });
             }
