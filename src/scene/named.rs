@@ -58,6 +58,11 @@ impl<T: Named> NamedList<T> {
     /// Adds an entry at the end. A name given before keeps finding the
     /// first entry of that name.
     pub fn push(&mut self, item: T) {
+        // Room for two at first: most nodes are given one or two fields
+        // (a Vec's first is room for four).
+        if self.items.capacity() == 0 {
+            self.items.reserve_exact(2);
+        }
         if let Some(index) = &mut self.index {
             index
                 .entry(item.name().to_string())
