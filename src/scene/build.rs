@@ -17,13 +17,25 @@ use std::sync::mpsc::Sender;
 
 /// A ROUTE as written, resolved when its DEF namespace is complete.
 struct RouteText {
-    /// fromNode, fromField, toNode, toField: each with where it is written.
-    parts: [(String, Span); 4],
+    /// fromNode, fromField, toNode and toField, one after another (one
+    /// string: a scene may have many routes), and where each ends in it.
+    names: String,
+    ends: [usize; 4],
+    /// Where each of them is written.
+    spans: [Span; 4],
     span: Span,
     /// The nodes fromNode and toNode named where the ROUTE is written, when
     /// they were defined by then: a DEF given again later does not move
     /// the route. A name not yet defined is looked up at the end.
     bound: [Option<NodeId>; 2],
+}
+
+impl RouteText {
+    /// fromNode, fromField, toNode and toField.
+    fn parts(&self) -> [&str; 4] {
+        let starts = [0, self.ends[0], self.ends[1], self.ends[2]];
+        std::array::from_fn(|k| &self.names[starts[k]..self.ends[k]])
+    }
 }
 
 /// One DEF namespace: the scene's, or a prototype body's.
@@ -404,10 +416,21 @@ impl<'d> Builder<'d> {
 
     /// Records a ROUTE, checked when its namespace is complete.
     /// `parts` are fromNode, fromField, toNode and toField, each with its span.
-    pub fn add_route(&mut self, parts: [(String, Span); 4], span: Span) {
+    pub fn add_route(&mut self, parts: [(&str, Span); 4], span: Span) {
         let scope = self.scope();
-        let bound = [&parts[0].0, &parts[2].0].map(|name| scope.defs.get(name).copied());
-        scope.routes.push(RouteText { parts, span, bound });
+        let bound = [parts[0].0, parts[2].0].map(|name| scope.defs.get(name).copied());
+        let mut names = String::with_capacity(parts.iter().map(|(p, _)| p.len()).sum());
+        let ends = parts.map(|(p, _)| {
+            names.push_str(p);
+            names.len()
+        });
+        scope.routes.push(RouteText {
+            names,
+            ends,
+            spans: parts.map(|(_, s)| s),
+            span,
+            bound,
+        });
     }
 
     /// Declares a prototype; its body is read between [`Builder::begin_proto_body`]
@@ -529,12 +552,8 @@ impl<'d> Builder<'d> {
             HashMap::with_capacity_and_hasher(n, Default::default());
         let mut before: Vec<Option<usize>> = Vec::with_capacity(n);
         for r in &scope.routes {
-            let [
-                (from_node, fn_span),
-                (from_field, ff_span),
-                (to_node, tn_span),
-                (to_field, tf_span),
-            ] = &r.parts;
+            let [from_node, from_field, to_node, to_field] = r.parts();
+            let [fn_span, ff_span, tn_span, tf_span] = &r.spans;
             let [from, to] = [(from_node, r.bound[0]), (to_node, r.bound[1])]
                 .map(|(name, bound)| bound.or_else(|| scope.defs.get(name).copied()));
             for (name, found, span) in [(from_node, from, fn_span), (to_node, to, tn_span)] {

@@ -286,7 +286,8 @@ impl<'s> Reader<'s, '_> {
             }
         }
         let parts: [(String, Span); 4] = parts.try_into().map_err(|_| Stop::Fatal)?;
-        self.b.add_route(parts, span);
+        self.b
+            .add_route(parts.each_ref().map(|(p, s)| (p.as_str(), *s)), span);
         Ok(())
     }
 

@@ -359,11 +359,11 @@ impl<'s> Parser<'s, '_> {
             let (node, nt) = self.ident("a DEF name")?;
             self.expect(Kind::Dot, "`.` and a field name")?;
             let (field, ft) = self.ident("a field name")?;
-            parts.push((node.to_string(), self.tspan(nt)));
-            parts.push((field.to_string(), self.tspan(ft)));
+            parts.push((node, self.tspan(nt)));
+            parts.push((field, self.tspan(ft)));
         }
         let span = self.tspan(start);
-        let parts: [(String, Span); 4] = parts.try_into().map_err(|_| Stop)?;
+        let parts: [(&str, Span); 4] = parts.try_into().map_err(|_| Stop)?;
         self.b.add_route(parts, span);
         Ok(())
     }

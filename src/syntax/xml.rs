@@ -563,13 +563,24 @@ impl<'s, 'd> Reader<'s, 'd> {
     }
 
     fn required(&mut self, attrs: &[Attr<'_>], key: &str, elem: &str, span: Span) -> String {
+        self.required_text(attrs, key, elem, span).to_string()
+    }
+
+    /// A required attribute's text, empty (and an error) when absent.
+    fn required_text<'a>(
+        &mut self,
+        attrs: &'a [Attr<'_>],
+        key: &str,
+        elem: &str,
+        span: Span,
+    ) -> &'a str {
         match Self::get(attrs, key) {
-            Some(a) => a.value.to_string(),
+            Some(a) => &a.value,
             None => {
                 self.b
                     .diags()
                     .error(format!("<{elem}> has no `{key}` attribute"), Some(span));
-                String::new()
+                ""
             }
         }
     }
@@ -577,7 +588,7 @@ impl<'s, 'd> Reader<'s, 'd> {
     fn route(&mut self, attrs: &[Attr<'_>], span: Span) {
         let parts = ["fromNode", "fromField", "toNode", "toField"].map(|key| {
             let at = Self::get(attrs, key).map_or(span, |a| a.pos_span());
-            (self.required(attrs, key, "ROUTE", span), at)
+            (self.required_text(attrs, key, "ROUTE", span), at)
         });
         if parts.iter().all(|(p, _)| !p.is_empty()) {
             self.b.add_route(parts, span);
