@@ -119,6 +119,19 @@ impl<'a> Values<'a> {
         }
     }
 
+    /// Some of the numbers as `f64`: borrowed when they are, else made in
+    /// `scratch` (for a loop that would otherwise allocate each time).
+    pub fn slice_in<'s>(&'s self, range: Range<usize>, scratch: &'s mut Vec<f64>) -> &'s [f64] {
+        match self {
+            Values::Wide(v) => &v[range],
+            Values::Narrow(v) => {
+                scratch.clear();
+                scratch.extend(v[range].iter().map(|&x| f64::from(x)));
+                scratch
+            }
+        }
+    }
+
     /// Some of the numbers, borrowed in their own precision.
     pub fn part(&self, range: Range<usize>) -> Values<'_> {
         match self {

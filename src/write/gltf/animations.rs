@@ -715,15 +715,16 @@ impl Writer<'_> {
         let cubic = k.interpolation == Interpolation::Cubic;
         let mut out: Vec<f32> = Vec::with_capacity(k.values.len() * if cubic { 3 } else { 1 });
         let mut width = w;
-        // (As f64 once for the track, not a key at a time.)
-        let values = k.values.wide();
+        // (A key's value as f64 in one list, not one made for each.)
+        let mut scratch = Vec::with_capacity(w);
         for i in 0..k.len() {
             let key = i * w..(i + 1) * w;
             if cubic {
                 convert(&k.in_tangents[key.clone()], true, &mut out);
             }
             let start = out.len();
-            convert(&values[key.clone()], false, &mut out);
+            let value = k.values.slice_in(key.clone(), &mut scratch);
+            convert(value, false, &mut out);
             width = out.len() - start;
             if cubic {
                 convert(&k.out_tangents[key], true, &mut out);
